@@ -1,0 +1,39 @@
+"""`python -m orchestrator tasks`: list tasks with labels and hashes; non-zero on an invalid one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..contract import ContractError, discover_tasks, load_task
+
+HELP = "list the task suite with labels and contract hashes (exit 1 if any task is invalid)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
+
+
+def run(args: argparse.Namespace) -> int:
+    bad = 0
+    roots = discover_tasks(args.tasks_dir)
+    if not roots:
+        print(f"{args.tasks_dir}: no task.toml found", file=sys.stderr)
+        return 1
+    for root in roots:
+        try:
+            t = load_task(root)
+        except ContractError as exc:
+            bad += 1
+            for line in exc.problems:
+                print(line, file=sys.stderr)
+            continue
+        c = t.contract
+        print(
+            f"{c.id:32} {c.regime:7} {c.capability:12} {c.facet:15} {c.stack:7} "
+            f"units={len(c.units):2} checks={len(c.checks):3} {t.contract_hash[:12]}"
+        )
+    if bad:
+        print(f"{bad} invalid task(s)", file=sys.stderr)
+    return 1 if bad else 0

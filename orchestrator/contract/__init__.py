@@ -1,0 +1,20 @@
+"""The task contract: msgspec types, loader and hash. Knows nothing of Docker or browsers."""
+
+from ._load import ContractError as ContractError
+from ._load import TaskPackage as TaskPackage
+from ._load import contract_hash as contract_hash
+from ._load import decode_contract as decode_contract
+from ._load import discover_tasks as discover_tasks
+from ._load import load_task as load_task
+from ._types import *  # noqa: F403
+from ._types import __all__ as _types_all
+
+__all__ = [
+    "ContractError",
+    "TaskPackage",
+    "contract_hash",
+    "decode_contract",
+    "discover_tasks",
+    "load_task",
+    *_types_all,
+]

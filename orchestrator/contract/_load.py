@@ -1,0 +1,185 @@
+"""Load and validate ``tasks/<id>/``: schema errors and cross-references, all at once."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from ._types import (
+    GATES,
+    NAMED_VIEWPORTS,
+    RUN_HEALTH_GATES,
+    STATE_HEALTH_GATES,
+    Contract,
+    Viewport,
+)
+
+_MSGSPEC_ERROR = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
+
+
+class ContractError(Exception):
+    """A task package is invalid; `problems` lists every problem found, one line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPackage:
+    """A loaded task: its directory, contract and contract hash."""
+
+    root: Path
+    contract: Contract
+    contract_hash: str
+
+    @property
+    def repo(self) -> Path:
+        return self.root / "repo"
+
+    def reference_patch(self, unit_id: str) -> Path:
+        return self.root / "reference" / f"{unit_id}.patch"
+
+    def negative_patch(self, name: str) -> Path:
+        return self.root / "negatives" / f"{name}.patch"
+
+    @property
+    def evidence(self) -> Path:
+        return self.root / "evidence"
+
+
+def _key_path(raw: str) -> str:
+    # msgspec writes `$.states[0].viewport`; we print `states[0].viewport`.
+    return raw.lstrip(".") or "(top level)"
+
+
+def decode_contract(text: str, where: str) -> Contract:
+    """Parse and type-check one ``task.toml`` text; `where` names it in errors."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ContractError([f"{where}: invalid TOML: {exc}"]) from exc
+    try:
+        return msgspec.convert(data, Contract)
+    except msgspec.ValidationError as exc:
+        m = _MSGSPEC_ERROR.match(str(exc))
+        assert m is not None
+        msg = m["msg"][0].lower() + m["msg"][1:] if m["msg"] else "invalid"
+        raise ContractError([f"{where}:{_key_path(m['path'] or '')}: {msg}"]) from exc
+
+
+def cross_reference_problems(c: Contract, root: Path, where: str) -> list[str]:
+    """Every dangling name, cycle or missing file in a decoded contract."""
+    problems: list[str] = []
+
+    def bad(path: str, expected: str, got: object) -> None:
+        problems.append(f"{where}:{path}: expected {expected}, got {got!r}")
+
+    def dupes(kind: str, ids: list[str]) -> None:
+        seen: set[str] = set()
+        for i, x in enumerate(ids):
+            if x in seen:
+                bad(f"{kind}[{i}].id", f"a unique {kind[:-1]} id", x)
+            seen.add(x)
+
+    state_ids = [s.id for s in c.states]
+    check_ids = [k.id for k in c.checks]
+    dupes("states", state_ids)
+    dupes("checks", check_ids)
+    dupes("units", [u.id for u in c.units])
+    states = set(state_ids)
+    for i, s in enumerate(c.states):
+        if isinstance(s.viewport, str) and s.viewport not in NAMED_VIEWPORTS:
+            bad(f"states[{i}].viewport", f"one of {sorted(NAMED_VIEWPORTS)} or a table", s.viewport)
+        if isinstance(s.viewport, Viewport) and (s.viewport.width < 1 or s.viewport.height < 1):
+            bad(f"states[{i}].viewport", "positive width and height", s.viewport)
+        if not s.route.startswith("/"):
+            bad(f"states[{i}].route", "a path starting with '/'", s.route)
+        if s.from_ is not None and s.from_ not in states:
+            bad(f"states[{i}].from", "a known state id", s.from_)
+    # `from` cycles: follow each chain, bounded by the number of states.
+    by_id = {s.id: s for s in c.states}
+    for i, s in enumerate(c.states):
+        seen: list[str] = [s.id]
+        cur = s.from_
+        while cur is not None and cur in by_id:
+            if cur in seen:
+                bad(f"states[{i}].from", "no cycle", " -> ".join([*seen, cur]))
+                break
+            seen.append(cur)
+            cur = by_id[cur].from_
+    for i, k in enumerate(c.checks):
+        if k.gate in STATE_HEALTH_GATES | RUN_HEALTH_GATES:
+            bad(f"checks[{i}].gate", "an authored gate (health gates are automatic)", k.gate)
+        if k.state not in states:
+            bad(f"checks[{i}].state", "a known state id", k.state)
+        if k.changed_from is not None and k.changed_from not in states:
+            bad(f"checks[{i}].changed_from", "a known state id", k.changed_from)
+        if not k.describe.strip():
+            bad(f"checks[{i}].describe", "a non-empty sentence", k.describe)
+    known_checks = set(check_ids)
+    owner: dict[str, str] = {}
+    for i, u in enumerate(c.units):
+        if not u.checks:
+            bad(f"units[{i}].checks", "at least one check id", [])
+        for j, cid in enumerate(u.checks):
+            if cid not in known_checks:
+                bad(f"units[{i}].checks[{j}]", "a known check id", cid)
+            elif cid in owner and u.kind == "stage":
+                bad(f"units[{i}].checks[{j}]", f"a check not owned by unit {owner[cid]!r}", cid)
+            owner.setdefault(cid, u.id)
+        if not (root / "reference" / f"{u.id}.patch").is_file():
+            bad(f"units[{i}].id", f"a patch file reference/{u.id}.patch", "missing file")
+    if not c.units:
+        bad("units", "at least one unit", [])
+    if c.turns_per_unit < 1:
+        bad("turns_per_unit", "a positive integer", c.turns_per_unit)
+    unit_ids = {u.id for u in c.units}
+    for i, n in enumerate(c.negatives):
+        if not (root / "negatives" / f"{n.name}.patch").is_file():
+            bad(f"negatives[{i}].name", f"a patch file negatives/{n.name}.patch", "missing file")
+        if n.after_unit and n.after_unit not in unit_ids:
+            bad(f"negatives[{i}].after_unit", "a known unit id or ''", n.after_unit)
+        for j, g in enumerate(n.expect_fail):
+            if g not in GATES:
+                bad(f"negatives[{i}].expect_fail[{j}]", "a gate name", g)
+    if root.name != c.id:
+        bad("id", f"the directory name {root.name!r}", c.id)
+    if not (root / "repo").is_dir():
+        problems.append(f"{where}: expected a repo/ directory beside task.toml, got none")
+    return problems
+
+
+def contract_hash(root: Path, contract: Contract) -> str:
+    """sha256 over the canonical contract and every file of the package but evidence/."""
+    h = hashlib.sha256()
+    h.update(msgspec.json.encode(contract, order="deterministic"))
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(("evidence/", "README")) or "/node_modules/" in f"/{rel}":
+            continue
+        h.update(b"\0" + rel.encode() + b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def load_task(root: Path) -> TaskPackage:
+    """Load one task directory or raise `ContractError` listing every problem."""
+    toml = root / "task.toml"
+    where = str(toml)
+    if not toml.is_file():
+        raise ContractError([f"{where}: expected a task.toml file, got none"])
+    contract = decode_contract(toml.read_text(encoding="utf-8"), where)
+    problems = cross_reference_problems(contract, root, where)
+    if problems:
+        raise ContractError(problems)
+    return TaskPackage(root=root, contract=contract, contract_hash=contract_hash(root, contract))
+
+
+def discover_tasks(tasks_dir: Path) -> list[Path]:
+    return sorted(p.parent for p in tasks_dir.glob("*/task.toml"))

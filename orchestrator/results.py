@@ -1,0 +1,65 @@
+"""Typed verification results shared by the verifier, the cell, scoring and reports."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from .contract import Gate
+
+GateStatus = Literal["pass", "fail", "n/a"]
+
+
+class _Rec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class CheckResult(_Rec, frozen=True, kw_only=True):
+    """One check (authored, or a health check on one state) at one checkpoint."""
+
+    id: str  # authored check id, or "<gate>@<state>" for health checks
+    gate: Gate
+    state: str
+    passed: bool
+    observed: str = ""
+    # Grounded message: describe + state (route, viewport, actions) + what was seen.
+    message: str = ""
+    authored: bool = True
+
+
+class GateResult(_Rec, frozen=True, kw_only=True):
+    gate: Gate
+    status: GateStatus
+    failed_checks: tuple[str, ...] = ()
+
+
+class StateRun(_Rec, frozen=True, kw_only=True):
+    state: str
+    route: str
+    viewport: str
+    duration_s: float
+    screenshot: str = ""  # artifact path relative to the cell/artifact dir
+    error: str = ""
+
+
+class VerifyReport(_Rec, frozen=True, kw_only=True):
+    checks: tuple[CheckResult, ...]
+    gates: tuple[GateResult, ...]
+    states: tuple[StateRun, ...] = ()
+
+    def check(self, check_id: str) -> CheckResult | None:
+        for c in self.checks:
+            if c.id == check_id:
+                return c
+        return None
+
+    def gate(self, gate: Gate) -> GateResult:
+        for g in self.gates:
+            if g.gate == gate:
+                return g
+        return GateResult(gate=gate, status="n/a")
+
+    @property
+    def failed(self) -> tuple[CheckResult, ...]:
+        return tuple(c for c in self.checks if not c.passed)

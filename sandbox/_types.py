@@ -1,0 +1,121 @@
+"""The sandbox interface: where a workspace is built and served.
+
+Exception hierarchy (library errors are translated where they enter):
+
+    SandboxError                 infrastructure fault: retryable by the sweep
+    ├── BackendUnavailable       no daemon / backend cannot be used
+    ├── ImageError               a stack or task image could not be built
+    └── ContainerError           a container died, OOMed, or the daemon refused it
+
+A failing install/build/start command is *data* (`ExecResult`, `ServeOutcome`), not
+an exception: it is the solver's fault and is graded by the build/serve gates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Literal, Protocol
+
+import msgspec
+
+
+class SandboxError(Exception):
+    """An infrastructure fault (daemon, image, container); never the solver's fault."""
+
+
+class BackendUnavailable(SandboxError):
+    pass
+
+
+class ImageError(SandboxError):
+    pass
+
+
+class ContainerError(SandboxError):
+    pass
+
+
+class ServeSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """How a stack installs, builds and serves a workspace (from task.toml [serve])."""
+
+    stack: str
+    install: str = ""
+    build: str = ""
+    start: str
+    ready_path: str = "/"
+    ready_timeout: float = 60.0
+    env: Mapping[str, str] = {}
+
+
+class Limits(msgspec.Struct, frozen=True, kw_only=True):
+    memory_mb: int = 1024
+    cpus: float = 1.0
+    pids: int = 256
+    log_tail_kb: int = 16
+    ttl_seconds: int = 4 * 3600
+
+
+class Labels(msgspec.Struct, frozen=True, kw_only=True):
+    """Every container and network carries these; `gc` finds leftovers by them."""
+
+    sweep: str
+    cell: str
+
+
+class ExecResult(msgspec.Struct, frozen=True, kw_only=True):
+    command: str
+    exit_code: int
+    output_tail: str
+    duration_s: float
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+class ServeOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """Result of starting the server: ready with a base URL, or not with the log tail."""
+
+    ready: bool
+    base_url: str = ""
+    detail: str = ""
+    duration_s: float = 0.0
+
+
+class Sandbox(Protocol):
+    """One cell's workspace being built and served. Owned by `Backend.open`."""
+
+    @property
+    def workspace(self) -> Path: ...
+
+    @property
+    def isolated(self) -> bool: ...
+
+    async def run(self, command: str, *, timeout: float = 600.0) -> ExecResult:
+        """Run a shell command in the workspace; non-zero exit is data."""
+        ...
+
+    async def install(self) -> ExecResult: ...
+
+    async def build(self) -> ExecResult: ...
+
+    async def serve(self) -> ServeOutcome:
+        """(Re)start the server and wait for `ready_path`, bounded by `ready_timeout`."""
+        ...
+
+    async def stop_server(self) -> None: ...
+
+    def logs_tail(self) -> str: ...
+
+
+class Backend(Protocol):
+    name: Literal["docker", "local"]
+
+    def open(
+        self, workspace: Path, spec: ServeSpec, labels: Labels, limits: Limits | None = None
+    ) -> AbstractAsyncContextManager[Sandbox]:
+        """Create the sandbox; leaving the context tears it down, even on cancellation."""
+        ...
