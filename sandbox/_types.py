@@ -47,6 +47,8 @@ class ServeSpec(msgspec.Struct, frozen=True, kw_only=True):
     ready_path: str = "/"
     ready_timeout: float = 60.0
     env: Mapping[str, str] = {}
+    # Docker only: the task image to run (`ensure_task_image`); "" = `pwb-<stack>:latest`.
+    image: str = ""
 
 
 class Limits(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,6 +64,10 @@ class Labels(msgspec.Struct, frozen=True, kw_only=True):
 
     sweep: str
     cell: str
+
+    def as_dict(self, expires: float) -> dict[str, str]:
+        """Docker label form; `expires` is the unix time after which `gc` may remove it."""
+        return {"pwb.sweep": self.sweep, "pwb.cell": self.cell, "pwb.expires": str(int(expires))}
 
 
 class ExecResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,8 +100,12 @@ class Sandbox(Protocol):
     @property
     def isolated(self) -> bool: ...
 
-    async def run(self, command: str, *, timeout: float = 600.0) -> ExecResult:
-        """Run a shell command in the workspace; non-zero exit is data."""
+    async def run(self, command: str, *, timeout: float = 600.0) -> ExecResult:  # noqa: ASYNC109
+        """Run a shell command in the workspace; non-zero exit is data.
+
+        `timeout` is the command's own budget and its expiry is data (`timed_out`),
+        not the caller's deadline, hence a parameter rather than `fail_after`.
+        """
         ...
 
     async def install(self) -> ExecResult: ...

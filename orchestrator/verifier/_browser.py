@@ -1,0 +1,220 @@
+"""`BrowserPool`: one headless Chromium per process, a fresh context per state.
+
+The pool owns the Playwright driver and the browser. Each `run()` gets a new
+context (viewport, reduced motion, UTC, en-US, off-origin requests aborted) behind a
+`CapacityLimiter`; the browser is replaced after `recycle_after` contexts, and when it
+disconnects mid-state it is relaunched and that one state is retried once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Self, TypeVar
+from urllib.parse import urlsplit
+
+import anyio
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    Dialog,
+    Page,
+    Playwright,
+    async_playwright,
+)
+from playwright.async_api import Error as PlaywrightError
+
+from ..contract import Viewport
+from ._errors import BrowserCrashed, ReplayError, VerifierError, VerifierInfraError
+
+T = TypeVar("T")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BrowserSession:
+    """What a job sees: its own context and page, and the site's origin."""
+
+    context: BrowserContext
+    page: Page
+    origin: str
+
+
+@dataclass(slots=True)
+class _Generation:
+    """One launched browser and the contexts it has served."""
+
+    browser: Browser
+    served: int = 0
+    active: int = 0
+    retired: bool = False
+    closing: list[Browser] = field(default_factory=list)
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def off_origin_pattern(origin: str) -> re.Pattern[str]:
+    # A regex (not a callable) so Chromium matches it without a round trip per request;
+    # data:/blob: URLs are never routed, so only http(s)/ws(s) need excluding.
+    return re.compile(rf"^(?:https?|wss?)://(?!{re.escape(urlsplit(origin).netloc)}(?:[/?#]|$))")
+
+
+class BrowserPool:
+    """An async context manager owning one Chromium; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        max_contexts: int | None = None,
+        recycle_after: int = 200,
+        executable_path: str = CHROMIUM,
+        launch_timeout: float = 30.0,
+    ) -> None:
+        # More concurrent states than cores only makes each one slower.
+        self.limiter = anyio.CapacityLimiter(max_contexts or os.cpu_count() or 1)
+        self.recycle_after = recycle_after
+        self.executable_path = executable_path
+        self.launch_timeout = launch_timeout
+        self.launches = 0
+        self._pw: Playwright | None = None
+        self._gen: _Generation | None = None
+        self._lock = anyio.Lock()
+
+    async def __aenter__(self) -> Self:
+        if self._pw is not None:
+            raise VerifierError("a BrowserPool cannot be entered twice")
+        try:
+            self._pw = await async_playwright().start()
+        except PlaywrightError as exc:
+            raise VerifierInfraError(f"cannot start the Playwright driver: {exc}") from exc
+        try:
+            self._gen = _Generation(browser=await self._launch())
+        except BaseException:
+            await self._pw.stop()
+            raise
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        with anyio.move_on_after(30, shield=True):
+            if self._gen is not None:
+                await _close_quietly(self._gen.browser)
+            if self._pw is not None:
+                await self._pw.stop()
+        self._gen = None
+
+    async def _launch(self) -> Browser:
+        assert self._pw is not None
+        try:
+            browser = await self._pw.chromium.launch(
+                executable_path=self.executable_path,
+                headless=True,
+                args=list(CHROMIUM_ARGS),
+                timeout=self.launch_timeout * 1000,
+            )
+        except PlaywrightError as exc:
+            raise VerifierInfraError(f"cannot launch {self.executable_path}: {exc}") from exc
+        self.launches += 1
+        return browser
+
+    async def _acquire(self) -> _Generation:
+        """The generation a new context should use, replacing a dead or worn-out browser."""
+        async with self._lock:
+            gen = self._gen
+            if gen is None:
+                raise VerifierError("BrowserPool used outside `async with`")
+            if not gen.browser.is_connected() or gen.served >= self.recycle_after:
+                gen.retired = True
+                if gen.active == 0:
+                    await _close_quietly(gen.browser)
+                gen = self._gen = _Generation(browser=await self._launch())
+            gen.served += 1
+            gen.active += 1
+            return gen
+
+    async def _release(self, gen: _Generation) -> None:
+        gen.active -= 1
+        if gen.retired and gen.active == 0:
+            with anyio.move_on_after(10, shield=True):
+                await _close_quietly(gen.browser)
+
+    async def run(
+        self, base_url: str, viewport: Viewport, job: Callable[[BrowserSession], Awaitable[T]]
+    ) -> T:
+        """Run `job` on a fresh context; a browser crash is retried once on a new browser."""
+        async with self.limiter:
+            try:
+                return await self._run_once(base_url, viewport, job)
+            except BrowserCrashed:
+                pass  # relaunched by `_acquire`; only this state is re-run
+            return await self._run_once(base_url, viewport, job)
+
+    async def _run_once(
+        self, base_url: str, viewport: Viewport, job: Callable[[BrowserSession], Awaitable[T]]
+    ) -> T:
+        gen = await self._acquire()
+        try:
+            session = await _open_session(gen.browser, base_url, viewport)
+            try:
+                return await job(session)
+            finally:
+                with anyio.move_on_after(10, shield=True):
+                    await _close_quietly(session.context)
+        except PlaywrightError as exc:
+            if not gen.browser.is_connected():
+                raise BrowserCrashed(f"browser crashed: {exc}") from exc
+            raise ReplayError(f"browser error: {exc}") from exc
+        except VerifierError:
+            raise
+        except Exception as exc:
+            if not gen.browser.is_connected():
+                raise BrowserCrashed(f"browser crashed: {exc!r}") from exc
+            raise
+        finally:
+            await self._release(gen)
+
+
+async def _open_session(browser: Browser, base_url: str, viewport: Viewport) -> BrowserSession:
+    origin = origin_of(base_url)
+    context = await browser.new_context(
+        viewport={"width": viewport.width, "height": viewport.height},
+        reduced_motion="reduce",
+        timezone_id="UTC",
+        locale="en-US",
+        # Service workers would serve requests past `context.route`.
+        service_workers="block",
+    )
+    await context.route(off_origin_pattern(origin), lambda route: route.abort("blockedbyclient"))
+    page = await context.new_page()
+    page.on("dialog", _dismiss)
+    return BrowserSession(context=context, page=page, origin=origin)
+
+
+async def _dismiss(dialog: Dialog) -> None:
+    try:
+        await dialog.dismiss()
+    except PlaywrightError:
+        pass  # the page went away first
+
+
+async def _close_quietly(target: Browser | BrowserContext) -> None:
+    try:
+        await target.close()
+    except PlaywrightError:
+        pass  # already gone (crashed or closed): nothing left to release

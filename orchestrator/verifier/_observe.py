@@ -1,0 +1,46 @@
+"""What one replay of a state observed: plain typed records, no browser objects."""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class _Rec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class Outcome(_Rec):
+    """One assertion evaluated on a page."""
+
+    passed: bool
+    observed: str
+
+
+class PageHealth(_Rec):
+    """Health read from the settled page (see `_replay_probe.py` for the rules)."""
+
+    scroll_width: int = 0
+    client_width: int = 0
+    overflow: bool = False
+    blank: bool = False
+    broken_images: tuple[str, ...] = ()
+
+
+class StateObservation(_Rec):
+    """Everything the verifier needs from one state's replay."""
+
+    state: str
+    # Main-document status of the last navigation; None when it never answered.
+    status: int | None = None
+    nav_error: str = ""
+    action_error: str = ""
+    crash: str = ""
+    console_errors: tuple[str, ...] = ()
+    failed_requests: tuple[str, ...] = ()
+    failed_assets: tuple[str, ...] = ()
+    health: PageHealth = PageHealth()
+    fingerprint: str = ""
+    screenshot: str = ""
+    duration_s: float = 0.0
+    # Authored check id -> outcome of its assertion on this page.
+    outcomes: dict[str, Outcome] = {}

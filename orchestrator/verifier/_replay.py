@@ -1,0 +1,206 @@
+"""Drive one state on a page, deterministically, and record what went wrong on the way.
+
+Determinism: reduced motion, UTC and en-US are context options (`_browser.py`); here a
+stylesheet injected into every document disables animations, transitions and the caret,
+and `Date` is pinned with `clock.set_fixed_time` (timers keep running, so pages that
+use `setTimeout` still work). After loading and after every action the page settles:
+no same-origin request in flight for `quiet_ms` (cheaper than Playwright's fixed 500 ms
+`networkidle`), web fonts ready, two animation frames; then the state's `settle`
+selector, when given, must be visible.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import anyio
+from playwright.async_api import ConsoleMessage, Page, Request, Response
+from playwright.async_api import Error as PlaywrightError
+
+from ..contract import (
+    Action,
+    Check,
+    Click,
+    Fill,
+    Goto,
+    Hover,
+    Press,
+    Reload,
+    ScrollTo,
+    Select,
+    WaitFor,
+)
+from ._plan import describe_action
+
+FIXED_TIME = "2024-01-01T12:00:00Z"
+FREEZE_CSS = (
+    "*, *::before, *::after { animation: none !important; transition: none !important;"
+    " caret-color: transparent !important; scroll-behavior: auto !important; }"
+)
+_INJECT = (
+    "(() => { const css = %r; const add = () => { const s = document.createElement('style');"
+    " s.setAttribute('data-pwb', ''); s.textContent = css;"
+    " (document.head || document.documentElement).appendChild(s); };"
+    " if (document.documentElement) add();"
+    " else document.addEventListener('DOMContentLoaded', add); })();" % FREEZE_CSS
+)
+_FRAMES = (
+    "async () => { await document.fonts.ready;"
+    " await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))); }"
+)
+# Resource types graded by the `assets` gate; every other failed request is `network`.
+ASSET_TYPES = frozenset({"image", "font", "stylesheet"})
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayOptions:
+    action_timeout: float = 5.0
+    navigation_timeout: float = 15.0
+    settle_timeout: float = 10.0
+    quiet_ms: int = 60
+
+
+@dataclass(slots=True)
+class Recorder:
+    """Collects console errors, page errors and failed requests, labelled by phase."""
+
+    origin: str
+    phase: str = "load"
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    failed_assets: list[str] = field(default_factory=list)
+    status: int | None = None
+    inflight: int = 0
+    last_change: float = field(default_factory=time.monotonic)
+
+    def attach(self, page: Page) -> None:
+        page.on("console", self._on_console)
+        page.on("pageerror", lambda exc: self.console_errors.append(f"[{self.phase}] {exc}"))
+        page.on("request", self._on_request)
+        page.on("requestfinished", self._on_finished)
+        page.on("requestfailed", self._on_failed)
+        page.on("response", self._on_response)
+
+    def _same_origin(self, url: str) -> bool:
+        return url.startswith(self.origin + "/") or url == self.origin
+
+    def _on_console(self, msg: ConsoleMessage) -> None:
+        # "Failed to load resource" repeats a network/assets failure (or an off-origin
+        # request we aborted on purpose); those gates grade it, not `console`.
+        if msg.type == "error" and not msg.text.startswith("Failed to load resource"):
+            self.console_errors.append(f"[{self.phase}] {msg.text}")
+
+    def _on_request(self, request: Request) -> None:
+        if self._same_origin(request.url):
+            self.inflight += 1
+            self.last_change = time.monotonic()
+
+    def _on_finished(self, request: Request) -> None:
+        if self._same_origin(request.url):
+            self.inflight -= 1
+            self.last_change = time.monotonic()
+
+    def _on_failed(self, request: Request) -> None:
+        if not self._same_origin(request.url):
+            return
+        self.inflight -= 1
+        self.last_change = time.monotonic()
+        self._fail(request, request.failure or "aborted")
+
+    def _on_response(self, response: Response) -> None:
+        request = response.request
+        if not self._same_origin(response.url):
+            return
+        if request.is_navigation_request() and request.frame.parent_frame is None:
+            self.status = response.status
+        elif response.status >= 400:
+            self._fail(request, f"HTTP {response.status}")
+
+    def _fail(self, request: Request, why: str) -> None:
+        path = request.url[len(self.origin) :] or "/"
+        line = f"[{self.phase}] {request.resource_type} {path}: {why}"
+        if request.resource_type in ASSET_TYPES:
+            self.failed_assets.append(line)
+        elif not request.is_navigation_request():
+            self.failed_requests.append(line)
+
+    async def quiet(self, opts: ReplayOptions) -> None:
+        """Wait until no same-origin request has been in flight for `quiet_ms`."""
+        with anyio.move_on_after(opts.settle_timeout):
+            while True:
+                idle_for = time.monotonic() - self.last_change
+                if self.inflight <= 0 and idle_for * 1000 >= opts.quiet_ms:
+                    return
+                await anyio.sleep(0.015)
+
+
+async def prepare(page: Page, opts: ReplayOptions) -> None:
+    """Per-page determinism that must be in place before the first navigation."""
+    await page.add_init_script(_INJECT)
+    await page.clock.set_fixed_time(FIXED_TIME)
+    page.set_default_timeout(opts.action_timeout * 1000)
+    page.set_default_navigation_timeout(opts.navigation_timeout * 1000)
+
+
+async def settle(page: Page, rec: Recorder, opts: ReplayOptions, selector: str | None) -> None:
+    await rec.quiet(opts)
+    await page.evaluate(_FRAMES)
+    if selector:
+        await page.locator(selector).first.wait_for(
+            state="visible", timeout=opts.settle_timeout * 1000
+        )
+
+
+async def navigate(page: Page, base_url: str, route: str, rec: Recorder) -> str:
+    """Load `route`; the error text when the document could not be loaded at all."""
+    try:
+        response = await page.goto(base_url.rstrip("/") + route, wait_until="load")
+    except PlaywrightError as exc:
+        return f"navigation to {route} failed: {_first_line(exc)}"
+    if response is not None:
+        rec.status = response.status
+    return ""
+
+
+async def perform(page: Page, base_url: str, action: Action) -> None:
+    match action:
+        case Click(selector=s):
+            await page.locator(s).first.click()
+        case Fill(selector=s, value=v):
+            await page.locator(s).first.fill(v)
+        case Press(selector=s, key=k):
+            await page.locator(s).first.press(k)
+        case Hover(selector=s):
+            await page.locator(s).first.hover()
+        case Check(selector=s):
+            await page.locator(s).first.check()
+        case Select(selector=s, value=v):
+            await page.locator(s).first.select_option(v)
+        case ScrollTo(selector=s):
+            await page.locator(s).first.scroll_into_view_if_needed()
+        case WaitFor(selector=s, state=st):
+            await page.locator(s).first.wait_for(state=st)
+        case Reload():
+            await page.reload(wait_until="load")
+        case Goto(route=r):
+            await page.goto(base_url.rstrip("/") + r, wait_until="load")
+
+
+async def run_actions(
+    page: Page, base_url: str, actions: tuple[Action, ...], rec: Recorder, opts: ReplayOptions
+) -> str:
+    """Perform the actions in order; the first failure (as text) stops the replay."""
+    for i, action in enumerate(actions, 1):
+        rec.phase = f"action {i}: {describe_action(action)}"
+        try:
+            await perform(page, base_url, action)
+            await settle(page, rec, opts, None)
+        except PlaywrightError as exc:
+            return f"{rec.phase} failed: {_first_line(exc)}"
+    rec.phase = "after actions"
+    return ""
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

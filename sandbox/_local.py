@@ -1,0 +1,182 @@
+"""Local-process backend: runs install/build/start as host subprocesses.
+
+It does NOT isolate anything (no container, full network, the solver's code runs as
+this user); it exists so the harness works on machines without Docker, and says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Literal
+
+import anyio
+from anyio.abc import Process, TaskGroup
+
+from ._ready import wait_ready
+from ._tail import Tail
+from ._types import ExecResult, Labels, Limits, Sandbox, ServeOutcome, ServeSpec
+
+log = logging.getLogger("sandbox.local")
+
+_CLEANUP_S = 10.0
+_TERM_GRACE_S = 3.0
+
+
+def _free_port() -> int:
+    # Small race (the port is released before the server binds); acceptable on loopback.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+async def _kill_group(proc: Process) -> None:
+    """TERM the process group, then KILL it if it lingers; always reap the leader."""
+    for sig, grace in ((signal.SIGTERM, _TERM_GRACE_S), (signal.SIGKILL, _TERM_GRACE_S)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        with anyio.move_on_after(grace):
+            await proc.wait()
+            return
+
+
+async def _pump(proc: Process, tail: Tail) -> None:
+    assert proc.stdout is not None
+    async for chunk in proc.stdout:
+        tail.feed(chunk)
+
+
+class LocalSandbox:
+    isolated = False
+
+    def __init__(self, workspace: Path, spec: ServeSpec, limits: Limits, tg: TaskGroup) -> None:
+        self._workspace = workspace
+        self._spec = spec
+        self._limits = limits
+        self._tg = tg
+        self._server: Process | None = None
+        self._server_tail = Tail(limits.log_tail_kb * 1024)
+
+    @property
+    def workspace(self) -> Path:
+        return self._workspace
+
+    def _env(self, port: int | None = None) -> Mapping[str, str]:
+        env = {**os.environ, **self._spec.env}
+        if port is not None:
+            env["PORT"] = str(port)
+        return env
+
+    async def _spawn(self, command: str, env: Mapping[str, str]) -> Process:
+        # A new session makes the command a process-group leader, so teardown reaches
+        # every grandchild (npm -> node -> esbuild) with one killpg.
+        return await anyio.open_process(
+            ["/bin/sh", "-c", command],
+            cwd=self._workspace,
+            env=dict(env),
+            stdin=None,
+            stdout=-1,
+            stderr=-2,  # subprocess.STDOUT: one interleaved stream
+            start_new_session=True,
+        )
+
+    async def run(self, command: str, *, timeout: float = 600.0) -> ExecResult:  # noqa: ASYNC109
+        tail = Tail(self._limits.log_tail_kb * 1024)
+        t0 = time.monotonic()
+        proc = await self._spawn(command, self._env())
+        timed_out = True
+        try:
+            with anyio.move_on_after(timeout):
+                await _pump(proc, tail)
+                await proc.wait()
+                timed_out = False
+        finally:
+            with anyio.move_on_after(_CLEANUP_S, shield=True):
+                if proc.returncode is None:
+                    await _kill_group(proc)
+                await proc.aclose()
+        code = proc.returncode if proc.returncode is not None else -1
+        return ExecResult(
+            command=command,
+            exit_code=code,
+            output_tail=tail.text(),
+            duration_s=time.monotonic() - t0,
+            timed_out=timed_out,
+        )
+
+    async def install(self) -> ExecResult:
+        return await self._maybe_run(self._spec.install)
+
+    async def build(self) -> ExecResult:
+        return await self._maybe_run(self._spec.build)
+
+    async def _maybe_run(self, command: str) -> ExecResult:
+        if not command:
+            return ExecResult(command="", exit_code=0, output_tail="", duration_s=0.0)
+        return await self.run(command)
+
+    async def serve(self) -> ServeOutcome:
+        await self.stop_server()
+        t0 = time.monotonic()
+        port = _free_port()
+        self._server_tail.clear()
+        proc = await self._spawn(self._spec.start, self._env(port))
+        self._server = proc
+        self._tg.start_soon(_pump, proc, self._server_tail)
+
+        async def alive() -> bool:
+            return proc.returncode is None
+
+        url = f"http://127.0.0.1:{port}"
+        why = await wait_ready(url + self._spec.ready_path, self._spec.ready_timeout, alive)
+        took = time.monotonic() - t0
+        if not why:
+            return ServeOutcome(ready=True, base_url=url, duration_s=took)
+        detail = f"server not ready ({why}, exit={proc.returncode}):\n{self.logs_tail()}"
+        return ServeOutcome(ready=False, detail=detail, duration_s=took)
+
+    async def stop_server(self) -> None:
+        proc, self._server = self._server, None
+        if proc is None:
+            return
+        with anyio.move_on_after(_CLEANUP_S, shield=True):
+            if proc.returncode is None:
+                await _kill_group(proc)
+            await proc.aclose()
+
+    def logs_tail(self) -> str:
+        return self._server_tail.text()
+
+
+class LocalBackend:
+    """Runs cells as host processes. Not isolated: logs a warning when created."""
+
+    name: Literal["docker", "local"] = "local"
+
+    def __init__(self) -> None:
+        log.warning(
+            "sandbox backend 'local' does NOT isolate: solver code runs as host processes "
+            "with this user's rights and full network access; use Docker for real sweeps"
+        )
+
+    @asynccontextmanager
+    async def open(
+        self, workspace: Path, spec: ServeSpec, labels: Labels, limits: Limits | None = None
+    ) -> AsyncIterator[Sandbox]:
+        del labels  # nothing to label: processes die with their sandbox
+        async with anyio.create_task_group() as tg:
+            box = LocalSandbox(workspace, spec, limits or Limits(), tg)
+            try:
+                yield box
+            finally:
+                await box.stop_server()  # shielded + bounded inside
+                tg.cancel_scope.cancel()
