@@ -111,6 +111,8 @@ class Workspace:
         await anyio.to_thread.run_sync(lambda: shutil.copytree(r0, dest, ignore=_SKIP_COPY))
         ws = cls(root=dest.resolve(), allowed_paths=tuple(allowed_paths))
         await _git(ws.root, "init", "-q", "-b", "main")
+        # Installed deps and build output are the sandbox's, never part of a diff.
+        (ws.root / ".git" / "info" / "exclude").write_text("node_modules/\ndist/\n")
         await _git(ws.root, "add", "-A")
         await _git(ws.root, "commit", "-q", "--allow-empty", "-m", "R0")
         return ws
@@ -219,6 +221,11 @@ class Workspace:
             self._emit(EditEvent(op="patch", path=patch.name, applied=False, reason=first))
             raise PatchError(f"{patch}: does not apply: {first}")
         self._emit(EditEvent(op="patch", path=patch.name, applied=True))
+
+    async def reset_to_r0(self) -> None:
+        """Harness-side: discard every change (offline `thrash` solver)."""
+        await _git(self.root, "reset", "-q", "--hard", "HEAD")
+        await _git(self.root, "clean", "-qfdx", "-e", "node_modules", "-e", "dist")
 
     async def tree_id(self) -> str:
         """A content id of the whole working tree: equal ids mean no file changed."""

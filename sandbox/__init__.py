@@ -1,0 +1,49 @@
+"""Where a workspace is built and served: Docker (isolated) or local processes (not)."""
+
+from ._auto import BackendKind as BackendKind
+from ._auto import docker_available as docker_available
+from ._auto import open_backend as open_backend
+from ._docker import DockerBackend as DockerBackend
+from ._docker_images import ImageBuilder as ImageBuilder
+from ._docker_images import ImageInfo as ImageInfo
+from ._docker_images import ensure_task_image as ensure_task_image
+from ._docker_images import stacks as stacks
+from ._gc import Removed as Removed
+from ._gc import collect_garbage as collect_garbage
+from ._local import LocalBackend as LocalBackend
+from ._types import Backend as Backend
+from ._types import BackendUnavailable as BackendUnavailable
+from ._types import ContainerError as ContainerError
+from ._types import ExecResult as ExecResult
+from ._types import ImageError as ImageError
+from ._types import Labels as Labels
+from ._types import Limits as Limits
+from ._types import Sandbox as Sandbox
+from ._types import SandboxError as SandboxError
+from ._types import ServeOutcome as ServeOutcome
+from ._types import ServeSpec as ServeSpec
+
+__all__ = [
+    "Backend",
+    "BackendKind",
+    "BackendUnavailable",
+    "ContainerError",
+    "DockerBackend",
+    "ExecResult",
+    "ImageBuilder",
+    "ImageError",
+    "ImageInfo",
+    "Labels",
+    "Limits",
+    "LocalBackend",
+    "Removed",
+    "Sandbox",
+    "SandboxError",
+    "ServeOutcome",
+    "ServeSpec",
+    "collect_garbage",
+    "docker_available",
+    "ensure_task_image",
+    "open_backend",
+    "stacks",
+]

@@ -40,3 +40,6 @@ def grant(workspace: Path, uid: int, gid: int) -> None:
             lst = os.lstat(path)
             if lst.st_uid != uid or lst.st_gid != gid:
                 os.lchown(path, uid, gid)
+        # Dependency trees are written by the container itself; walking them is slow.
+        if "node_modules" in dirs:
+            dirs.remove("node_modules")

@@ -9,14 +9,14 @@ class _Rec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     pass
 
 
-class Outcome(_Rec):
+class Outcome(_Rec, frozen=True, kw_only=True):
     """One assertion evaluated on a page."""
 
     passed: bool
     observed: str
 
 
-class PageHealth(_Rec):
+class PageHealth(_Rec, frozen=True, kw_only=True):
     """Health read from the settled page (see `_replay_probe.py` for the rules)."""
 
     scroll_width: int = 0
@@ -26,7 +26,7 @@ class PageHealth(_Rec):
     broken_images: tuple[str, ...] = ()
 
 
-class StateObservation(_Rec):
+class StateObservation(_Rec, frozen=True, kw_only=True):
     """Everything the verifier needs from one state's replay."""
 
     state: str
@@ -34,7 +34,8 @@ class StateObservation(_Rec):
     status: int | None = None
     nav_error: str = ""
     action_error: str = ""
-    crash: str = ""
+    # The replay itself failed (browser crash after the retry, or an unusable page).
+    error: str = ""
     console_errors: tuple[str, ...] = ()
     failed_requests: tuple[str, ...] = ()
     failed_assets: tuple[str, ...] = ()

@@ -11,6 +11,7 @@ selector, when given, must be visible.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 
@@ -39,11 +40,12 @@ FREEZE_CSS = (
     " caret-color: transparent !important; scroll-behavior: auto !important; }"
 )
 _INJECT = (
-    "(() => { const css = %r; const add = () => { const s = document.createElement('style');"
+    "(() => { const css = " + json.dumps(FREEZE_CSS) + ";"
+    " const add = () => { const s = document.createElement('style');"
     " s.setAttribute('data-pwb', ''); s.textContent = css;"
     " (document.head || document.documentElement).appendChild(s); };"
     " if (document.documentElement) add();"
-    " else document.addEventListener('DOMContentLoaded', add); })();" % FREEZE_CSS
+    " else document.addEventListener('DOMContentLoaded', add); })();"
 )
 _FRAMES = (
     "async () => { await document.fonts.ready;"
@@ -61,7 +63,8 @@ class ReplayOptions:
     quiet_ms: int = 60
 
 
-@dataclass(slots=True)
+# Not slotted: Playwright caches wrappers as attributes of a bound handler's instance.
+@dataclass
 class Recorder:
     """Collects console errors, page errors and failed requests, labelled by phase."""
 

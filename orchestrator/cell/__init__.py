@@ -1,0 +1,9 @@
+"""One cell end to end: staged or full-spec, with flips, baseline and scores."""
+
+from ._baseline import BaselineCache as BaselineCache
+from ._context import CellContext as CellContext
+from ._context import CellReport as CellReport
+from ._staged import run_baseline as run_baseline
+from ._staged import run_cell as run_cell
+
+__all__ = ["BaselineCache", "CellContext", "CellReport", "run_baseline", "run_cell"]

@@ -1,0 +1,49 @@
+"""The baseline channel's R0 suite: run once per (contract hash, toolchain), cached.
+
+Concurrent cells of one task wait for the first to finish instead of each running it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+import msgspec
+
+from ..results import GateStatus
+
+
+class BaselineResult(msgspec.Struct, frozen=True, kw_only=True):
+    key: str
+    gates: dict[str, GateStatus]
+
+
+class BaselineCache:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._locks: dict[str, anyio.Lock] = {}
+        self._memory: dict[str, BaselineResult] = {}
+
+    async def get(
+        self, key: str, compute: Callable[[], Awaitable[dict[str, GateStatus]]]
+    ) -> BaselineResult:
+        lock = self._locks.setdefault(key, anyio.Lock())
+        async with lock:
+            if key in self._memory:
+                return self._memory[key]
+            path = self.directory / f"{key}.json"
+            if path.is_file():
+                try:
+                    cached = msgspec.json.decode(path.read_bytes(), type=BaselineResult)
+                    self._memory[key] = cached
+                    return cached
+                except msgspec.DecodeError:
+                    pass  # torn write of a killed sweep: recompute
+            result = BaselineResult(key=key, gates=await compute())
+            self.directory.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(msgspec.json.encode(result))
+            tmp.replace(path)
+            self._memory[key] = result
+            return result

@@ -1,0 +1,307 @@
+"""One cell: the staged protocol (DESIGN.md §5) and the full-spec arm."""
+
+from __future__ import annotations
+
+import shutil
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import anyio
+
+from ..checkpoint import Checkpointer
+from ..contract import TaskPackage, Unit
+from ..events import CheckpointSummary, EventLog
+from ..persona import SimulatedUser
+from ..records import Arm, UnitOutcome
+from ..results import CheckResult, GateStatus, VerifyReport
+from ..scoring import baseline_regressions, score_cell
+from ..solvers import MessageKind, Solver, SolverTurn, Usage, UserMessage
+from ..workspace import EditEvent, Workspace
+from ._baseline import BaselineResult
+from ._context import CellContext, CellReport
+from ._flips import FlipTracker
+
+
+def summarize(index: int, unit: str, report: VerifyReport, cell_dir: Path) -> CheckpointSummary:
+    build = report.gate("build").status != "fail"
+    serve = report.gate("serve").status != "fail"
+    shots = {s.state: s.screenshot for s in report.states if s.screenshot}
+    return CheckpointSummary(
+        index=index,
+        unit=unit,
+        build_ok=build,
+        serve_ok=serve,
+        passed=sum(c.passed for c in report.checks),
+        failed=sum(not c.passed for c in report.checks),
+        gates={g.gate: g.status for g in report.gates},
+        checks=report.checks,
+        screenshots=shots,
+    )
+
+
+class _Counters:
+    def __init__(self) -> None:
+        self.applied = 0
+        self.refused = 0
+        self.turns = 0
+        self.usage = Usage()
+
+
+class StagedRun:
+    """Drives one solver through a task's units against one sandbox."""
+
+    def __init__(
+        self, ctx: CellContext, solver: Solver, ws: Workspace, cp: Checkpointer, log: EventLog
+    ) -> None:
+        self.ctx = ctx
+        self.task: TaskPackage = ctx.task
+        self.solver = solver
+        self.ws = ws
+        self.cp = cp
+        self.log = log
+        self.user = SimulatedUser(self.task.contract)
+        self.flips = FlipTracker()
+        self.protected: set[str] = set()
+        self.preservation = set(self.task.contract.preservation_check_ids())
+        self.counters = _Counters()
+        self.last_report: VerifyReport | None = None
+
+    # ------------------------------------------------------------ one turn
+    async def _turn(self, message: UserMessage, unit: Unit) -> SolverTurn:
+        result = await self.solver.respond(message, self.ws)
+        self.counters.turns += 1
+        self.counters.usage = self.counters.usage + result.usage
+        self.log.emit(
+            "turn",
+            unit=unit.id,
+            turn=self.counters.turns,
+            text=f"{result.end}: {result.note}"[:2000],
+            tokens=result.usage.input_tokens + result.usage.output_tokens,
+            cost_usd=result.usage.cost_usd,
+        )
+        return result
+
+    async def checkpoint(
+        self, unit_id: str, check_ids: set[str] | None
+    ) -> tuple[int, VerifyReport]:
+        index, report, _ = await self.cp.run(unit_id, check_ids, label="" if unit_id else "-final")
+        summary = summarize(index, unit_id, report, self.ctx.cell_dir)
+        self.log.emit("checkpoint", unit=unit_id, checkpoint=summary)
+        new, repaired = self.flips.observe(index, report, self.protected | self.preservation)
+        for f in new:
+            self.log.emit(
+                "flip", unit=unit_id, check=f.check, passed_at=f.passed_at, failed_at=f.failed_at
+            )
+        for f in repaired:
+            self.log.emit(
+                "repair", unit=unit_id, check=f.check, passed_at=f.passed_at, failed_at=f.failed_at
+            )
+        self.last_report = report
+        return index, report
+
+    def _screens(self) -> tuple[Path, ...]:
+        if self.last_report is None:
+            return ()
+        base = self.cp.artifacts
+        return tuple(base / s.screenshot for s in self.last_report.states if s.screenshot)
+
+    # ------------------------------------------------------------ one unit
+    async def run_unit(self, index: int, unit: Unit) -> UnitOutcome:
+        unit_checks = set(unit.checks)
+        text = self.user.reveal(unit, index)
+        self.log.emit("reveal", unit=unit.id, text=text)
+        message = UserMessage(kind="reveal", text=text, unit_id=unit.id, unit_index=index)
+        verified_tree: str | None = None
+        failures: list[CheckResult] = []
+        for turn_no in range(1, self.task.contract.turns_per_unit + 1):
+            before = await self.ws.tree_id()
+            result = await self._turn(message, unit)
+            after = await self.ws.tree_id()
+            reply: list[str] = []
+            kind: MessageKind = "pushback"
+            if after != before or (result.end in ("done", "idle") and after != verified_tree):
+                k, report = await self.checkpoint(
+                    unit.id, unit_checks | self.protected | self.preservation
+                )
+                verified_tree = after
+                if all(_passed(report, c) for c in unit_checks):
+                    self.protected |= unit_checks
+                    self.log.emit("cleared", unit=unit.id, turn=turn_no)
+                    return UnitOutcome(
+                        id=unit.id,
+                        kind=unit.kind,
+                        cleared=True,
+                        capped=False,
+                        turns=turn_no,
+                        cleared_at=k,
+                    )
+                failures = list(report.failed)
+            if result.end == "question":
+                self.log.emit("question", unit=unit.id, text=result.question)
+                answer = self.user.answer(result.question, self.task.contract.units[: index + 1])
+                self.log.emit("answer", unit=unit.id, text=answer)
+                reply.append(answer)
+                kind = "answer"
+            if failures:
+                reply.append(self.user.pushback(failures))
+            elif not reply:
+                reply.append(self.user.nudge())
+            text = "\n\n".join(reply)
+            if kind == "pushback":
+                self.log.emit("pushback", unit=unit.id, text=text)
+            message = UserMessage(
+                kind=kind, text=text, unit_id=unit.id, unit_index=index, screenshots=self._screens()
+            )
+        self.log.emit("cap", unit=unit.id, turn=self.task.contract.turns_per_unit)
+        return UnitOutcome(
+            id=unit.id,
+            kind=unit.kind,
+            cleared=False,
+            capped=True,
+            turns=self.task.contract.turns_per_unit,
+        )
+
+    async def run_full_spec(self) -> None:
+        units = self.task.contract.units
+        text = self.user.full_spec()
+        self.log.emit("reveal", text=text)
+        message = UserMessage(
+            kind="full_spec", text=text, unit_id=units[-1].id, unit_index=len(units) - 1
+        )
+        for _ in range(self.task.contract.turns_per_unit * len(units)):
+            result = await self._turn(message, units[-1])
+            if result.end != "question":
+                if result.end in ("done", "idle"):
+                    return
+                message = UserMessage(
+                    kind="pushback",
+                    text=self.user.nudge(),
+                    unit_id=units[-1].id,
+                    unit_index=len(units) - 1,
+                )
+                continue
+            self.log.emit("question", text=result.question)
+            answer = self.user.answer(result.question, units)
+            self.log.emit("answer", text=answer)
+            message = UserMessage(
+                kind="answer", text=answer, unit_id=units[-1].id, unit_index=len(units) - 1
+            )
+
+
+def _passed(report: VerifyReport, check_id: str) -> bool:
+    result = report.check(check_id)
+    return result is not None and result.passed
+
+
+def _gates(report: VerifyReport) -> dict[str, GateStatus]:
+    return {g.gate: g.status for g in report.gates}
+
+
+def _failed_by_gate(report: VerifyReport) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for c in report.failed:
+        out.setdefault(c.gate, []).append(c.id)
+    return {g: tuple(ids) for g, ids in out.items()}
+
+
+async def _open_sandbox(ctx: CellContext, ws: Workspace, stack: AsyncExitStack, tag: str = ""):  # type: ignore[no-untyped-def]
+    labels = (
+        ctx.labels
+        if not tag
+        else type(ctx.labels)(sweep=ctx.labels.sweep, cell=ctx.labels.cell + tag)
+    )
+    if ctx.sandbox_limiter is None:
+        return await stack.enter_async_context(
+            ctx.backend.open(ws.root, ctx.serve_spec, labels, ctx.limits)
+        )
+    async with ctx.sandbox_limiter:
+        return await stack.enter_async_context(
+            ctx.backend.open(ws.root, ctx.serve_spec, labels, ctx.limits)
+        )
+
+
+async def run_baseline(ctx: CellContext) -> dict[str, GateStatus]:
+    """The full suite on untouched R0, in a sandbox of its own."""
+    root = ctx.cell_dir / "baseline"
+    ws = await Workspace.create(ctx.task.repo, root / "workspace", ctx.task.contract.allowed_paths)
+    async with AsyncExitStack() as stack:
+        sb = await _open_sandbox(ctx, ws, stack, tag="-baseline")
+        cp = Checkpointer(ctx.task, ws, sb, ctx.pool, root / "artifacts")
+        _, report, _ = await cp.run("", None, label="-r0")
+    return _gates(report)
+
+
+async def run_cell(ctx: CellContext, solver: Solver, arm: Arm = "staged") -> CellReport:
+    """Run one cell end to end; infrastructure and budget errors propagate to the sweep."""
+    task = ctx.task
+    ctx.cell_dir.mkdir(parents=True, exist_ok=True)
+    ws_dir = ctx.cell_dir / "workspace"
+    if ws_dir.exists():  # a retried attempt starts from R0 again
+        await anyio.to_thread.run_sync(_rmtree, ws_dir)
+    ws = await Workspace.create(task.repo, ws_dir, task.contract.allowed_paths)
+    with EventLog(ctx.cell_dir / "events.jsonl") as log:
+        log.emit("start", text=f"{task.contract.id} {solver.name} {arm}")
+        run: StagedRun
+
+        def on_edit(e: EditEvent) -> None:
+            if e.applied:
+                run.counters.applied += 1
+            else:
+                run.counters.refused += 1
+            log.emit("edit", path=e.path, applied=e.applied, text=e.reason)
+
+        ws.listener = on_edit
+        async with AsyncExitStack() as stack:
+            sb = await _open_sandbox(ctx, ws, stack)
+            cp = Checkpointer(task, ws, sb, ctx.pool, ctx.cell_dir / "artifacts")
+            run = StagedRun(ctx, solver, ws, cp, log)
+            outcomes: list[UnitOutcome] = []
+            if arm == "staged":
+                for i, unit in enumerate(task.contract.units):
+                    outcomes.append(await run.run_unit(i, unit))
+            else:
+                await run.run_full_spec()
+            _, final = await run.checkpoint("", None)
+        log.emit("final", text=f"gates: {_gates(final)}")
+        if arm == "full-spec":
+            outcomes = [
+                UnitOutcome(
+                    id=u.id,
+                    kind=u.kind,
+                    cleared=all(_passed(final, c) for c in u.checks),
+                    capped=False,
+                    turns=run.counters.turns,
+                )
+                for u in task.contract.units
+            ]
+        baseline: BaselineResult | None = None
+        if ctx.baseline is not None:
+            key = f"{task.contract_hash[:16]}-{ctx.backend.name}"
+            baseline = await ctx.baseline.get(key, lambda: run_baseline(ctx))
+            log.emit("baseline", text=f"gates: {baseline.gates}")
+        final_gates = _gates(final)
+        regressions = (
+            baseline_regressions(baseline.gates, final_gates, _failed_by_gate(final))
+            if baseline
+            else ()
+        )
+        flips = tuple(run.flips.flips)
+        scores = score_cell(tuple(outcomes), final_gates, flips, ctx.weights)
+        log.emit("end", text=f"wcs={scores.wcs:.3f} whole_task={scores.whole_task}")
+        return CellReport(
+            units=tuple(outcomes),
+            final_gates=final_gates,
+            scores=scores,
+            flips=flips,
+            baseline_regressions=regressions,
+            baseline_covered=baseline is not None,
+            edits_applied=run.counters.applied,
+            edits_refused=run.counters.refused,
+            turns=run.counters.turns,
+            checkpoints=cp.count,
+            usage=run.counters.usage,
+        )
+
+
+def _rmtree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,100 @@
+"""A checkpoint: (re)build and (re)serve the workspace only as the stack needs, then verify.
+
+Shared by the staged cell, the full-spec cell and admission so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from pathlib import Path
+
+from sandbox import ExecResult, Sandbox, ServeOutcome
+
+from .contract import TaskPackage
+from .results import VerifyReport
+from .verifier import BrowserPool, RunHealth, verify
+from .workspace import Workspace
+
+
+class Checkpointer:
+    """Owns the build/serve state of one sandbox across a cell's checkpoints."""
+
+    def __init__(
+        self,
+        task: TaskPackage,
+        workspace: Workspace,
+        sandbox: Sandbox,
+        pool: BrowserPool,
+        artifacts: Path,
+    ) -> None:
+        self.task = task
+        self.workspace = workspace
+        self.sandbox = sandbox
+        self.pool = pool
+        self.artifacts = artifacts
+        self.count = 0
+        self._installed: ExecResult | None = None
+        self._built_tree: str | None = None
+        self._build: ExecResult | None = None
+        self._served_tree: str | None = None
+        self._serve: ServeOutcome | None = None
+
+    async def _prepare(self) -> tuple[ExecResult | None, ServeOutcome | None]:
+        serve = self.task.contract.serve
+        tree = await self.workspace.tree_id()
+        if self._installed is None or (serve.rebuild_on_change and tree != self._built_tree):
+            self._installed = await self.sandbox.install()
+        build_needed = self._built_tree is None or (
+            serve.rebuild_on_change and tree != self._built_tree
+        )
+        if build_needed:
+            self._build = await self.sandbox.build() if self._installed.ok else self._installed
+            self._built_tree = tree
+        if self._build is not None and not self._build.ok:
+            return self._build, None
+        restart = self._served_tree is None or (
+            serve.restart_on_change and tree != self._served_tree
+        )
+        if restart or (self._serve is not None and not self._serve.ready):
+            self._serve = await self.sandbox.serve()
+            self._served_tree = tree
+        return self._build, self._serve
+
+    async def run(
+        self, unit: str, check_ids: Collection[str] | None, *, label: str = ""
+    ) -> tuple[int, VerifyReport, float]:
+        """Run one checkpoint; returns (index, report, seconds)."""
+        self.count += 1
+        index = self.count
+        t0 = time.monotonic()
+        build, served = await self._prepare()
+        health = RunHealth(
+            build_ok=build is None or build.ok,
+            build_detail="" if build is None or build.ok else _exec_detail(build),
+            serve_ok=served is not None and served.ready,
+            serve_detail=_serve_detail(served, build),
+            scope_violations=await self.workspace.scope_violations(),
+        )
+        out = self.artifacts / f"checkpoint-{index:03d}{label}"
+        report = await verify(
+            self.pool,
+            self.task,
+            served.base_url if served is not None and served.ready else "",
+            check_ids=check_ids,
+            health=health,
+            artifacts=out,
+        )
+        return index, report, time.monotonic() - t0
+
+
+def _exec_detail(result: ExecResult) -> str:
+    tail = result.output_tail.strip().splitlines()[-5:]
+    how = "timed out" if result.timed_out else f"exited {result.exit_code}"
+    return f"`{result.command}` {how}: " + " | ".join(tail)
+
+
+def _serve_detail(served: ServeOutcome | None, build: ExecResult | None) -> str:
+    if served is None:
+        return "not started: the build failed" if build is not None else "not started"
+    return "" if served.ready else served.detail

@@ -1,0 +1,33 @@
+"""`python -m orchestrator gc`: remove containers and networks left by crashed sweeps."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import anyio
+
+from sandbox import SandboxError, collect_garbage
+
+HELP = "remove pwb-labelled containers and networks (all, one --sweep, or --expired only)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sweep", help="only this sweep's resources")
+    p.add_argument("--expired", action="store_true", help="only those past their TTL")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        removed = anyio.run(_gc, args.sweep, args.expired, backend="asyncio")
+    except SandboxError as exc:
+        print(f"gc: {exc}", file=sys.stderr)
+        return 1
+    for r in removed:
+        print(f"removed {r.kind:9} {r.name}  sweep={r.sweep} cell={r.cell}")
+    print(f"{len(removed)} removed")
+    return 0
+
+
+async def _gc(sweep: str | None, expired: bool) -> list[object]:
+    return list(await collect_garbage(sweep=sweep, expired_only=expired))

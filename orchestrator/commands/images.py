@@ -1,0 +1,57 @@
+"""`python -m orchestrator images build|list`: build the base and stack images (idempotent)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import datetime
+
+import anyio
+
+from sandbox import ImageBuilder, SandboxError, stacks
+
+HELP = "build the sandbox images (base + one per stack; skipped when unchanged) or list them"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="images_cmd", metavar="ACTION", required=True)
+    b = sub.add_parser("build", help="build base and stack images that are missing or stale")
+    b.add_argument("--stack", action="append", help="only this stack (repeatable)")
+    sub.add_parser("list", help="list pwb images")
+
+
+def _progress(msg: str) -> None:
+    print(f"[images] {msg}", flush=True)
+
+
+async def _build(only: list[str] | None) -> int:
+    builder = ImageBuilder()
+    known = stacks()
+    wanted = only or known
+    unknown = sorted(set(wanted) - set(known))
+    if unknown:
+        print(f"unknown stack(s) {unknown}; known: {known}", file=sys.stderr)
+        return 2
+    for stack in wanted:
+        t0 = time.monotonic()
+        tag = await builder.ensure_stack(stack, _progress)
+        _progress(f"{stack}: {tag} ({time.monotonic() - t0:.1f}s)")
+    return 0
+
+
+async def _list() -> int:
+    for img in await ImageBuilder().list_images():
+        when = datetime.fromtimestamp(img.created).strftime("%Y-%m-%d %H:%M")
+        print(f"{img.tag:40} {img.id[7:19]} {img.size_mb:8.1f} MB  {when}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.images_cmd == "build":
+            return anyio.run(_build, args.stack, backend="asyncio")
+        return anyio.run(_list, backend="asyncio")
+    except SandboxError as exc:
+        print(f"images: {exc}", file=sys.stderr)
+        return 1

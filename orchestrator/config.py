@@ -1,0 +1,137 @@
+"""bench.toml: the sweep's configuration, decoded by msgspec (bad keys/values name themselves)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from .llm import AgentOptions, ProviderConfig
+from .records import Arm
+from .scoring import Weights
+
+SolverKind = Literal["reference", "noop", "thrash", "negative", "llm", "scaffold"]
+_VALIDATION = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
+
+
+class ConfigError(Exception):
+    pass
+
+
+class _Cfg(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class ScaffoldConfig(_Cfg, frozen=True, kw_only=True):
+    """An external CLI agent run inside the sandbox (full-spec arm)."""
+
+    command: tuple[str, ...]  # argv template: {prompt_file}, {workspace}
+    pass_env: tuple[str, ...] = ()  # env var names passed through (e.g. API keys)
+    wall_time_s: float = 1800.0
+    max_usd: float | None = None
+
+
+class SolverConfig(_Cfg, frozen=True, kw_only=True):
+    name: str
+    kind: SolverKind
+    negative: str = ""  # kind "negative": which negative of each task ("" = the first)
+    provider: str = ""  # kind "llm": a [[providers]] name
+    options: AgentOptions = AgentOptions()
+    scaffold: ScaffoldConfig | None = None
+    arms: tuple[Arm, ...] = ()  # restrict this solver to these arms ("" = all of the sweep's)
+
+
+class SweepConfig(_Cfg, frozen=True, kw_only=True):
+    name: str = "default"
+    runs_dir: str = "runs"
+    tasks_dir: str = "tasks"
+    tasks: tuple[str, ...] = ("*",)  # globs of task ids
+    arms: tuple[Arm, ...] = ("staged",)
+    repeats: int = 1
+    concurrency: int = 8
+    backend: Literal["auto", "docker", "local"] = "auto"
+    cell_timeout_s: float = 1800.0
+    infra_retries: int = 2
+    max_usd: float | None = None
+    max_tokens: int | None = None
+    browser_contexts: int = 2  # concurrent browser states (≈ cores)
+    sandbox_starts: int = 4  # concurrent container starts/builds
+    image_builds: int = 1
+    baseline: bool = True
+
+
+class BenchConfig(_Cfg, frozen=True, kw_only=True):
+    sweep: SweepConfig = SweepConfig()
+    scoring: Weights = Weights()
+    providers: tuple[ProviderConfig, ...] = ()
+    solvers: tuple[SolverConfig, ...]
+
+    def provider(self, name: str) -> ProviderConfig:
+        for p in self.providers:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+def _problems(cfg: BenchConfig) -> list[str]:
+    out = []
+    providers = {p.name for p in cfg.providers}
+    names = [s.name for s in cfg.solvers]
+    for i, s in enumerate(cfg.solvers):
+        if names.count(s.name) > 1:
+            out.append(f"solvers[{i}].name: expected a unique name, got {s.name!r}")
+        if s.kind == "llm" and s.provider not in providers:
+            out.append(
+                f"solvers[{i}].provider: expected one of {sorted(providers)}, got {s.provider!r}"
+            )
+        if s.kind == "scaffold" and s.scaffold is None:
+            out.append(f"solvers[{i}].scaffold: expected a [solvers.scaffold] table, got none")
+    if cfg.sweep.concurrency < 1:
+        out.append(f"sweep.concurrency: expected a positive integer, got {cfg.sweep.concurrency}")
+    return out
+
+
+def load_config(path: Path) -> BenchConfig:
+    where = str(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{where}: no such file") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: invalid TOML: {exc}") from exc
+    try:
+        cfg = msgspec.convert(data, BenchConfig)
+    except msgspec.ValidationError as exc:
+        m = _VALIDATION.match(str(exc))
+        assert m is not None
+        key = (m["path"] or "").lstrip(".") or "(top level)"
+        raise ConfigError(f"{where}:{key}: {m['msg']}") from exc
+    problems = _problems(cfg)
+    if problems:
+        raise ConfigError("\n".join(f"{where}:{p}" for p in problems))
+    return cfg
+
+
+def config_hash(cfg: BenchConfig, solver: SolverConfig, arm: Arm) -> str:
+    """What decides a cell's result besides the task: solver config, arm, scoring, limits."""
+    provider = cfg.provider(solver.provider) if solver.kind == "llm" else None
+    payload = msgspec.json.encode(
+        {
+            "solver": solver,
+            "provider": provider
+            and {
+                "kind": provider.kind,
+                "model": provider.model,
+                "t": provider.temperature,
+                "seed": provider.seed,
+            },
+            "arm": arm,
+            "scoring": cfg.scoring,
+        },
+        order="deterministic",
+    )
+    return hashlib.sha256(payload).hexdigest()

@@ -1,0 +1,88 @@
+"""`ProviderPool`: one httpx client, connection limit, limiter and breaker per provider.
+
+An object the sweep opens once and hands to every cell (no process global), so the
+per-provider connection limit and the breaker are shared by all cells of a sweep and
+by nothing else. A `fake` provider is served from loopback for the life of the pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from contextlib import AsyncExitStack
+from pathlib import Path
+from types import TracebackType
+from urllib.parse import urlsplit
+
+import anyio
+import httpx
+
+from ._anthropic import ANTHROPIC
+from ._breaker import Breaker
+from ._client import ChatClient
+from ._config import ProviderConfig
+from ._fake_server import FakeProvider
+from ._openai import OPENAI
+
+
+def _is_loopback(url: str) -> bool:
+    return urlsplit(url).hostname in {"127.0.0.1", "localhost", "::1"}
+
+
+class ProviderPool:
+    def __init__(self, configs: Iterable[ProviderConfig], *, fake_tasks: Sequence[Path] = ()) -> None:
+        self._configs = {c.name: c for c in configs}
+        self._fake_tasks = tuple(fake_tasks)
+        self._clients: dict[str, ChatClient] = {}
+        self._stack: AsyncExitStack | None = None
+
+    async def __aenter__(self) -> ProviderPool:
+        if self._stack is not None:
+            raise RuntimeError("a ProviderPool cannot be entered twice")
+        self._stack = AsyncExitStack()
+        try:
+            for cfg in self._configs.values():
+                self._clients[cfg.name] = await self._open(cfg, self._stack)
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        assert self._stack is not None
+        self._clients.clear()
+        await self._stack.aclose()
+
+    async def _open(self, cfg: ProviderConfig, stack: AsyncExitStack) -> ChatClient:
+        base_url = cfg.base_url
+        if cfg.kind == "fake":
+            fake = FakeProvider(task_dirs=self._fake_tasks, latency_s=cfg.fake_latency_s)
+            base_url = (await stack.enter_async_context(fake)).base_url
+        http = httpx.AsyncClient(
+            limits=httpx.Limits(
+                max_connections=cfg.max_connections, max_keepalive_connections=cfg.max_connections
+            ),
+            # Waiting for a pooled connection is bounded by the limiter, not by a timeout.
+            timeout=httpx.Timeout(
+                connect=cfg.connect_timeout_s, read=cfg.read_timeout_s, write=cfg.read_timeout_s, pool=None
+            ),
+            trust_env=not _is_loopback(base_url),  # never send loopback traffic to a proxy
+        )
+        await stack.enter_async_context(http)
+        return ChatClient(
+            cfg,
+            http,
+            ANTHROPIC if cfg.kind == "anthropic" else OPENAI,
+            base_url=base_url,
+            limiter=anyio.CapacityLimiter(cfg.max_connections),
+            breaker=Breaker(cfg.name, cfg.breaker_window),
+        )
+
+    def client(self, name: str) -> ChatClient:
+        if self._stack is None:
+            raise RuntimeError("ProviderPool is not open; use `async with`")
+        try:
+            return self._clients[name]
+        except KeyError:
+            raise KeyError(f"no provider named {name!r}; known: {sorted(self._configs)}") from None

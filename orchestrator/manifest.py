@@ -1,0 +1,101 @@
+"""`runs/<sweep>/manifest.jsonl`: one row per cell, appended by a single writer.
+
+Each row is written with one `write` of a complete line and fsynced, so a kill at any
+instant leaves every complete row readable; a torn last line is dropped on read and
+cut off before the next append. A run lock stops two sweeps writing one run.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from types import TracebackType
+
+import msgspec
+
+from .records import ManifestRow, Status
+
+# Rows that are a verdict on the solver; others (infra_error, cancelled) are re-run on resume.
+FINAL_STATUSES: frozenset[Status] = frozenset({"ok", "llm_error", "budget"})
+
+
+class RunLocked(Exception):
+    pass
+
+
+def read_rows(path: Path) -> list[ManifestRow]:
+    if not path.is_file():
+        return []
+    dec = msgspec.json.Decoder(ManifestRow)
+    rows = []
+    for line in path.read_bytes().split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            rows.append(dec.decode(line))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue  # a torn line from a killed writer
+    return rows
+
+
+def latest_by_cell(rows: list[ManifestRow]) -> dict[str, ManifestRow]:
+    out: dict[str, ManifestRow] = {}
+    for row in rows:
+        out[row.cell] = row
+    return out
+
+
+class Manifest:
+    """The run directory's manifest, locked for the lifetime of the context."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.path = run_dir / "manifest.jsonl"
+        self._lock_fd: int | None = None
+        self._fd: int | None = None
+        self._enc = msgspec.json.Encoder()
+
+    def __enter__(self) -> Manifest:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.run_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            os.close(fd)
+            raise RunLocked(f"{self.run_dir}: another sweep is writing this run") from exc
+        self._lock_fd = fd
+        self._drop_torn_tail()
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _drop_torn_tail(self) -> None:
+        if not self.path.is_file():
+            return
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            keep = data.rfind(b"\n") + 1
+            with self.path.open("r+b") as fh:
+                fh.truncate(keep)
+
+    def rows(self) -> list[ManifestRow]:
+        return read_rows(self.path)
+
+    def append(self, row: ManifestRow) -> None:
+        assert self._fd is not None, "manifest is not open"
+        line = self._enc.encode(row) + b"\n"
+        written = os.write(self._fd, line)
+        if written != len(line):  # pragma: no cover - disk full; the tail is torn, say so
+            raise OSError(f"{self.path}: short write ({written} of {len(line)} bytes)")
+        os.fsync(self._fd)

@@ -1,0 +1,184 @@
+"""Per-solver tables, completion vs continuity, staged vs full-spec pairs and correlations.
+
+Rows are grouped by (solver, arm): a staged run and a full-spec run of one solver answer
+different questions and are never pooled.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from ..records import ManifestRow
+from ._load import LoadedRun
+from ._measures import completing, mean, rate, row_mean, row_rate
+from ._model import (
+    CellEntry,
+    ContinuityRow,
+    Correlation,
+    PairedRow,
+    RegressionRow,
+    Report,
+    ScoreTable,
+    SolverScores,
+    cell_dir_name,
+)
+from ._regressions import gate_counts, regression_rows
+from ._stats import permutation_p, spearman
+
+ARM_ORDER = ("staged", "full-spec")
+
+
+def group(rows: Sequence[ManifestRow]) -> dict[tuple[str, str], list[ManifestRow]]:
+    out: dict[tuple[str, str], list[ManifestRow]] = defaultdict(list)
+    for r in rows:
+        out[(r.solver, r.arm)].append(r)
+    return dict(sorted(out.items(), key=lambda kv: (ARM_ORDER.index(kv[0][1]), kv[0][0])))
+
+
+def score_table(rows: Sequence[ManifestRow], *, infra_as_zero: bool) -> ScoreTable:
+    caps = tuple(sorted({r.labels.capability for r in rows}))
+    out = []
+    for (solver, arm), members in group(rows).items():
+        infra = sum(r.status == "infra_error" for r in members)
+        pop = members if infra_as_zero else [r for r in members if r.status != "infra_error"]
+        out.append(
+            SolverScores(
+                solver=solver,
+                arm=arm,
+                cells=len(pop),
+                infra=infra,
+                task=row_rate(pop, lambda s: s.whole_task),
+                gate=row_mean(pop, lambda s: s.gate),
+                stage=row_mean(pop, lambda s: s.stage),
+                wcs=row_mean(pop, lambda s: s.wcs),
+                capability_gate={
+                    c: row_mean([r for r in pop if r.labels.capability == c], lambda s: s.gate)
+                    for c in caps
+                },
+            )
+        )
+    title = "infra_error counted as zero" if infra_as_zero else "infra_error excluded"
+    return ScoreTable(title=title, rows=tuple(out), capabilities=caps)
+
+
+def continuity_rows(rows: Sequence[ManifestRow]) -> tuple[ContinuityRow, ...]:
+    """Complete-but-not-cleared among rows whose final completion gates all pass."""
+
+    def one(solver: str, arm: str, members: Sequence[ManifestRow]) -> ContinuityRow:
+        done = [r.scores for r in members if r.scores is not None and r.scores.completion_pass]
+        return ContinuityRow(
+            solver=solver,
+            arm=arm,
+            conservative=rate(s.complete_not_cleared for s in done),
+            broad=rate(s.complete_not_cleared_broad for s in done),
+        )
+
+    out = [one(s, a, m) for (s, a), m in group(rows).items()]
+    for arm in ARM_ORDER:
+        members = [r for r in rows if r.arm == arm]
+        if members:
+            out.append(one("all", arm, members))
+    return tuple(out)
+
+
+def paired_rows(rows: Sequence[ManifestRow]) -> tuple[PairedRow, ...]:
+    """Staged vs full-spec on the same (task, solver); repeats are averaged within an arm."""
+    cells: dict[tuple[str, str], dict[str, list[ManifestRow]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for r in rows:
+        if r.status != "infra_error":
+            cells[(r.task, r.solver)][r.arm].append(r)
+    by_solver: dict[str, list[tuple[str, list[ManifestRow], list[ManifestRow]]]] = defaultdict(
+        list
+    )
+    for (task, solver), arms in sorted(cells.items()):
+        if arms.get("staged") and arms.get("full-spec"):
+            by_solver[solver].append((task, arms["staged"], arms["full-spec"]))
+    out = []
+    for solver, pairs in sorted(by_solver.items()):
+        tasks = [t for t, _, _ in pairs]
+
+        def avg(rs: list[ManifestRow], field: str) -> float:
+            return sum(getattr(r.scores, field) if r.scores else 0.0 for r in rs) / len(rs)
+
+        g_s = [avg(s, "gate") for _, s, _ in pairs]
+        g_f = [avg(f, "gate") for _, _, f in pairs]
+        w_d = [avg(s, "wcs") - avg(f, "wcs") for _, s, f in pairs]
+        out.append(
+            PairedRow(
+                solver=solver,
+                pairs=len(pairs),
+                gate_staged=mean(g_s, tasks),
+                gate_full=mean(g_f, tasks),
+                gate_delta=mean([a - b for a, b in zip(g_s, g_f, strict=True)], tasks),
+                task_staged=row_rate([r for _, s, _ in pairs for r in s], lambda s: s.whole_task),
+                task_full=row_rate([r for _, _, f in pairs for r in f], lambda s: s.whole_task),
+                wcs_delta=mean(w_d, tasks),
+            )
+        )
+    return tuple(out)
+
+
+def correlations(
+    table: ScoreTable, regressions: Sequence[RegressionRow], arm: str
+) -> tuple[Correlation, ...]:
+    """Across solvers (>= 3): Gate% vs protected-flip rate, and mean WCS vs baseline rate."""
+    scores = {r.solver: r for r in table.rows if r.arm == arm}
+    regs = {r.solver: r for r in regressions if r.solver in scores}
+    out = []
+    for x, y, xs, ys in (
+        ("Gate%", "protected-flip rate", "gate", "flip"),
+        ("mean WCS", "baseline regression rate", "wcs", "baseline"),
+    ):
+        pts = [
+            (getattr(scores[s], xs).value, getattr(regs[s], ys).value)
+            for s in sorted(regs)
+            if getattr(regs[s], ys).n > 0 and getattr(scores[s], xs).n > 0
+        ]
+        if len(pts) >= 3:
+            a, b = [p[0] for p in pts], [p[1] for p in pts]
+            out.append(Correlation(x=x, y=y, n=len(pts), rho=spearman(a, b), p=permutation_p(a, b)))
+    return tuple(out)
+
+
+def cell_entries(rows: Sequence[ManifestRow]) -> tuple[CellEntry, ...]:
+    return tuple(
+        CellEntry(
+            cell=r.cell,
+            dir=cell_dir_name(r.cell),
+            task=r.task,
+            solver=r.solver,
+            arm=r.arm,
+            status=r.status,
+            gate=r.scores.gate if r.scores else None,
+            wcs=r.scores.wcs if r.scores else None,
+            whole_task=r.scores.whole_task if r.scores else None,
+            breaks=len(r.flips),
+        )
+        for r in sorted(rows, key=lambda r: r.cell)
+    )
+
+
+def aggregate(run: LoadedRun, run_dir: str) -> Report:
+    rows = run.rows
+    arms = {r.arm for r in rows}
+    reg_arm = "staged" if "staged" in arms or not arms else "full-spec"
+    reg_rows = [r for r in rows if r.arm == reg_arm]
+    regs = regression_rows(reg_rows)
+    table = score_table(rows, infra_as_zero=False)
+    return Report(
+        run_dir=run_dir,
+        load=run.stats,
+        solvers=tuple(sorted({r.solver for r in rows})),
+        scores=table,
+        scores_infra_zero=score_table(rows, infra_as_zero=True),
+        continuity=continuity_rows(rows),
+        regressions=regs,
+        regression_arm=reg_arm,
+        gate_counts=gate_counts([r for r in reg_rows if completing(r)]),
+        paired=paired_rows(rows),
+        correlations=correlations(table, regs, reg_arm),
+        cells=cell_entries(rows),
+    )

@@ -1,0 +1,78 @@
+"""Write `RUN_DIR/report.md` and `RUN_DIR/report/` (index.html, plots, cell pages).
+
+Layout of `RUN_DIR/report/` (regenerated on every run; nothing else in RUN_DIR is touched):
+
+    index.html
+    plots/scores.png, plots/gates.png
+    cells/<cell-dir>/index.html, cells/<cell-dir>/timeline.png
+    tasks/<task>/reference/<state>.png   reference screenshots, copied once per task
+
+Final screenshots stay where the cell wrote them and are linked relatively, so the report
+opens from disk as long as it stays inside its run directory.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import msgspec
+
+from ._aggregate import aggregate
+from ._cells import CellView, cell_view
+from ._html import render_cell, render_index
+from ._load import load_run
+from ._markdown import render_markdown
+from ._model import Report
+from ._plots import cell_timeline, gate_pass_rates, score_distributions
+
+
+class ReportFiles(msgspec.Struct, frozen=True, kw_only=True):
+    markdown: Path
+    html: Path
+    report: Report
+
+
+def _rel(target: Path, start: Path) -> str:
+    return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
+
+
+def _cell_page(view: CellView, out: Path, refs_out: Path) -> None:
+    page_dir = out / "cells" / view.dir
+    page_dir.mkdir(parents=True, exist_ok=True)
+    cell_timeline(view.checkpoints, view.row.flips, page_dir / "timeline.png")
+    shots: list[tuple[str, str | None, str | None]] = []
+    for pair in view.shots:
+        ref = None
+        if pair.reference is not None:
+            copy = refs_out / view.row.task / "reference" / f"{pair.state}.png"
+            if not copy.is_file():
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(pair.reference, copy)
+            ref = _rel(copy, page_dir)
+        fin = None if pair.final is None else _rel(pair.final, page_dir)
+        shots.append((pair.state, ref, fin))
+    html = render_cell(view, "timeline.png", shots)
+    (page_dir / "index.html").write_text(html, encoding="utf-8")
+
+
+def write_report(run_dir: Path, tasks_dir: Path) -> ReportFiles:
+    run = load_run(run_dir, tasks_dir)
+    rep = aggregate(run, run_dir.name)
+    out = run_dir / "report"
+    for sub in ("cells", "plots", "tasks"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    plots = [
+        ("Score distributions per solver", score_distributions(run.rows, out / "plots/scores.png")),
+        ("Final pass rate per gate", gate_pass_rates(run.rows, out / "plots/gates.png")),
+    ]
+    for row in run.rows:
+        view = cell_view(row, run_dir, run.task_roots.get(row.task))
+        _cell_page(view, out, out / "tasks")
+    html = out / "index.html"
+    html.write_text(render_index(rep, [(t, _rel(p, out)) for t, p in plots]), encoding="utf-8")
+    md = run_dir / "report.md"
+    md.write_text(render_markdown(rep, [(t, _rel(p, run_dir)) for t, p in plots]), encoding="utf-8")
+    return ReportFiles(markdown=md, html=html, report=rep)

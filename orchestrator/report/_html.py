@@ -1,0 +1,176 @@
+"""Render the static HTML report: `report/index.html` and `report/cells/<dir>/index.html`.
+
+Every piece of text goes through `html.escape`; every link is relative and URL-quoted, so
+the pages open from disk (file://) with no server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from html import escape
+from urllib.parse import quote
+
+from ._cells import CellView
+from ._model import Report
+from ._tables import Table, load_note, tables
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em}
+table{border-collapse:collapse;margin:.5em 0 1.5em}
+th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}
+.note{color:#555}
+img{max-width:100%;border:1px solid #ddd}
+.shots{display:grid;grid-template-columns:1fr 1fr;gap:1em}
+.fail{color:#a00}
+"""
+
+
+def _page(title: str, body: Iterable[str]) -> str:
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+def _rows(headers: Sequence[str], rows: Iterable[Sequence[str]], id: str = "") -> str:
+    """A table whose cells are already-escaped HTML."""
+    attr = f' id="{escape(id)}"' if id else ""
+    head = "".join(f"<th>{h}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _table(t: Table) -> str:
+    rows = [[escape(c) for c in r] for r in t.rows]
+    return (
+        f"<h2>{escape(t.title)}</h2><p class='note'>{escape(t.note)}</p>"
+        + (_rows([escape(h) for h in t.headers], rows, t.id) if rows else "<p>no rows</p>")
+    )
+
+
+def render_index(rep: Report, plots: Sequence[tuple[str, str]]) -> str:
+    """`plots` are (title, path relative to the report directory)."""
+    body = [f"<h1>ProductWebBench report: {escape(rep.run_dir)}</h1>"]
+    body.append(f"<p class='note' id='load'>{escape(load_note(rep))}</p>")
+    body += [_table(t) for t in tables(rep)]
+    body.append("<h2>Plots</h2>")
+    body += [
+        f"<figure><img class='plot' src='{quote(p)}' alt='{escape(t, quote=True)}'>"
+        f"<figcaption>{escape(t)}</figcaption></figure>"
+        for t, p in plots
+    ]
+    body.append("<h2>Cells</h2>")
+    cells = [
+        [
+            f"<a href='cells/{quote(c.dir)}/index.html'>{escape(c.cell)}</a>",
+            escape(c.status),
+            "—" if c.gate is None else f"{100 * c.gate:.1f}",
+            "—" if c.wcs is None else f"{c.wcs:.3f}",
+            "—" if c.whole_task is None else ("yes" if c.whole_task else "no"),
+            str(c.breaks),
+        ]
+        for c in rep.cells
+    ]
+    body.append(_rows(["cell", "status", "Gate%", "WCS", "whole task", "flips"], cells, "cells"))
+    return _page("ProductWebBench report", body)
+
+
+def _img(src: str | None, alt: str) -> str:
+    if src is None:
+        return f"<p class='note'>no {escape(alt)} screenshot</p>"
+    return f"<img src='{quote(src)}' alt='{escape(alt, quote=True)}'>"
+
+
+def render_cell(
+    view: CellView, timeline_png: str, shots: Sequence[tuple[str, str | None, str | None]]
+) -> str:
+    """`timeline_png` and the (state, reference, final) paths are relative to the page."""
+    r = view.row
+    s = r.scores
+    body = [
+        "<p><a href='../../index.html'>&larr; report</a></p>",
+        f"<h1>{escape(r.cell)}</h1>",
+        "<p>"
+        + escape(
+            f"task {r.task} · solver {r.solver} · arm {r.arm} · status {r.status}"
+            + (f" ({r.error})" if r.error else "")
+        )
+        + "</p>",
+    ]
+    if s is not None:
+        body.append(
+            "<p>"
+            + escape(
+                f"stage {s.stage:.2f} · gate {s.gate:.2f} · final_pass {s.final_pass} · "
+                f"breaks {s.breaks} · whole_task {s.whole_task} · WCS {s.wcs:.3f}"
+            )
+            + "</p>"
+        )
+    body.append("<h2>Units</h2>")
+    body.append(
+        _rows(
+            ["unit", "kind", "cleared", "capped", "turns", "cleared at"],
+            [
+                [escape(u.id), escape(u.kind), str(u.cleared), str(u.capped), str(u.turns)]
+                + ["—" if u.cleared_at is None else f"#{u.cleared_at}"]
+                for u in r.units
+            ],
+            "units",
+        )
+    )
+    body.append("<h2>Checkpoint timeline</h2>")
+    body.append(f"<img class='plot' src='{quote(timeline_png)}' alt='checkpoint timeline'>")
+    body.append("<h2>Events</h2>")
+    body.append(
+        _rows(
+            ["t (s)", "event", "unit", "turn", "detail"],
+            [
+                [f"{e.t:.1f}", escape(e.kind), escape(e.unit), str(e.turn), escape(e.detail)]
+                for e in view.timeline
+            ],
+            "events",
+        )
+    )
+    body.append("<h2>Flips</h2>")
+    body.append(
+        _rows(
+            ["check", "gate", "passed at", "failed at", "repaired at"],
+            [
+                [escape(f.check), escape(f.gate), f"#{f.passed_at}", f"#{f.failed_at}"]
+                + ["—" if f.repaired_at is None else f"#{f.repaired_at}"]
+                for f in r.flips
+            ],
+            "flips",
+        )
+        if r.flips
+        else "<p>none</p>"
+    )
+    if r.baseline_regressions:
+        body.append("<h2>Baseline regressions</h2><ul>")
+        body += [
+            f"<li>{escape(b.gate)}: {escape(', '.join(b.failed_checks))}</li>"
+            for b in r.baseline_regressions
+        ]
+        body.append("</ul>")
+    body.append("<h2>Failing gates</h2>")
+    if view.failing:
+        body.append("<ul id='failing'>")
+        for g in view.failing:
+            msgs = "".join(f"<li>{escape(m)}</li>" for m in g.messages)
+            body.append(f"<li class='fail'><b>{escape(g.gate)}</b><ul>{msgs}</ul></li>")
+        body.append("</ul>")
+    else:
+        body.append("<p>none</p>")
+    body.append("<h2>Reference vs final</h2>")
+    for state, ref, fin in shots:
+        body.append(
+            f"<h3>{escape(state)}</h3><div class='shots'>"
+            f"<figure>{_img(ref, 'reference')}<figcaption>reference</figcaption></figure>"
+            f"<figure>{_img(fin, 'final')}<figcaption>final</figcaption></figure></div>"
+        )
+    if not shots:
+        body.append("<p>no screenshots</p>")
+    return _page(r.cell, body)

@@ -1,0 +1,95 @@
+"""Read `RUN_DIR/manifest.jsonl` and keep the rows that still describe the current tasks.
+
+A torn last line (a sweep killed mid-write) is dropped; a corrupt line anywhere else is a
+`ReportError`, because silently skipping it would change the numbers. When a cell has more
+than one row (a resumed sweep re-ran it), the last row wins. A row is *stale* when its
+task no longer loads from the tasks directory or its `contract_hash` differs from the
+task's current hash; stale rows are left out and counted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from ..contract import ContractError, load_task
+from ..records import ManifestRow
+
+
+class ReportError(Exception):
+    """The run directory cannot be reported on (missing or corrupt manifest)."""
+
+
+class LoadStats(msgspec.Struct, frozen=True, kw_only=True):
+    lines: int  # complete rows read
+    torn: int  # 0 or 1: a torn last line was dropped
+    superseded: int  # earlier rows of a cell that was written again
+    stale_hash: int  # contract_hash differs from the task's current hash
+    missing_task: int  # task directory gone or no longer valid
+    kept: int
+
+
+class LoadedRun(msgspec.Struct, frozen=True, kw_only=True):
+    rows: tuple[ManifestRow, ...]
+    stats: LoadStats
+    task_roots: dict[str, Path]  # task id -> its current package directory
+
+
+def read_manifest(path: Path) -> tuple[list[ManifestRow], int]:
+    """All complete rows in file order, and how many torn trailing lines were dropped."""
+    if not path.is_file():
+        raise ReportError(f"{path}: expected a manifest.jsonl, got none")
+    dec = msgspec.json.Decoder(ManifestRow)
+    lines = [ln for ln in path.read_bytes().splitlines() if ln.strip()]
+    rows: list[ManifestRow] = []
+    for i, line in enumerate(lines):
+        try:
+            rows.append(dec.decode(line))
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            if i == len(lines) - 1:
+                return rows, 1
+            raise ReportError(f"{path}:{i + 1}: expected a manifest row, got {exc}") from exc
+    return rows, 0
+
+
+def load_run(run_dir: Path, tasks_dir: Path) -> LoadedRun:
+    raw, torn = read_manifest(run_dir / "manifest.jsonl")
+    latest: dict[str, ManifestRow] = {}
+    for row in raw:
+        latest.pop(row.cell, None)  # re-insert so order follows the last write
+        latest[row.cell] = row
+    hashes: dict[str, str | None] = {}
+    roots: dict[str, Path] = {}
+    kept: list[ManifestRow] = []
+    stale = missing = 0
+    for row in latest.values():
+        if row.task not in hashes:
+            hashes[row.task] = _current_hash(tasks_dir / row.task)
+            if hashes[row.task] is not None:
+                roots[row.task] = tasks_dir / row.task
+        current = hashes[row.task]
+        if current is None:
+            missing += 1
+        elif current != row.contract_hash:
+            stale += 1
+        else:
+            kept.append(row)
+    stats = LoadStats(
+        lines=len(raw),
+        torn=torn,
+        superseded=len(raw) - len(latest),
+        stale_hash=stale,
+        missing_task=missing,
+        kept=len(kept),
+    )
+    return LoadedRun(rows=tuple(kept), stats=stats, task_roots=roots)
+
+
+def _current_hash(root: Path) -> str | None:
+    if not root.is_dir():
+        return None
+    try:
+        return load_task(root).contract_hash
+    except ContractError:
+        return None

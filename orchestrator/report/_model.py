@@ -1,0 +1,128 @@
+"""The report's numbers as typed records: what aggregation produces and renderers read."""
+
+from __future__ import annotations
+
+import math
+
+import msgspec
+
+from ._load import LoadStats
+
+
+class _Rec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class Rate(_Rec, frozen=True, kw_only=True):
+    """k of n with a Wilson 95% interval; `value` is NaN when n == 0."""
+
+    k: int
+    n: int
+    lo: float
+    hi: float
+
+    @property
+    def value(self) -> float:
+        return self.k / self.n if self.n else math.nan
+
+
+class Mean(_Rec, frozen=True, kw_only=True):
+    """Mean of n values with a task-clustered bootstrap 95% interval (NaN when n == 0)."""
+
+    n: int
+    value: float
+    lo: float
+    hi: float
+
+
+class SolverScores(_Rec, frozen=True, kw_only=True):
+    solver: str
+    arm: str
+    cells: int  # rows in this table's population
+    infra: int  # infra_error rows of the solver (excluded or counted as zero)
+    task: Rate  # whole_task
+    gate: Mean
+    stage: Mean
+    wcs: Mean
+    capability_gate: dict[str, Mean]
+
+
+class ScoreTable(_Rec, frozen=True, kw_only=True):
+    title: str
+    rows: tuple[SolverScores, ...]
+    capabilities: tuple[str, ...]
+
+
+class ContinuityRow(_Rec, frozen=True, kw_only=True):
+    solver: str  # "all" for the pooled row
+    arm: str
+    conservative: Rate  # complete_not_cleared among completion_pass rows
+    broad: Rate
+
+
+class RegressionRow(_Rec, frozen=True, kw_only=True):
+    solver: str  # "all" for the pooled row
+    flip: Rate  # protected flip among completing runs
+    baseline: Rate  # baseline regression among covered completing runs
+    union: Rate  # either channel, among covered completing runs
+    overlap: Rate  # both channels, among covered completing runs
+    caught_failing: Rate  # either channel and final conservative continuity fails
+    flipped_clean: Rate  # flipped yet final conservative continuity passes (completing runs)
+
+
+class GateCount(_Rec, frozen=True, kw_only=True):
+    gate: str
+    flips: int  # flip events on this gate
+    flip_runs: int  # runs with at least one flip on this gate
+    baseline_runs: int  # runs with a baseline regression on this gate
+
+
+class PairedRow(_Rec, frozen=True, kw_only=True):
+    solver: str
+    pairs: int  # (task, solver) packages run in both arms
+    gate_staged: Mean
+    gate_full: Mean
+    gate_delta: Mean  # staged minus full-spec, clustered by task
+    task_staged: Rate
+    task_full: Rate
+    wcs_delta: Mean
+
+
+class Correlation(_Rec, frozen=True, kw_only=True):
+    x: str
+    y: str
+    n: int
+    rho: float
+    p: float
+
+
+class CellEntry(_Rec, frozen=True, kw_only=True):
+    cell: str
+    dir: str  # cell directory name: `cell` with "/" replaced by "__"
+    task: str
+    solver: str
+    arm: str
+    status: str
+    gate: float | None
+    wcs: float | None
+    whole_task: bool | None
+    breaks: int
+
+
+class Report(_Rec, frozen=True, kw_only=True):
+    run_dir: str
+    load: LoadStats
+    solvers: tuple[str, ...]
+    scores: ScoreTable  # infra_error rows excluded
+    scores_infra_zero: ScoreTable  # infra_error rows counted as zero
+    continuity: tuple[ContinuityRow, ...]
+    regressions: tuple[RegressionRow, ...]
+    regression_arm: str
+    gate_counts: tuple[GateCount, ...]
+    paired: tuple[PairedRow, ...]
+    correlations: tuple[Correlation, ...]
+    cells: tuple[CellEntry, ...]
+
+
+def cell_dir_name(cell: str) -> str:
+    return cell.replace("/", "__")

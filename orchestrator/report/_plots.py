@@ -1,0 +1,95 @@
+"""PNG plots with matplotlib's object API (`Figure` on the Agg canvas; no pyplot state)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..contract import GATES
+from ..events import CheckpointSummary
+from ..records import Flip, ManifestRow
+
+DPI = 100
+
+
+def _save(fig: Figure, out: Path) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    FigureCanvasAgg(fig)
+    fig.savefig(out, dpi=DPI, format="png")
+    return out
+
+
+def _label(solver: str, arm: str) -> str:
+    return solver if arm == "staged" else f"{solver} ({arm})"
+
+
+def score_distributions(rows: Sequence[ManifestRow], out: Path) -> Path:
+    """Box plots of Gate, Stage and WCS per solver and arm (infra_error rows left out)."""
+    groups: dict[str, list[ManifestRow]] = {}
+    for r in sorted(rows, key=lambda r: (r.arm != "staged", r.solver)):
+        if r.status != "infra_error":
+            groups.setdefault(_label(r.solver, r.arm), []).append(r)
+    fig = Figure(figsize=(4 + 3 * max(1, len(groups)) ** 0.5, 4), layout="constrained")
+    axes = fig.subplots(1, 3, sharey=True)
+    for ax, field in zip(axes, ("gate", "stage", "wcs"), strict=True):
+        data = [[getattr(r.scores, field) if r.scores else 0.0 for r in g] for g in groups.values()]
+        if data:
+            ax.boxplot(data, tick_labels=list(groups), showmeans=True)
+            ax.tick_params(axis="x", labelrotation=30)
+        ax.set_title(field.upper() if field == "wcs" else field.capitalize())
+        ax.set_ylim(-0.05, 1.05)
+    return _save(fig, out)
+
+
+def gate_pass_rates(rows: Sequence[ManifestRow], out: Path) -> Path:
+    """Final pass rate of each gate where applicable, one bar per solver and arm."""
+    groups: dict[str, list[ManifestRow]] = {}
+    for r in sorted(rows, key=lambda r: (r.arm != "staged", r.solver)):
+        if r.status != "infra_error":
+            groups.setdefault(_label(r.solver, r.arm), []).append(r)
+    fig = Figure(figsize=(8, 0.35 * len(GATES) + 1.5), layout="constrained")
+    ax = fig.subplots()
+    height = 0.8 / max(1, len(groups))
+    for i, (label, members) in enumerate(groups.items()):
+        rates = []
+        for g in GATES:
+            seen = [r.final_gates[g] for r in members if r.final_gates.get(g, "n/a") != "n/a"]
+            rates.append(sum(s == "pass" for s in seen) / len(seen) if seen else 0.0)
+        ax.barh([j + i * height for j in range(len(GATES))], rates, height=height, label=label)
+    ax.set_yticks([j + 0.4 - height / 2 for j in range(len(GATES))], labels=list(GATES))
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("final pass rate (applicable rows)")
+    if groups:
+        ax.legend(loc="lower right", fontsize="small")
+    return _save(fig, out)
+
+
+def cell_timeline(
+    checkpoints: Sequence[CheckpointSummary], flips: Sequence[Flip], out: Path
+) -> Path:
+    """Share of replayed checks passing at each checkpoint, with flips and build failures."""
+    fig = Figure(figsize=(7, 3), layout="constrained")
+    ax = fig.subplots()
+    xs = [c.index for c in checkpoints]
+    ys = [c.passed / (c.passed + c.failed) if c.passed + c.failed else 0.0 for c in checkpoints]
+    ax.plot(xs, ys, marker="o", label="checks passing")
+    broken = [(c.index, 0.0) for c in checkpoints if not (c.build_ok and c.serve_ok)]
+    if broken:
+        ax.scatter(*zip(*broken, strict=True), marker="s", color="black", label="build/serve failed")
+    for i, f in enumerate(flips):
+        ax.axvline(f.failed_at, color="red", alpha=0.5, label="flip" if i == 0 else None)
+        if f.repaired_at is not None:
+            ax.axvline(f.repaired_at, color="green", alpha=0.4, linestyle="--")
+    for c in checkpoints:
+        if c.unit:
+            ax.annotate(c.unit, (c.index, 1.02), fontsize=7, ha="center")
+    ax.set_ylim(-0.05, 1.1)
+    ax.set_xlabel("checkpoint")
+    ax.set_ylabel("share passing")
+    if xs or flips:
+        ax.legend(loc="lower left", fontsize="small")
+    return _save(fig, out)

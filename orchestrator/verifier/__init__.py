@@ -1,0 +1,42 @@
+"""The browser verifier: replay task states in headless Chromium and grade the 19 gates.
+
+Public surface:
+
+- `BrowserPool` — one Chromium per process, a fresh context per state, a limiter,
+  recycling, crash relaunch with one retry of the affected state;
+- `verify(pool, task, base_url, ...) -> VerifyReport` and `RunHealth` (build, serve and
+  scope, decided outside the browser);
+- `capture(pool, task, base_url, out_dir)` — evidence for a task package;
+- the exception hierarchy (`VerifierError` and subclasses, see `_errors.py`).
+
+Semantics (details in the module docstrings): `require_interaction` and `changed_from`
+in `_verify.py`; blank page, horizontal overflow and the content fingerprint in
+`_replay_probe.py`; determinism and the settle rule in `_replay.py`; gate verdicts
+(pass / fail / n/a) in `_gates.py`.
+"""
+
+from ._browser import BrowserPool as BrowserPool
+from ._browser import BrowserSession as BrowserSession
+from ._errors import BrowserCrashed as BrowserCrashed
+from ._errors import ReplayError as ReplayError
+from ._errors import VerifierError as VerifierError
+from ._errors import VerifierInfraError as VerifierInfraError
+from ._health import RunHealth as RunHealth
+from ._replay import ReplayOptions as ReplayOptions
+from ._replay_capture import CaptureSummary as CaptureSummary
+from ._replay_capture import capture as capture
+from ._verify import verify as verify
+
+__all__ = [
+    "BrowserCrashed",
+    "BrowserPool",
+    "BrowserSession",
+    "CaptureSummary",
+    "ReplayError",
+    "ReplayOptions",
+    "RunHealth",
+    "VerifierError",
+    "VerifierInfraError",
+    "capture",
+    "verify",
+]

@@ -1,0 +1,119 @@
+"""Health checks per replayed state, run-level health checks, and per-gate verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..contract import GATES, Gate
+from ..results import CheckResult, GateResult, GateStatus
+from ._health import RunHealth
+from ._observe import StateObservation
+
+# What each health gate asks of every state: the `describe` of the automatic checks.
+HEALTH_DESCRIBE: dict[Gate, str] = {
+    "layout_overflow": "The page must not scroll horizontally.",
+    "routes": "The route must load with a 2xx status and render something.",
+    "console": "No console error or uncaught exception may occur.",
+    "network": "Every same-origin request must succeed.",
+    "assets": "Every image, font and stylesheet must load.",
+    "build": "Install and build must succeed.",
+    "serve": "The server must become ready in time.",
+    "scope": "Only files inside allowed_paths may change.",
+}
+
+
+def _listed(items: Iterable[str], limit: int = 5) -> str:
+    items = list(items)
+    more = f" (+{len(items) - limit} more)" if len(items) > limit else ""
+    return "; ".join(items[:limit]) + more
+
+
+def _routes(obs: StateObservation) -> tuple[bool, str]:
+    if obs.nav_error:
+        return False, obs.nav_error
+    if obs.status is None or not 200 <= obs.status < 300:
+        return False, f"document status {obs.status}"
+    if obs.health.blank:
+        return False, f"status {obs.status} but the page rendered blank (no text, no media)"
+    return True, f"status {obs.status}"
+
+
+def _state_verdicts(obs: StateObservation) -> dict[Gate, tuple[bool, str]]:
+    h = obs.health
+    # A 404 image shows up twice (failed request, then naturalWidth 0): report it once.
+    broken = [
+        f"img {src}: loaded but decoded to nothing"
+        for src in h.broken_images
+        if not any(src.lstrip("./") in line for line in obs.failed_assets)
+    ]
+    assets = [*obs.failed_assets, *broken]
+    return {
+        "layout_overflow": (
+            not h.overflow,
+            f"scrollWidth {h.scroll_width} vs clientWidth {h.client_width}",
+        ),
+        "routes": _routes(obs),
+        "console": (not obs.console_errors, _listed(obs.console_errors) or "no errors"),
+        "network": (not obs.failed_requests, _listed(obs.failed_requests) or "no failures"),
+        "assets": (not assets, _listed(assets) or "all loaded"),
+    }
+
+
+def state_health(obs: StateObservation, where: str) -> list[CheckResult]:
+    """The five state health checks of one replayed state, id `<gate>@<state>`."""
+    verdicts = _state_verdicts(obs)
+    if obs.error:
+        verdicts = {g: (False, obs.error) for g in verdicts}
+    return [
+        CheckResult(
+            id=f"{gate}@{obs.state}",
+            gate=gate,
+            state=obs.state,
+            passed=ok,
+            observed=observed,
+            message=grounded(HEALTH_DESCRIBE[gate], where, observed),
+            authored=False,
+        )
+        for gate, (ok, observed) in verdicts.items()
+    ]
+
+
+def run_health(health: RunHealth) -> list[CheckResult]:
+    """build/serve/scope as checks on the pseudo-state `run` (id `<gate>@run`)."""
+    scope = _listed(health.scope_violations) or "no path outside allowed_paths"
+    verdicts: dict[Gate, tuple[bool, str]] = {
+        "build": (health.build_ok, health.build_detail or ("ok" if health.build_ok else "failed")),
+        "serve": (health.serve_ok, health.serve_detail or ("ready" if health.serve_ok else "down")),
+        "scope": (not health.scope_violations, scope),
+    }
+    return [
+        CheckResult(
+            id=f"{gate}@run",
+            gate=gate,
+            state="run",
+            passed=ok,
+            observed=observed,
+            message=grounded(HEALTH_DESCRIBE[gate], "the whole run", observed),
+            authored=False,
+        )
+        for gate, (ok, observed) in verdicts.items()
+    ]
+
+
+def grounded(describe: str, where: str, observed: str) -> str:
+    """The sentence a user can act on: what should hold, where, and what was seen."""
+    return f"{describe} — {where}; observed: {observed}"
+
+
+def gate_results(checks: Iterable[CheckResult]) -> tuple[GateResult, ...]:
+    """pass when every evaluated check passes, fail when one fails, n/a when none ran."""
+    by_gate: dict[Gate, list[CheckResult]] = {}
+    for c in checks:
+        by_gate.setdefault(c.gate, []).append(c)
+    out = []
+    for gate in GATES:
+        got = by_gate.get(gate, [])
+        failed = tuple(c.id for c in got if not c.passed)
+        status: GateStatus = "n/a" if not got else "fail" if failed else "pass"
+        out.append(GateResult(gate=gate, status=status, failed_checks=failed))
+    return tuple(out)

@@ -1,0 +1,237 @@
+"""Evaluate one assertion on a settled page, through Playwright locators.
+
+Conventions: single-element kinds (text_*, attribute, style, token, box) read the first
+match; `visible` needs at least one visible match, `hidden` none; texts are compared
+after collapsing whitespace. Computed values are normalised by the browser itself (a
+probe element), so `#fff` equals `rgb(255, 255, 255)`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+from playwright.async_api import Locator, Page
+
+from ..contract import (
+    Absent,
+    Assertion,
+    Attribute,
+    Box,
+    Contained,
+    Cookie,
+    Count,
+    Exists,
+    Hidden,
+    Links,
+    Role,
+    Storage,
+    Style,
+    TextContains,
+    TextEquals,
+    TextOrder,
+    TextRegex,
+    Token,
+    Url,
+    Visible,
+    Visual,
+)
+from ._observe import Outcome
+from ._replay_js import BOX, BOXES, COMPUTED, CONTAINED, LINKS, NORMALISE, TOKEN
+from ._visual import compare
+
+NO_MATCH = "no element matches"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _short(values: object, limit: int = 300) -> str:
+    text = repr(values)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _ok(passed: bool, observed: str) -> Outcome:
+    return Outcome(passed=passed, observed=observed)
+
+
+async def _first_text(page: Page, selector: str) -> str | None:
+    loc = page.locator(selector)
+    if await loc.count() == 0:
+        return None
+    return _norm(await loc.first.inner_text())
+
+
+async def evaluate(page: Page, a: Assertion, state_id: str, reference_dir: Path | None) -> Outcome:
+    match a:
+        case Exists() | Absent() | Count() | Visible() | Hidden():
+            return await _presence(page, a)
+        case TextEquals() | TextContains() | TextRegex() | TextOrder():
+            return await _text(page, a)
+        case Attribute():
+            return await _attribute(page, a)
+        case Role():
+            return await _role(page, a)
+        case Style() | Token():
+            return await _style(page, a)
+        case Box() | Contained():
+            return await _geometry(page, a)
+        case Links():
+            return await _links(page, a)
+        case Storage() | Cookie() | Url():
+            return await _state_artifact(page, a)
+        case Visual():
+            return await _visual(page, a, state_id, reference_dir)
+
+
+async def _presence(page: Page, a: Exists | Absent | Count | Visible | Hidden) -> Outcome:
+    loc = page.locator(a.selector)
+    n = await loc.count()
+    match a:
+        case Exists():
+            return _ok(n > 0, f"{n} match(es)")
+        case Absent():
+            return _ok(n == 0, f"{n} match(es)")
+        case Count(equals=eq, min=lo, max=hi):
+            ok = (eq is None or n == eq) and (lo is None or n >= lo) and (hi is None or n <= hi)
+            return _ok(ok, f"{n} match(es)")
+    shown = await loc.filter(visible=True).count()
+    observed = f"{shown} of {n} match(es) visible"
+    return _ok(shown > 0 if isinstance(a, Visible) else shown == 0, observed)
+
+
+async def _text(page: Page, a: TextEquals | TextContains | TextRegex | TextOrder) -> Outcome:
+    if isinstance(a, TextOrder):
+        texts = [_norm(t) for t in await page.locator(a.selector).all_inner_texts()]
+        return _ok(_in_order(texts, a.values), f"texts {_short(texts)}")
+    text = await _first_text(page, a.selector)
+    if text is None:
+        return _ok(False, NO_MATCH)
+    match a:
+        case TextEquals(value=v):
+            ok = text == _norm(v)
+        case TextContains(value=v):
+            ok = _norm(v) in text
+        case TextRegex(pattern=p):
+            ok = re.search(p, text) is not None
+    return _ok(ok, f"text {_short(text)}")
+
+
+def _in_order(texts: list[str], values: tuple[str, ...]) -> bool:
+    """Each value is contained in a distinct element text, in the given order."""
+    it = iter(texts)
+    return all(any(_norm(v) in t for t in it) for v in values)
+
+
+async def _attribute(page: Page, a: Attribute) -> Outcome:
+    loc = page.locator(a.selector)
+    if await loc.count() == 0:
+        return _ok(False, NO_MATCH)
+    value = await loc.first.get_attribute(a.name)
+    if value is None:
+        return _ok(False, f"no attribute {a.name!r}")
+    ok = (
+        (a.equals is None or value == a.equals)
+        and (a.contains is None or a.contains in value)
+        and (a.regex is None or re.search(a.regex, value) is not None)
+    )
+    return _ok(ok, f"{a.name}={value!r}")
+
+
+async def _role(page: Page, a: Role) -> Outcome:
+    scope: Page | Locator = page.locator(a.within).first if a.within else page
+    role = cast(Any, a.role)  # a free string in task.toml; Playwright validates it
+    n = await scope.get_by_role(role, name=a.name, exact=a.exact).count()
+    if n:
+        return _ok(True, f"{n} {a.role} named {a.name!r}")
+    names = [_norm(t) for t in await scope.get_by_role(role).all_inner_texts()]
+    return _ok(False, f"no {a.role} named {a.name!r}; {a.role}s present: {_short(names)}")
+
+
+async def _style(page: Page, a: Style | Token) -> Outcome:
+    loc = page.locator(a.selector)
+    if await loc.count() == 0:
+        return _ok(False, NO_MATCH)
+    if isinstance(a, Style):
+        actual = str(await loc.first.evaluate(COMPUTED, a.property))
+        want = str(await loc.first.evaluate(NORMALISE, [a.property, a.equals]))
+        ok = actual in (want, a.equals)
+        return _ok(ok, f"{a.property}: {actual} (expected {want})")
+    raw = await loc.first.evaluate(TOKEN, [a.property, a.token])
+    if not raw["defined"]:
+        return _ok(False, f"token {a.token} is not defined on :root")
+    observed = f"{a.property}: {raw['actual']} vs {a.token} = {raw['token']}"
+    if raw["follows"] is False:
+        observed += " (does not follow the token when it changes)"
+    return _ok(raw["actual"] == raw["token"] and raw["follows"] is not False, observed)
+
+
+async def _geometry(page: Page, a: Box | Contained) -> Outcome:
+    loc = page.locator(a.selector)
+    if await loc.count() == 0:
+        return _ok(False, NO_MATCH)
+    if isinstance(a, Contained):
+        outside = await loc.evaluate_all(CONTAINED)
+        return _ok(not outside, f"outside the viewport: {_short(outside)}" if outside else "inside")
+    box = await loc.first.evaluate(BOX)
+    want = {"x": a.x, "y": a.y, "width": a.width, "height": a.height}
+    bad = [k for k, v in want.items() if v is not None and abs(box[k] - v) > a.tolerance]
+    shown = ", ".join(f"{k}={box[k]:.0f}" for k in ("x", "y", "width", "height"))
+    return _ok(not bad, shown + (f" (off: {', '.join(bad)})" if bad else ""))
+
+
+async def _links(page: Page, a: Links) -> Outcome:
+    region = page.locator(a.selector)
+    if await region.count() == 0:
+        return _ok(False, NO_MATCH)
+    found: list[list[str]] = await region.first.evaluate(LINKS)
+    pairs = [(_norm(t), h, r) for t, h, r in found]
+    it = iter(pairs)
+    ok = all(any(t == _norm(e.text) and e.href in (h, r) for t, h, r in it) for e in a.entries)
+    return _ok(ok, f"links {_short([(t, h) for t, h, _ in pairs])}")
+
+
+async def _state_artifact(page: Page, a: Storage | Cookie | Url) -> Outcome:
+    value: str | None
+    if isinstance(a, Url):
+        url = page.url
+        parts = urlsplit(url)
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        path += f"#{parts.fragment}" if parts.fragment else ""
+        ok = (
+            (a.equals is None or a.equals in (url, path))
+            and (a.contains is None or a.contains in url)
+            and (a.regex is None or re.search(a.regex, url) is not None)
+        )
+        return _ok(ok, f"url {url}")
+    if isinstance(a, Storage):
+        area = "localStorage" if a.area == "local" else "sessionStorage"
+        value = await page.evaluate(f"k => window.{area}.getItem(k)", a.key)
+        label = f"{area}[{a.key!r}]"
+        contains = a.contains
+    else:
+        cookies = await page.context.cookies(page.url)
+        value = next((c.get("value") for c in cookies if c.get("name") == a.name), None)
+        label, contains = f"cookie {a.name!r}", None
+    if not a.exists:
+        return _ok(value is None, f"{label} = {value!r}")
+    ok = value is not None and (a.equals is None or value == a.equals)
+    ok = ok and (contains is None or contains in (value or ""))
+    return _ok(ok, f"{label} = {value!r}")
+
+
+async def _visual(page: Page, a: Visual, state_id: str, ref_dir: Path | None) -> Outcome:
+    if ref_dir is None:
+        return _ok(False, "no evidence directory; run `python -m orchestrator capture`")
+    suffix = ".full.png" if a.full_page else ".png"
+    masks = [page.locator(s) for s in a.masks]
+    shot = await page.screenshot(
+        full_page=a.full_page, mask=masks, mask_color="#FF00FF", animations="disabled"
+    )
+    boxes = [b for m in masks for b in await m.evaluate_all(BOXES)]
+    offset = (0.0, 0.0) if a.full_page else await page.evaluate("[scrollX, scrollY]")
+    rects = [(b["x"] - offset[0], b["y"] - offset[1], b["width"], b["height"]) for b in boxes]
+    return compare(shot, ref_dir / f"{state_id}{suffix}", rects, a.threshold, a.pixel_tolerance)

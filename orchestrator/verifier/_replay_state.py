@@ -1,0 +1,104 @@
+"""One state's replay as a pool job: load, act, settle, read health, evaluate its checks."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from ..contract import Action, CheckSpec, State
+from ._browser import BrowserSession
+from ._errors import BrowserCrashed
+from ._observe import Outcome, PageHealth, StateObservation
+from ._replay import Recorder, ReplayOptions, navigate, prepare, run_actions, settle
+from ._replay_checks import evaluate
+from ._replay_probe import fingerprint, read_health
+
+
+@dataclass(frozen=True, slots=True)
+class StateJob:
+    """What to replay: `key` names the observation (a state id, or `<id>~bare`)."""
+
+    key: str
+    state: State
+    actions: tuple[Action, ...]
+    checks: tuple[CheckSpec, ...]
+    base_url: str
+    reference_dir: Path | None = None
+    artifacts: Path | None = None
+    use_settle_selector: bool = True
+    opts: ReplayOptions = field(default_factory=ReplayOptions)
+
+
+async def _reach(page: Page, job: StateJob, rec: Recorder) -> tuple[str, str]:
+    """Navigate and act; (navigation error, action or settle error), empty when fine."""
+    nav_error = await navigate(page, job.base_url, job.state.route, rec)
+    if nav_error:
+        return nav_error, ""
+    try:
+        await settle(page, rec, job.opts, None)
+    except PlaywrightError as exc:
+        return "", f"load did not settle: {exc}"
+    action_error = await run_actions(page, job.base_url, job.actions, rec, job.opts)
+    if action_error or not (job.use_settle_selector and job.state.settle):
+        return "", action_error
+    try:
+        await settle(page, rec, job.opts, job.state.settle)
+    except PlaywrightError:
+        return "", f"settle selector {job.state.settle!r} never became visible"
+    return "", ""
+
+
+async def _outcomes(page: Page, job: StateJob, failure: str) -> dict[str, Outcome]:
+    results: dict[str, Outcome] = {}
+    for check in job.checks:
+        if failure:
+            # The state was never reached: nothing on this page speaks for the check.
+            results[check.id] = Outcome(passed=False, observed=failure)
+            continue
+        try:
+            results[check.id] = await evaluate(page, check.assert_, job.state.id, job.reference_dir)
+        except PlaywrightError as exc:
+            results[check.id] = Outcome(passed=False, observed=f"could not evaluate: {exc}")
+    return results
+
+
+async def _screenshot(page: Page, job: StateJob) -> str:
+    if job.artifacts is None:
+        return ""
+    rel = f"states/{job.key}.png"
+    await page.screenshot(path=job.artifacts / rel, animations="disabled", caret="hide")
+    return rel
+
+
+async def replay_state(session: BrowserSession, job: StateJob) -> StateObservation:
+    started = time.monotonic()
+    page = session.page
+    rec = Recorder(origin=session.origin)
+    rec.attach(page)
+    await prepare(page, job.opts)
+    nav_error, action_error = await _reach(page, job, rec)
+    health = await read_health(page) if not nav_error else PageHealth()
+    outcomes = await _outcomes(page, job, nav_error or action_error)
+    shot = await _screenshot(page, job)
+    fp = await fingerprint(page) if not (nav_error or action_error) else ""
+    browser = session.context.browser
+    if browser is not None and not browser.is_connected():
+        raise BrowserCrashed("browser disconnected during the replay")
+    return StateObservation(
+        state=job.key,
+        status=rec.status,
+        nav_error=nav_error,
+        action_error=action_error,
+        console_errors=tuple(rec.console_errors),
+        failed_requests=tuple(rec.failed_requests),
+        failed_assets=tuple(rec.failed_assets),
+        health=health,
+        fingerprint=fp,
+        screenshot=shot,
+        duration_s=time.monotonic() - started,
+        outcomes=outcomes,
+    )

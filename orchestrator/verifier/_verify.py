@@ -1,0 +1,227 @@
+"""`verify`: replay each needed state once, evaluate its checks there, grade the gates.
+
+Rules beyond single assertions (also in the package docstring):
+- `require_interaction`: the state's full action prefix (inherited through `from`, then
+  its own) holds at least one click/fill/press/hover/check/select, AND the check's
+  assertion does not already pass on a *bare* load of the state's route (same viewport,
+  no actions). A result that is there without the action was not reached by one.
+- `changed_from`: the state's content fingerprint (visible text + skeleton of rendered
+  elements, see `_replay_probe.py`) differs from the named state's. Cosmetic changes
+  (outline, colour, classes) do not count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+
+import anyio
+
+from ..contract import CheckSpec, Contract, State, TaskPackage, resolve_viewport
+from ..results import CheckResult, StateRun, VerifyReport
+from ._browser import BrowserPool
+from ._errors import BrowserCrashed, ReplayError, VerifierError
+from ._gates import gate_results, grounded, run_health, state_health
+from ._health import RunHealth
+from ._observe import Outcome, StateObservation
+from ._plan import action_chain, is_interactive, summarize_state, viewport_label
+from ._replay import ReplayOptions
+from ._replay_state import StateJob, replay_state
+
+BARE = "~bare"
+
+
+def _select_checks(contract: Contract, check_ids: Collection[str] | None) -> list[CheckSpec]:
+    if check_ids is None:
+        return list(contract.checks)
+    unknown = sorted(set(check_ids) - {c.id for c in contract.checks})
+    if unknown:
+        raise VerifierError(f"{contract.id}: unknown check id(s) {unknown}")
+    return [c for c in contract.checks if c.id in check_ids]
+
+
+def _health_states(
+    contract: Contract, checks: list[CheckSpec], check_ids: object, states: Collection[str] | None
+) -> list[str]:
+    if states is None and check_ids is None:
+        return [s.id for s in contract.states]
+    wanted = {c.state for c in checks} | set(states or ())
+    return [s.id for s in contract.states if s.id in wanted]
+
+
+def _plan(
+    task: TaskPackage,
+    base_url: str,
+    checks: list[CheckSpec],
+    health_states: list[str],
+    artifacts: Path | None,
+    opts: ReplayOptions,
+) -> list[StateJob]:
+    contract = task.contract
+    needed = set(health_states) | {c.changed_from for c in checks if c.changed_from}
+    jobs = []
+    for state in contract.states:
+        own = tuple(c for c in checks if c.state == state.id)
+        if state.id not in needed and not own:
+            continue
+        job = StateJob(
+            key=state.id,
+            state=state,
+            actions=action_chain(contract, state),
+            checks=own,
+            base_url=base_url,
+            reference_dir=task.evidence / "reference",
+            artifacts=artifacts,
+            opts=opts,
+        )
+        jobs.append(job)
+        bare = tuple(c for c in own if c.require_interaction)
+        if bare:
+            # The same route and viewport with no action at all, no settle selector and
+            # no screenshot: only `require_interaction` checks are evaluated there.
+            jobs.append(
+                replace(
+                    job,
+                    key=state.id + BARE,
+                    actions=(),
+                    checks=bare,
+                    artifacts=None,
+                    use_settle_selector=False,
+                )
+            )
+    return jobs
+
+
+async def _replay_all(pool: BrowserPool, jobs: list[StateJob]) -> dict[str, StateObservation]:
+    found: dict[str, StateObservation] = {}
+
+    async def one(job: StateJob) -> None:
+        viewport = resolve_viewport(job.state.viewport)
+        try:
+            found[job.key] = await pool.run(job.base_url, viewport, partial(replay_state, job=job))
+        except (BrowserCrashed, ReplayError) as exc:
+            # Crashed again after the pool's retry, or the page could not be driven:
+            # this state fails. A browser that cannot launch at all propagates.
+            found[job.key] = StateObservation(state=job.key, error=str(exc))
+
+    async with anyio.create_task_group() as tg:
+        for job in jobs:
+            tg.start_soon(one, job)
+    return found
+
+
+def _authored(
+    contract: Contract, check: CheckSpec, obs: dict[str, StateObservation]
+) -> CheckResult:
+    state = contract.state(check.state)
+    mine = obs[state.id]
+    outcome = mine.outcomes.get(check.id) or Outcome(passed=False, observed=mine.error)
+    passed, notes = outcome.passed, [outcome.observed]
+    if check.require_interaction:
+        ok, note = _interaction_rule(contract, state, check, obs.get(state.id + BARE))
+        passed, notes = passed and ok, [*notes, note] if note else notes
+    if check.changed_from:
+        ok, note = _changed_rule(mine, obs[check.changed_from])
+        passed, notes = passed and ok, [*notes, note]
+    observed = "; ".join(n for n in notes if n)
+    return CheckResult(
+        id=check.id,
+        gate=check.gate,
+        state=state.id,
+        passed=passed,
+        observed=observed,
+        message=grounded(check.describe, summarize_state(contract, state), observed),
+    )
+
+
+def _interaction_rule(
+    contract: Contract, state: State, check: CheckSpec, bare: StateObservation | None
+) -> tuple[bool, str]:
+    if not is_interactive(action_chain(contract, state)):
+        return False, "the state has no click/fill/press/hover/check/select in its actions"
+    bare_outcome = bare.outcomes.get(check.id) if bare else None
+    if bare_outcome is not None and bare_outcome.passed:
+        return False, f"already true when {state.route} is loaded without any action"
+    return True, ""
+
+
+def _changed_rule(mine: StateObservation, other: StateObservation) -> tuple[bool, str]:
+    if not other.fingerprint:
+        why = other.error or other.nav_error or other.action_error
+        return False, f"cannot compare with state {other.state!r}: it was not reached ({why})"
+    if not mine.fingerprint:
+        return False, "cannot compare: this state was not reached"
+    if mine.fingerprint == other.fingerprint:
+        return False, f"content identical to state {other.state!r}"
+    return True, f"content differs from state {other.state!r}"
+
+
+def _state_runs(contract: Contract, obs: dict[str, StateObservation]) -> tuple[StateRun, ...]:
+    runs = []
+    for key, o in sorted(obs.items()):
+        state = contract.state(key.removesuffix(BARE))
+        error = o.error or o.nav_error or o.action_error
+        runs.append(
+            StateRun(
+                state=key,
+                route=state.route,
+                viewport=viewport_label(state.viewport),
+                duration_s=round(o.duration_s, 3),
+                screenshot=o.screenshot,
+                error=error,
+            )
+        )
+    return tuple(runs)
+
+
+def _serve_failed(checks: list[CheckSpec], health: RunHealth) -> list[CheckResult]:
+    detail = f"server not ready: {health.serve_detail or 'no detail'}"
+    return [
+        CheckResult(
+            id=c.id,
+            gate=c.gate,
+            state=c.state,
+            passed=False,
+            observed=detail,
+            message=grounded(c.describe, f"state {c.state!r}", detail),
+        )
+        for c in checks
+    ]
+
+
+async def verify(
+    pool: BrowserPool,
+    task: TaskPackage,
+    base_url: str,
+    *,
+    check_ids: Collection[str] | None = None,
+    states: Collection[str] | None = None,
+    health: RunHealth = RunHealth(),
+    artifacts: Path | None = None,
+    options: ReplayOptions = ReplayOptions(),
+) -> VerifyReport:
+    """Verify `check_ids` (None: every authored check) plus health on the needed states.
+
+    Health states are the states of the evaluated checks plus `states` (all states when
+    both are None). Each distinct state is replayed once; states named by `changed_from`
+    are replayed too. A server that never became ready fails every requested check.
+    """
+    contract = task.contract
+    checks = _select_checks(contract, check_ids)
+    results = run_health(health)
+    if not health.serve_ok:
+        results += _serve_failed(checks, health)
+        return VerifyReport(checks=tuple(results), gates=gate_results(results))
+    if artifacts is not None:
+        (artifacts / "states").mkdir(parents=True, exist_ok=True)
+    health_states = _health_states(contract, checks, check_ids, states)
+    jobs = _plan(task, base_url, checks, health_states, artifacts, options)
+    obs = await _replay_all(pool, jobs)
+    results += [_authored(contract, c, obs) for c in checks]
+    for sid in health_states:
+        results += state_health(obs[sid], summarize_state(contract, contract.state(sid)))
+    return VerifyReport(
+        checks=tuple(results), gates=gate_results(results), states=_state_runs(contract, obs)
+    )

@@ -1,0 +1,290 @@
+"""Docker backend: one hardened container per cell, serving the bind-mounted workspace.
+
+Shape of a cell's container:
+- main process `sleep <ttl>` under docker-init: it is the time-to-live, so the
+  container ends itself (and AutoRemove deletes it) even if the orchestrator died;
+- install/build run as `docker exec` under `timeout`; the server runs as one more exec
+  in its own session (`setsid -w`) so stopping it kills its whole process group;
+- no egress: containers sit on an `internal` network per sweep with inter-container
+  traffic disabled. Docker does not publish ports of internal networks (checked on
+  20.10), so the harness reaches the server at the container's address on that
+  bridge, which the host can route to; other cells' containers cannot.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+import aiodocker
+import anyio
+from anyio.abc import TaskGroup
+
+from ._docker_errors import is_gone, translate
+from ._ownership import container_user, grant
+from ._ready import wait_ready
+from ._tail import Tail
+from ._types import (
+    ContainerError,
+    ExecResult,
+    Labels,
+    Limits,
+    Sandbox,
+    ServeOutcome,
+    ServeSpec,
+)
+
+PORT = 8080  # inside the container; each container has its own network namespace
+_CLEANUP_S = 10.0
+_PIDFILE = "/tmp/pwb-server.pid"
+# `timeout` exits 124 when the command ran out of time.
+_TIMED_OUT = 124
+
+# Started via `setsid -w`: records its process group, then becomes the start command.
+_SERVE_SH = f'echo $$ > {_PIDFILE}; exec sh -c "$1" 2>&1'
+# dash's `kill` needs `-s SIG --` before a negative (process-group) id.
+_STOP_SH = f"""p=$(cat {_PIDFILE} 2>/dev/null) || exit 0
+kill -s TERM -- -"$p" 2>/dev/null || exit 0
+for _ in $(seq 30); do kill -s 0 -- -"$p" 2>/dev/null || exit 0; sleep 0.1; done
+kill -s KILL -- -"$p" 2>/dev/null; exit 0"""
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_.-]+", "-", text).strip("-")[:60] or "x"
+
+
+def network_name(sweep: str) -> str:
+    return f"pwb-{_slug(sweep)}"
+
+
+def host_config(workspace: Path, network: str, limits: Limits) -> dict[str, Any]:
+    mem = limits.memory_mb * 1024 * 1024
+    return {
+        "Binds": [f"{workspace}:/workspace:rw"],
+        "NetworkMode": network,
+        "CapDrop": ["ALL"],
+        "SecurityOpt": ["no-new-privileges:true"],
+        "Init": True,
+        "AutoRemove": True,  # when the TTL ends the container, nothing is left behind
+        "Memory": mem,
+        "MemorySwap": mem,  # no swap on top
+        "NanoCpus": int(limits.cpus * 1e9),
+        "PidsLimit": limits.pids,
+        "LogConfig": {"Type": "json-file", "Config": {"max-size": "1m", "max-file": "1"}},
+        # Scratch space is RAM-backed and bounded (counts against Memory).
+        "Tmpfs": {"/tmp": "rw,nosuid,nodev,size=256m"},
+    }
+
+
+class DockerSandbox:
+    isolated = True
+
+    def __init__(
+        self,
+        container: aiodocker.containers.DockerContainer,
+        ip: str,
+        workspace: Path,
+        spec: ServeSpec,
+        limits: Limits,
+        tg: TaskGroup,
+    ) -> None:
+        self._c = container
+        self._ip = ip
+        self._workspace = workspace
+        self._spec = spec
+        self._limits = limits
+        self._tg = tg
+        self._server_tail = Tail(limits.log_tail_kb * 1024)
+        self._server_done: anyio.Event | None = None
+
+    @property
+    def workspace(self) -> Path:
+        return self._workspace
+
+    @property
+    def container_id(self) -> str:
+        return str(self._c.id)
+
+    async def _exec(self, argv: list[str], tail: Tail) -> int:
+        """Run argv in the container, streaming its output into `tail`; exit code."""
+        env = {**self._spec.env, "PORT": str(PORT)}
+        try:
+            ex = await self._c.exec(argv, workdir="/workspace", environment=env)
+            async with ex.start(detach=False) as stream:
+                while (msg := await stream.read_out()) is not None:
+                    tail.feed(msg.data)
+            info = await ex.inspect()
+        except aiodocker.DockerError as exc:
+            raise translate(exc, f"exec in {self._c.id[:12]}") from exc
+        code = info.get("ExitCode")
+        return int(code) if code is not None else -1
+
+    async def _grant(self) -> None:
+        uid, gid = container_user()
+        await anyio.to_thread.run_sync(grant, self._workspace, uid, gid)
+
+    async def run(self, command: str, *, timeout: float = 600.0) -> ExecResult:  # noqa: ASYNC109
+        await self._grant()
+        tail = Tail(self._limits.log_tail_kb * 1024)
+        t0 = time.monotonic()
+        # The bound lives inside the container (timeout kills the whole group there);
+        # the host-side bound is a backstop in case the exec stream itself hangs.
+        argv = ["timeout", "-k", "5", str(max(timeout, 1.0)), "sh", "-c", command]
+        code = -1
+        with anyio.move_on_after(timeout + 15):
+            code = await self._exec(argv, tail)
+        return ExecResult(
+            command=command,
+            exit_code=code,
+            output_tail=tail.text(),
+            duration_s=time.monotonic() - t0,
+            timed_out=code in (-1, _TIMED_OUT),
+        )
+
+    async def install(self) -> ExecResult:
+        return await self._maybe_run(self._spec.install)
+
+    async def build(self) -> ExecResult:
+        return await self._maybe_run(self._spec.build)
+
+    async def _maybe_run(self, command: str) -> ExecResult:
+        if not command:
+            return ExecResult(command="", exit_code=0, output_tail="", duration_s=0.0)
+        return await self.run(command)
+
+    async def _run_server(self, done: anyio.Event) -> None:
+        try:
+            argv = ["setsid", "-w", "sh", "-c", _SERVE_SH, "pwb-serve", self._spec.start]
+            await self._exec(argv, self._server_tail)
+        finally:
+            done.set()
+
+    async def serve(self) -> ServeOutcome:
+        await self.stop_server()
+        await self._grant()
+        t0 = time.monotonic()
+        self._server_tail.clear()
+        done = self._server_done = anyio.Event()
+        self._tg.start_soon(self._run_server, done)
+
+        async def alive() -> bool:
+            return not done.is_set()
+
+        url = f"http://{self._ip}:{PORT}"
+        why = await wait_ready(url + self._spec.ready_path, self._spec.ready_timeout, alive)
+        took = time.monotonic() - t0
+        if not why:
+            return ServeOutcome(ready=True, base_url=url, duration_s=took)
+        detail = f"server not ready ({why}):\n{self.logs_tail()}"
+        return ServeOutcome(ready=False, detail=detail, duration_s=took)
+
+    async def stop_server(self) -> None:
+        done, self._server_done = self._server_done, None
+        if done is None or done.is_set():
+            return
+        with anyio.move_on_after(_CLEANUP_S, shield=True):
+            await self._exec(["sh", "-c", _STOP_SH], Tail(1024))
+            await done.wait()
+
+    def logs_tail(self) -> str:
+        return self._server_tail.text()
+
+
+class DockerBackend:
+    """Opens one container per cell. Holds no connection: each sandbox has its own."""
+
+    name: Literal["docker", "local"] = "docker"
+
+    def __init__(self, *, default_image: str = "") -> None:
+        self._default_image = default_image
+        self._net_locks: dict[str, anyio.Lock] = {}
+
+    async def _ensure_network(
+        self, docker: aiodocker.Docker, labels: Labels, limits: Limits
+    ) -> str:
+        name = network_name(labels.sweep)
+        lock = self._net_locks.setdefault(name, anyio.Lock())
+        async with lock:  # cells of one sweep race to create it
+            try:
+                await docker.networks.get(name)
+                return name
+            except aiodocker.DockerError as exc:
+                if exc.status != 404:
+                    raise translate(exc, f"network {name}") from exc
+            net_labels = Labels(sweep=labels.sweep, cell="")
+            config = {
+                "Name": name,
+                "CheckDuplicate": True,
+                "Driver": "bridge",
+                "Internal": True,  # no route out: no egress
+                "Options": {"com.docker.network.bridge.enable_icc": "false"},
+                "Labels": net_labels.as_dict(time.time() + limits.ttl_seconds),
+            }
+            try:
+                await docker.networks.create(config)
+            except aiodocker.DockerError as exc:
+                if exc.status != 409:  # created by another process meanwhile
+                    raise translate(exc, f"network {name}") from exc
+        return name
+
+    def _config(
+        self, workspace: Path, spec: ServeSpec, labels: Labels, limits: Limits, net: str
+    ) -> dict[str, Any]:
+        uid, gid = container_user()
+        image = spec.image or self._default_image or f"pwb-{spec.stack}:latest"
+        return {
+            "Image": image,
+            "Cmd": ["sleep", str(limits.ttl_seconds)],
+            "User": f"{uid}:{gid}",
+            "WorkingDir": "/workspace",
+            "Env": [f"PORT={PORT}", *(f"{k}={v}" for k, v in spec.env.items())],
+            "Labels": labels.as_dict(time.time() + limits.ttl_seconds),
+            "ExposedPorts": {f"{PORT}/tcp": {}},
+            "HostConfig": host_config(workspace, net, limits),
+        }
+
+    @asynccontextmanager
+    async def open(
+        self, workspace: Path, spec: ServeSpec, labels: Labels, limits: Limits | None = None
+    ) -> AsyncIterator[Sandbox]:
+        limits = limits or Limits()
+        workspace = workspace.resolve()
+        name = f"pwb-{_slug(labels.sweep)}-{_slug(labels.cell)}-{uuid.uuid4().hex[:6]}"
+        async with aiodocker.Docker() as docker:
+            net = await self._ensure_network(docker, labels, limits)
+            config = self._config(workspace, spec, labels, limits, net)
+            container: aiodocker.containers.DockerContainer | None = None
+            try:
+                try:
+                    container = await docker.containers.create(config, name=name)
+                    await container.start()
+                    info = await container.show()
+                except aiodocker.DockerError as exc:
+                    raise translate(exc, f"container {name}") from exc
+                ip = info["NetworkSettings"]["Networks"].get(net, {}).get("IPAddress", "")
+                if not ip:
+                    raise ContainerError(f"container {name} has no address on {net}")
+                async with anyio.create_task_group() as tg:
+                    box = DockerSandbox(container, ip, workspace, spec, limits, tg)
+                    try:
+                        yield box
+                    finally:
+                        tg.cancel_scope.cancel()  # the server pump; the delete kills it
+            finally:
+                if container is not None:
+                    await _remove(container)
+
+
+async def _remove(container: aiodocker.containers.DockerContainer) -> None:
+    """Force-remove, shielded and bounded: runs even when the cell is cancelled."""
+    with anyio.move_on_after(_CLEANUP_S, shield=True):
+        try:
+            await container.delete(force=True)
+        except aiodocker.DockerError as exc:
+            if not is_gone(exc):
+                raise translate(exc, f"remove {container.id[:12]}") from exc

@@ -1,0 +1,220 @@
+"""Build the images cells run in: base -> stack -> task, each cached by content hash.
+
+- base  `pwb-base:bookworm`: images/base/bootstrap.sh (debootstrap + docker import)
+  when missing; no registry is needed.
+- stack `pwb-<stack>:<hash>` (+ `:latest`): images/<stack>/Dockerfile `FROM ${BASE}`;
+  the hash covers that directory, the CA bundle and the base image id, so an unchanged
+  stack is never rebuilt.
+- task  `pwb-task-<stack>:<hash>`: when images/<stack>/task.Dockerfile exists and the
+  repo has a package.json, the stack image + the repo's dependencies installed at build
+  time (the hash covers the stack image and the manifest files). Otherwise the stack
+  image itself is the task image.
+
+Concurrent callers asking for one image build it once (a lock per tag); how many
+builds run at a time is the caller's limiter, not a global.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import tarfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import aiodocker
+import anyio
+import msgspec
+
+from ._docker_errors import translate
+from ._types import ImageError
+
+Progress = Callable[[str], None]
+BASE_TAG = "pwb-base:bookworm"
+CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+MANIFESTS = ("package.json", "package-lock.json")
+IMAGES_DIR = Path(__file__).resolve().parent.parent / "images"
+
+
+class ImageInfo(msgspec.Struct, frozen=True, kw_only=True):
+    tag: str
+    id: str
+    size_mb: float
+    created: int
+
+
+def _digest(parts: Iterable[tuple[str, bytes]]) -> str:
+    h = hashlib.sha256()
+    for name, data in parts:
+        h.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    return h.hexdigest()[:16]
+
+
+def _tar(files: dict[str, bytes]) -> io.BytesIO:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in sorted(files.items()):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
+    buf.seek(0)
+    return buf
+
+
+def _dir_files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def stacks(images_dir: Path = IMAGES_DIR) -> list[str]:
+    return sorted(p.parent.name for p in images_dir.glob("*/Dockerfile"))
+
+
+class ImageBuilder:
+    """Builds and caches images. One per process is typical; tests make their own."""
+
+    def __init__(
+        self,
+        images_dir: Path = IMAGES_DIR,
+        *,
+        limiter: anyio.CapacityLimiter | None = None,
+        ca_bundle: Path | None = CA_BUNDLE,
+    ) -> None:
+        self._dir = images_dir
+        self._limiter = limiter or anyio.CapacityLimiter(1)
+        self._ca = ca_bundle.read_bytes() if ca_bundle and ca_bundle.exists() else b""
+        self._locks: dict[str, anyio.Lock] = {}
+
+    def _lock(self, key: str) -> anyio.Lock:
+        return self._locks.setdefault(key, anyio.Lock())
+
+    async def _image_id(self, docker: aiodocker.Docker, tag: str) -> str:
+        """The image id, or "" when it does not exist."""
+        try:
+            info = await docker.images.inspect(tag)
+        except aiodocker.DockerError as exc:
+            if exc.status == 404:
+                return ""
+            raise translate(exc, f"inspect {tag}", image=True) from exc
+        return str(info["Id"])
+
+    async def ensure_base(self, progress: Progress) -> str:
+        async with self._lock(BASE_TAG), aiodocker.Docker() as docker:
+            if found := await self._image_id(docker, BASE_TAG):
+                return found
+            progress(f"base: bootstrapping {BASE_TAG} (debootstrap, about a minute)")
+            script = self._dir / "base" / "bootstrap.sh"
+            result = await anyio.run_process(["bash", str(script)], check=False)
+            if result.returncode != 0:
+                tail = (result.stdout + result.stderr)[-4000:].decode(errors="replace")
+                raise ImageError(f"{script} failed ({result.returncode}):\n{tail}")
+            return await self._image_id(docker, BASE_TAG)
+
+    async def ensure_stack(self, stack: str, progress: Progress) -> str:
+        """The tag of the stack image, built if its inputs changed."""
+        ctx_dir = self._dir / stack
+        if not (ctx_dir / "Dockerfile").is_file():
+            raise ImageError(f"no stack image {stack!r}: {ctx_dir}/Dockerfile missing")
+        base_id = await self.ensure_base(progress)
+        files = {**_dir_files(ctx_dir), "pwb-ca.crt": self._ca}
+        tag = f"pwb-{stack}:{_digest([('base', base_id.encode()), *files.items()])}"
+        await self._build(tag, files, {"BASE": BASE_TAG}, progress, also_latest=True)
+        return tag
+
+    async def ensure_task_image(self, stack: str, repo_dir: Path, progress: Progress) -> str:
+        """The image a cell of this task runs: stack image + installed dependencies."""
+        stack_tag = await self.ensure_stack(stack, progress)
+        template = self._dir / stack / "task.Dockerfile"
+        manifests = {n: (repo_dir / n).read_bytes() for n in MANIFESTS if (repo_dir / n).is_file()}
+        if not template.is_file() or "package.json" not in manifests:
+            return stack_tag
+        files = {
+            "Dockerfile": template.read_bytes(),
+            **{f"deps/{n}": data for n, data in manifests.items()},
+        }
+        tag = f"pwb-task-{stack}:{_digest([('stack', stack_tag.encode()), *files.items()])}"
+        await self._build(tag, files, {"STACK": stack_tag}, progress, also_latest=False)
+        return tag
+
+    async def _build(
+        self,
+        tag: str,
+        files: dict[str, bytes],
+        buildargs: dict[str, str],
+        progress: Progress,
+        *,
+        also_latest: bool,
+    ) -> None:
+        async with self._lock(tag), aiodocker.Docker() as docker:
+            if await self._image_id(docker, tag):
+                progress(f"{tag}: up to date")
+                return
+            async with self._limiter:
+                progress(f"{tag}: building")
+                await self._stream_build(docker, tag, files, buildargs, progress)
+            if also_latest:
+                repo = tag.split(":", 1)[0]
+                try:
+                    await docker.images.tag(tag, repo, tag="latest")
+                except aiodocker.DockerError as exc:
+                    raise translate(exc, f"tag {tag}", image=True) from exc
+            progress(f"{tag}: built")
+
+    async def _stream_build(
+        self,
+        docker: aiodocker.Docker,
+        tag: str,
+        files: dict[str, bytes],
+        buildargs: dict[str, str],
+        progress: Progress,
+    ) -> None:
+        tail: list[str] = []
+        try:
+            async for chunk in docker.images.build(
+                fileobj=_tar(files),
+                encoding="identity",
+                tag=tag,
+                buildargs=buildargs,
+                rm=True,
+                forcerm=True,
+                stream=True,
+            ):
+                line = str(chunk.get("stream", "")).rstrip()
+                if line:
+                    tail = [*tail[-40:], line]
+                if line.startswith("Step "):
+                    progress(f"{tag}: {line}")
+        except aiodocker.DockerError as exc:
+            log = "\n".join(tail)
+            raise ImageError(f"building {tag} failed: {exc}\n{log}") from exc
+
+    async def list_images(self) -> list[ImageInfo]:
+        async with aiodocker.Docker() as docker:
+            try:
+                images = await docker.images.list()
+            except aiodocker.DockerError as exc:
+                raise translate(exc, "list images", image=True) from exc
+        out = []
+        for img in images:
+            for tag in img.get("RepoTags") or []:
+                if tag.startswith("pwb-"):
+                    out.append(
+                        ImageInfo(
+                            tag=tag,
+                            id=str(img["Id"]),
+                            size_mb=round(int(img.get("Size", 0)) / 1e6, 1),
+                            created=int(img.get("Created", 0)),
+                        )
+                    )
+        return sorted(out, key=lambda i: i.tag)
+
+
+async def ensure_task_image(
+    stack: str, repo_dir: Path, progress: Progress, *, builder: ImageBuilder | None = None
+) -> str:
+    """Convenience: pass a shared `builder` to dedupe concurrent builds of one image."""
+    return await (builder or ImageBuilder()).ensure_task_image(stack, repo_dir, progress)
