@@ -27,11 +27,16 @@ def _blocks(m: Message) -> tuple[str, list[dict[str, Any]]]:
     if isinstance(m, AssistantMsg):
         blocks: list[dict[str, Any]] = [{"type": "text", "text": m.text}] if m.text else []
         for c in m.tool_calls:
-            use = {"type": "tool_use", "id": c.id, "name": c.name, "input": json_object(c.arguments_json)}
+            use = {
+                "type": "tool_use",
+                "id": c.id,
+                "name": c.name,
+                "input": json_object(c.arguments_json),
+            }
             blocks.append(use)
         return "assistant", blocks
     content: list[dict[str, Any]] = [{"type": "text", "text": m.content}, *map(_image, m.images)]
-    result = {"type": "tool_result", "tool_use_id": m.call_id, "content": content}
+    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.call_id, "content": content}
     if m.is_error:
         result["is_error"] = True
     return "user", [result]
@@ -76,7 +81,13 @@ def _decode(body: Any) -> Decoded:
             texts.append(str(block.get("text", "")))
         elif kind == "tool_use":
             args = json.dumps(block.get("input", {}))
-            calls.append(ToolCall(id=str(block.get("id", "")), name=str(block.get("name", "")), arguments_json=args))
+            calls.append(
+                ToolCall(
+                    id=str(block.get("id", "")),
+                    name=str(block.get("name", "")),
+                    arguments_json=args,
+                )
+            )
         elif kind is None:
             raise MalformedResponse("content block without a type")
     usage = body.get("usage") or {}

@@ -30,7 +30,9 @@ class Breaker:
     def record(self, *, refused: bool, status: int = 0) -> None:
         self._recent.append(refused)
         if len(self._recent) == self._recent.maxlen and all(self._recent):
-            self._open_reason = f"the last {len(self._recent)} requests were refused (HTTP {status})"
+            self._open_reason = (
+                f"the last {len(self._recent)} requests were refused (HTTP {status})"
+            )
 
     def check(self) -> None:
         if self._open_reason:

@@ -19,7 +19,13 @@ from ._breaker import Breaker
 from ._config import ProviderConfig
 from ._dialect import Decoded, Dialect, MalformedResponse
 from ._errors import ContextTooLong, LLMError, ProviderRefused
-from ._retry import Transient, is_context_too_long, is_retryable_status, parse_retry_after, wait_policy
+from ._retry import (
+    Transient,
+    is_context_too_long,
+    is_retryable_status,
+    parse_retry_after,
+    wait_policy,
+)
 from ._types import ChatRequest, Completion
 
 
@@ -84,8 +90,9 @@ class ChatClient:
                     attempts += 1
                     decoded = await self._attempt(body, waits)
         except Transient as exc:
+            name = self.config.name
             raise LLMError(
-                f"provider {self.config.name!r} kept failing after {attempts} attempts: {exc.reason}"
+                f"provider {name!r} kept failing after {attempts} attempts: {exc.reason}"
             ) from None  # the httpx cause holds the request headers; keep it out of tracebacks
         return Completion(
             message=decoded.message,
@@ -104,7 +111,9 @@ class ChatClient:
         async with self._limiter:
             waits.queue_s += time.monotonic() - queued
             try:
-                resp = await self._http.post(self._url, json=body, headers=self._dialect.headers(key))
+                resp = await self._http.post(
+                    self._url, json=body, headers=self._dialect.headers(key)
+                )
             except httpx.TransportError as exc:
                 raise Transient(f"{type(exc).__name__} talking to {self._url}") from None
         return self._judge(resp, key)

@@ -16,7 +16,11 @@ from pathlib import Path
 from ..contract import TaskPackage, load_task
 
 _SPACE = re.compile(r"\s+")
-_GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent", "PATH": "/usr/local/bin:/usr/bin:/bin"}
+_GIT_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "HOME": "/nonexistent",
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+}
 
 
 def _norm(text: str) -> str:
@@ -69,14 +73,19 @@ class ReferenceBook:
         r0 = _text_files(task.repo)
         with tempfile.TemporaryDirectory(prefix="pwb-fake-") as tmp:
             scratch = Path(tmp) / "repo"
-            shutil.copytree(task.repo, scratch, ignore=shutil.ignore_patterns(".git", "node_modules"))
+            shutil.copytree(
+                task.repo, scratch, ignore=shutil.ignore_patterns(".git", "node_modules")
+            )
             # A repository of its own, so `git apply` never resolves paths against an outer one.
             subprocess.run(["git", "init", "-q"], cwd=scratch, env=_GIT_ENV, check=True)
             for unit in task.contract.units:
                 patch = task.reference_patch(unit.id)
                 subprocess.run(
                     ["git", "apply", "--whitespace=nowarn", str(patch)],
-                    cwd=scratch, env=_GIT_ENV, check=True, capture_output=True,
+                    cwd=scratch,
+                    env=_GIT_ENV,
+                    check=True,
+                    capture_output=True,
                 )
                 if unit.id == unit_id:
                     break

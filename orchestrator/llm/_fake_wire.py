@@ -79,7 +79,9 @@ def reply_openai(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
             "type": "function",
             "function": {
                 "name": c.name,
-                "arguments": c.arguments if isinstance(c.arguments, str) else json.dumps(c.arguments),
+                "arguments": c.arguments
+                if isinstance(c.arguments, str)
+                else json.dumps(c.arguments),
             },
         }
         for i, c in enumerate(reply.calls)
@@ -93,7 +95,9 @@ def reply_openai(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", ""),
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
         "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
     }
 
@@ -101,7 +105,9 @@ def reply_openai(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
 def reply_anthropic(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
     content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
     for i, c in enumerate(reply.calls):
-        content.append({"type": "tool_use", "id": f"toolu_{n}_{i}", "name": c.name, "input": c.arguments})
+        content.append(
+            {"type": "tool_use", "id": f"toolu_{n}_{i}", "name": c.name, "input": c.arguments}
+        )
     tin, tout = _usage(body, reply)
     return {
         "id": f"msg_{n}",

@@ -33,7 +33,10 @@ def _assistant(msg: AssistantMsg) -> dict[str, Any]:
             {
                 "id": c.id,
                 "type": "function",
-                "function": {"name": c.name, "arguments": json.dumps(json_object(c.arguments_json))},
+                "function": {
+                    "name": c.name,
+                    "arguments": json.dumps(json_object(c.arguments_json)),
+                },
             }
             for c in msg.tool_calls
         ]
@@ -69,7 +72,11 @@ def _encode(cfg: ProviderConfig, req: ChatRequest) -> dict[str, Any]:
         body["tools"] = [
             {
                 "type": "function",
-                "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                },
             }
             for t in req.tools
         ]

@@ -29,7 +29,9 @@ def _is_loopback(url: str) -> bool:
 
 
 class ProviderPool:
-    def __init__(self, configs: Iterable[ProviderConfig], *, fake_tasks: Sequence[Path] = ()) -> None:
+    def __init__(
+        self, configs: Iterable[ProviderConfig], *, fake_tasks: Sequence[Path] = ()
+    ) -> None:
         self._configs = {c.name: c for c in configs}
         self._fake_tasks = tuple(fake_tasks)
         self._clients: dict[str, ChatClient] = {}
@@ -65,7 +67,10 @@ class ProviderPool:
             ),
             # Waiting for a pooled connection is bounded by the limiter, not by a timeout.
             timeout=httpx.Timeout(
-                connect=cfg.connect_timeout_s, read=cfg.read_timeout_s, write=cfg.read_timeout_s, pool=None
+                connect=cfg.connect_timeout_s,
+                read=cfg.read_timeout_s,
+                write=cfg.read_timeout_s,
+                pool=None,
             ),
             trust_env=not _is_loopback(base_url),  # never send loopback traffic to a proxy
         )

@@ -8,7 +8,12 @@ from typing import Any
 
 import msgspec
 
-_MEDIA_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp"}
+_MEDIA_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".webp": "image/webp",
+}
 
 
 class ImagePart(msgspec.Struct, frozen=True, kw_only=True):

@@ -90,9 +90,7 @@ def paired_rows(rows: Sequence[ManifestRow]) -> tuple[PairedRow, ...]:
     for r in rows:
         if r.status != "infra_error":
             cells[(r.task, r.solver)][r.arm].append(r)
-    by_solver: dict[str, list[tuple[str, list[ManifestRow], list[ManifestRow]]]] = defaultdict(
-        list
-    )
+    by_solver: dict[str, list[tuple[str, list[ManifestRow], list[ManifestRow]]]] = defaultdict(list)
     for (task, solver), arms in sorted(cells.items()):
         if arms.get("staged") and arms.get("full-spec"):
             by_solver[solver].append((task, arms["staged"], arms["full-spec"]))

@@ -67,15 +67,14 @@ def _detail(e: Event) -> str:
 
 
 def final_checkpoint(events: list[Event]) -> CheckpointSummary | None:
-    cps = [e for e in events if e.checkpoint is not None]
-    for pick in (
-        lambda e: e.kind == "final",
-        lambda e: e.checkpoint is not None and e.checkpoint.unit == "",
-    ):
-        chosen = [e for e in cps if pick(e)]
+    """The `final` event's checkpoint, else the last one without a unit, else the last one."""
+    cps = [e.checkpoint for e in events if e.checkpoint is not None]
+    finals = [e.checkpoint for e in events if e.checkpoint is not None and e.kind == "final"]
+    unitless = [c for c in cps if c.unit == ""]
+    for chosen in (finals, unitless, cps):
         if chosen:
-            return chosen[-1].checkpoint
-    return cps[-1].checkpoint if cps else None
+            return chosen[-1]
+    return None
 
 
 def _inside(base: Path, rel: str) -> Path | None:
@@ -98,14 +97,13 @@ def cell_view(row: ManifestRow, run_dir: Path, task_root: Path | None) -> CellVi
     events = read_events(log) if log.is_file() else []
     t0 = events[0].t if events else 0.0
     final = final_checkpoint(events)
-    finals = {
-        s: p for s, rel in (final.screenshots if final else {}).items() if (p := _inside(cell_dir, rel))
-    }
+    shots = final.screenshots if final else {}
+    finals = {s: p for s, rel in shots.items() if (p := _inside(cell_dir, rel))}
     refs: dict[str, Path] = {}
     if task_root is not None:
         ref_dir = task_root / "evidence" / "reference"
         refs = {p.stem: p for p in sorted(ref_dir.glob("*.png"))} if ref_dir.is_dir() else {}
-    shots = tuple(
+    pairs = tuple(
         ShotPair(state=s, reference=refs.get(s), final=finals.get(s))
         for s in sorted(set(finals) | set(refs))
     )
@@ -123,5 +121,5 @@ def cell_view(row: ManifestRow, run_dir: Path, task_root: Path | None) -> CellVi
             )
         ),
         failing=_failing(row, final),
-        shots=shots,
+        shots=pairs,
     )

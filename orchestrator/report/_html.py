@@ -45,9 +45,8 @@ def _rows(headers: Sequence[str], rows: Iterable[Sequence[str]], id: str = "") -
 
 def _table(t: Table) -> str:
     rows = [[escape(c) for c in r] for r in t.rows]
-    return (
-        f"<h2>{escape(t.title)}</h2><p class='note'>{escape(t.note)}</p>"
-        + (_rows([escape(h) for h in t.headers], rows, t.id) if rows else "<p>no rows</p>")
+    return f"<h2>{escape(t.title)}</h2><p class='note'>{escape(t.note)}</p>" + (
+        _rows([escape(h) for h in t.headers], rows, t.id) if rows else "<p>no rows</p>"
     )
 
 
@@ -114,8 +113,14 @@ def render_cell(
         _rows(
             ["unit", "kind", "cleared", "capped", "turns", "cleared at"],
             [
-                [escape(u.id), escape(u.kind), str(u.cleared), str(u.capped), str(u.turns)]
-                + ["—" if u.cleared_at is None else f"#{u.cleared_at}"]
+                [
+                    escape(u.id),
+                    escape(u.kind),
+                    str(u.cleared),
+                    str(u.capped),
+                    str(u.turns),
+                    "—" if u.cleared_at is None else f"#{u.cleared_at}",
+                ]
                 for u in r.units
             ],
             "units",
@@ -139,8 +144,13 @@ def render_cell(
         _rows(
             ["check", "gate", "passed at", "failed at", "repaired at"],
             [
-                [escape(f.check), escape(f.gate), f"#{f.passed_at}", f"#{f.failed_at}"]
-                + ["—" if f.repaired_at is None else f"#{f.repaired_at}"]
+                [
+                    escape(f.check),
+                    escape(f.gate),
+                    f"#{f.passed_at}",
+                    f"#{f.failed_at}",
+                    "—" if f.repaired_at is None else f"#{f.repaired_at}",
+                ]
                 for f in r.flips
             ],
             "flips",

@@ -79,7 +79,9 @@ def cell_timeline(
     ax.plot(xs, ys, marker="o", label="checks passing")
     broken = [(c.index, 0.0) for c in checkpoints if not (c.build_ok and c.serve_ok)]
     if broken:
-        ax.scatter(*zip(*broken, strict=True), marker="s", color="black", label="build/serve failed")
+        ax.scatter(
+            *zip(*broken, strict=True), marker="s", color="black", label="build/serve failed"
+        )
     for i, f in enumerate(flips):
         ax.axvline(f.failed_at, color="red", alpha=0.5, label="flip" if i == 0 else None)
         if f.repaired_at is not None:

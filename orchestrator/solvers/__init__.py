@@ -1,5 +1,11 @@
 """Solvers: the offline ones, the LLM agent and the scaffold (external CLI)."""
 
+from ._factory import make_solver as make_solver
+from ._factory import offline_solver as offline_solver
+from ._offline import NegativeSolver as NegativeSolver
+from ._offline import NoopSolver as NoopSolver
+from ._offline import ReferenceSolver as ReferenceSolver
+from ._offline import ThrashSolver as ThrashSolver
 from ._protocol import MessageKind as MessageKind
 from ._protocol import Solver as Solver
 from ._protocol import SolverError as SolverError
@@ -8,4 +14,18 @@ from ._protocol import TurnEnd as TurnEnd
 from ._protocol import Usage as Usage
 from ._protocol import UserMessage as UserMessage
 
-__all__ = ["MessageKind", "Solver", "SolverError", "SolverTurn", "TurnEnd", "Usage", "UserMessage"]
+__all__ = [
+    "MessageKind",
+    "NegativeSolver",
+    "NoopSolver",
+    "ReferenceSolver",
+    "Solver",
+    "SolverError",
+    "SolverTurn",
+    "ThrashSolver",
+    "TurnEnd",
+    "Usage",
+    "UserMessage",
+    "make_solver",
+    "offline_solver",
+]

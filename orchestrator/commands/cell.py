@@ -1,0 +1,114 @@
+"""`python -m orchestrator cell TASK --solver S`: run one cell and print what happened."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sandbox import Labels, open_backend
+
+from ..budget import Ledger
+from ..cell import BaselineCache, CellContext, CellReport, run_cell
+from ..config import ConfigError, load_config
+from ..contract import ContractError, load_task
+from ..events import read_events
+from ..llm import ProviderPool
+from ..records import Arm
+from ..solvers import Solver, make_solver, offline_solver
+from ..verifier import BrowserPool
+from ._loop import run_async
+
+HELP = "run one cell (task x solver x arm) and print its units, checkpoints and scores"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("task", help="task id (under --tasks-dir) or a task directory")
+    p.add_argument(
+        "--solver",
+        default="reference",
+        help="reference|noop|thrash|negative:NAME or a bench.toml solver",
+    )
+    p.add_argument("--arm", choices=("staged", "full-spec"), default="staged")
+    p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
+    p.add_argument("--config", type=Path, default=Path("bench.toml"))
+    p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
+    p.add_argument("--out", type=Path, help="cell directory (default: a temporary one)")
+    p.add_argument("--no-baseline", action="store_true")
+
+
+async def _run(args: argparse.Namespace, out: Path) -> CellReport:
+    root = Path(args.task) if Path(args.task).is_dir() else args.tasks_dir / args.task
+    task = load_task(root)
+    ledger = Ledger()
+    providers_cfg = ()
+    solver: Solver
+    try:
+        solver = offline_solver(args.solver, task)
+        bench = None
+    except ValueError:
+        bench = load_config(args.config)
+        providers_cfg = bench.providers
+    backend = await open_backend(args.backend)
+    async with (
+        BrowserPool() as pool,
+        ProviderPool(providers_cfg, fake_tasks=[task.root]) as providers,
+    ):
+        if bench is not None:
+            matches = [s for s in bench.solvers if s.name == args.solver]
+            if not matches:
+                raise ConfigError(f"{args.config}: no solver named {args.solver!r}")
+            solver = make_solver(matches[0], task, bench, providers, ledger)
+        ctx = CellContext(
+            task=task,
+            backend=backend,
+            pool=pool,
+            cell_dir=out,
+            labels=Labels(sweep="adhoc", cell=f"{task.contract.id}-{int(time.time())}"),
+            baseline=None if args.no_baseline else BaselineCache(out / "baseline-cache"),
+        )
+        arm: Arm = args.arm
+        try:
+            return await run_cell(ctx, solver, arm)
+        finally:
+            await solver.aclose()
+
+
+def run(args: argparse.Namespace) -> int:
+    out = args.out or Path(tempfile.mkdtemp(prefix="pwb-cell-"))
+    try:
+        report = run_async(_run, args, out)
+    except (ContractError, ConfigError, ValueError) as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    for e in read_events(out / "events.jsonl"):
+        if e.kind == "checkpoint" and e.checkpoint is not None:
+            c = e.checkpoint
+            failing = sorted(g for g, s in c.gates.items() if s == "fail")
+            print(
+                f"  checkpoint {c.index:2} unit={c.unit or 'FINAL':12} passed={c.passed:3} "
+                f"failed={c.failed:3} failing gates={failing}"
+            )
+        elif e.kind in ("reveal", "cleared", "cap", "flip", "repair"):
+            detail = e.check or (e.text.splitlines() or [""])[0][:90]
+            print(f"{e.kind:8} {e.unit:12} {detail}")
+    print()
+    for u in report.units:
+        state = "cleared" if u.cleared else "capped" if u.capped else "not cleared"
+        print(f"unit {u.id:16} {state:12} turns={u.turns} at checkpoint {u.cleared_at}")
+    s = report.scores
+    print(
+        f"stage={s.stage:.2f} gate={s.gate:.2f} final_pass={s.final_pass} breaks={s.breaks} "
+        f"whole_task={s.whole_task} WCS={s.wcs:.3f} complete_not_cleared={s.complete_not_cleared}"
+    )
+    for f in report.flips:
+        print(
+            f"flip {f.check} ({f.gate}): passed@{f.passed_at} failed@{f.failed_at} "
+            f"repaired@{f.repaired_at}"
+        )
+    for b in report.baseline_regressions:
+        print(f"baseline regression: gate {b.gate} ({', '.join(b.failed_checks)})")
+    print(f"cell directory: {out}")
+    return 0

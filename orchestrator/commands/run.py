@@ -1,0 +1,91 @@
+"""`python -m orchestrator [run]`: the sweep over tasks × solvers × arms (DESIGN.md §9)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import msgspec
+
+from ..config import BenchConfig, ConfigError, load_config
+from ..contract import ContractError
+from ..manifest import RunLocked
+from ..sweep import SweepOptions, run_sweep
+from ._loop import run_async
+
+HELP = "run a sweep (the default command)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", type=Path, default=Path("bench.toml"))
+    p.add_argument("--concurrency", type=int, help="cells in flight (default: bench.toml)")
+    p.add_argument("--tasks", nargs="+", default=(), help="task id globs")
+    p.add_argument("--solvers", nargs="+", default=(), help="solver names from bench.toml")
+    p.add_argument("--arm", choices=("staged", "full-spec"), action="append", dest="arms")
+    p.add_argument("--resume", type=Path, metavar="RUN_DIR")
+    p.add_argument(
+        "--run-dir", type=Path, help="write a new run here instead of runs/<name>-<time>"
+    )
+    p.add_argument("--budget-usd", type=float, help="sweep-wide money cap")
+    p.add_argument("--backend", choices=("auto", "docker", "local"))
+    p.add_argument("--repeats", type=int)
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument("--progress", choices=("live", "jsonl"), default="live")
+    p.add_argument("--no-report", action="store_true", help="skip writing the report")
+
+
+def apply_overrides(cfg: BenchConfig, args: argparse.Namespace) -> BenchConfig:
+    changes: dict[str, object] = {}
+    for flag, key in (
+        ("concurrency", "concurrency"),
+        ("budget_usd", "max_usd"),
+        ("backend", "backend"),
+        ("repeats", "repeats"),
+    ):
+        if getattr(args, flag) is not None:
+            changes[key] = getattr(args, flag)
+    if args.arms:
+        changes["arms"] = tuple(args.arms)
+    if not changes:
+        return cfg
+    return msgspec.structs.replace(cfg, sweep=msgspec.structs.replace(cfg.sweep, **changes))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        cfg = apply_overrides(load_config(args.config), args)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    opts = SweepOptions(
+        run_dir=args.resume or args.run_dir,
+        resume=args.resume is not None,
+        tasks=tuple(args.tasks),
+        solvers=tuple(args.solvers),
+        progress="quiet" if args.quiet else args.progress,
+    )
+    try:
+        run_dir, rows = run_async(run_sweep, cfg, opts)
+    except (ContractError, RunLocked) as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    statuses: dict[str, int] = {}
+    for row in rows:
+        statuses[row.status] = statuses.get(row.status, 0) + 1
+    print(f"{run_dir}/manifest.jsonl: {len(rows)} row(s) written {statuses}")
+    if opts.interrupted:
+        print(f"resume with: python -m orchestrator --config {args.config} --resume {run_dir}")
+        return 130
+    if not args.no_report:
+        _report(run_dir, Path(cfg.sweep.tasks_dir))
+    return 0
+
+
+def _report(run_dir: Path, tasks_dir: Path) -> None:
+    try:
+        from ..report import write_report
+    except ImportError:  # reports not built yet
+        return
+    out = write_report(run_dir, tasks_dir)
+    print(f"report: {out}")

@@ -1,0 +1,45 @@
+"""The LLM path: provider config, clients with one retry layer, a pool, a fake provider."""
+
+from ._client import ChatClient as ChatClient
+from ._config import AgentOptions as AgentOptions
+from ._config import ProviderConfig as ProviderConfig
+from ._config import ProviderKind as ProviderKind
+from ._errors import ContextTooLong as ContextTooLong
+from ._errors import LLMError as LLMError
+from ._errors import ProviderRefused as ProviderRefused
+from ._fake_server import FakeProvider as FakeProvider
+from ._fake_server import Fault as Fault
+from ._fake_server import RecordedRequest as RecordedRequest
+from ._pool import ProviderPool as ProviderPool
+from ._types import AssistantMsg as AssistantMsg
+from ._types import ChatRequest as ChatRequest
+from ._types import Completion as Completion
+from ._types import ImagePart as ImagePart
+from ._types import Message as Message
+from ._types import ToolCall as ToolCall
+from ._types import ToolResultMsg as ToolResultMsg
+from ._types import ToolSpec as ToolSpec
+from ._types import UserMsg as UserMsg
+
+__all__ = [
+    "AgentOptions",
+    "AssistantMsg",
+    "ChatClient",
+    "ChatRequest",
+    "Completion",
+    "ContextTooLong",
+    "FakeProvider",
+    "Fault",
+    "ImagePart",
+    "LLMError",
+    "Message",
+    "ProviderConfig",
+    "ProviderKind",
+    "ProviderPool",
+    "ProviderRefused",
+    "RecordedRequest",
+    "ToolCall",
+    "ToolResultMsg",
+    "ToolSpec",
+    "UserMsg",
+]

@@ -1,0 +1,257 @@
+"""A scripted LLM provider on loopback that plays a task's reference as tool calls.
+
+`async with FakeProvider(task_dir=..., faults=[...]) as fake:` serves OpenAI chat
+completions at `fake.base_url` (and the Anthropic messages API at
+`fake.anthropic_base_url`) from a real HTTP server in a thread, so it works under any
+async backend. Per request it finds the unit the conversation is on (the newest user
+text that quotes a unit's `request`), then answers: `view_page` first when offered,
+`write_file` for every file the reference changed through that unit, then `done`.
+Faults, consumed in order, replace that answer; every request is recorded with its
+secret headers redacted.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+import anyio
+import msgspec
+
+from ._fake_reference import ReferenceBook
+from ._fake_wire import (
+    Call,
+    Conversation,
+    Reply,
+    reply_anthropic,
+    reply_openai,
+    view_anthropic,
+    view_openai,
+)
+
+FaultKind = Literal[
+    "status",  # answer HTTP `status` (with `retry_after` if set)
+    "context_too_long",  # 400 saying the context length was exceeded
+    "delay",  # answer normally after `delay_s`
+    "truncated_json",  # 200 with half a JSON body
+    "bad_args",  # a tool call whose arguments are not JSON
+    "unknown_tool",  # a call to a tool that does not exist
+    "missing_arg",  # write_file without `content`
+    "outside_path",  # write_file to `path` (outside allowed_paths)
+    "ask_user",  # ask a question instead of working
+]
+SECRET_HEADERS = frozenset(
+    {"authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"}
+)
+
+
+class Fault(msgspec.Struct, frozen=True, kw_only=True):
+    kind: FaultKind
+    times: int = 1  # requests it applies to; 0 = every request from then on
+    status: int = 500
+    retry_after: str = ""
+    delay_s: float = 0.0
+    path: str = "../outside.txt"
+
+
+class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any  # parsed JSON, or None
+
+
+class _Answer(msgspec.Struct, frozen=True, kw_only=True):
+    status: int
+    body: bytes
+    headers: dict[str, str] = {}
+    delay_s: float = 0.0
+
+
+def _json(status: int, obj: Any, **headers: str) -> _Answer:
+    return _Answer(status=status, body=json.dumps(obj).encode(), headers=headers)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that hung up mid-answer is expected (timeouts, cancelled cells)
+
+
+class FakeProvider:
+    def __init__(
+        self,
+        *,
+        task_dir: Path | None = None,
+        task_dirs: Sequence[Path] = (),
+        faults: Sequence[Fault] = (),
+        latency_s: float = 0.0,
+    ) -> None:
+        self._book = ReferenceBook([*([task_dir] if task_dir else []), *task_dirs])
+        self._faults: list[list[Any]] = []
+        self.add_faults(*faults)
+        self._latency_s = latency_s
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._requests: list[RecordedRequest] = []
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------ lifecycle
+    async def __aenter__(self) -> FakeProvider:
+        self._server = _QuietServer(("127.0.0.1", 0), _handler_for(self))
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="fake-llm", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop.set()  # wakes handlers sleeping on a delay
+        server, thread = self._server, self._thread
+        if server is not None and thread is not None:
+            await anyio.to_thread.run_sync(server.shutdown)
+            server.server_close()
+            await anyio.to_thread.run_sync(thread.join)
+
+    @property
+    def anthropic_base_url(self) -> str:
+        assert self._server is not None, "FakeProvider is not running"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        return self.anthropic_base_url + "/v1"
+
+    # ------------------------------------------------------------ test-facing
+    def add_faults(self, *faults: Fault) -> None:
+        self._faults.extend([f, f.times or -1] for f in faults)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    # ------------------------------------------------------------ serving
+    def handle(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> _Answer:
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        clean = {
+            k.lower(): ("<redacted>" if k.lower() in SECRET_HEADERS else v)
+            for k, v in headers.items()
+        }
+        with self._lock:
+            self._requests.append(
+                RecordedRequest(method=method, path=path, headers=clean, body=body)
+            )
+            n = len(self._requests)
+            fault = self._next_fault()
+        if path not in ("/v1/chat/completions", "/v1/messages") or method != "POST":
+            return _json(404, {"error": {"message": f"no route {method} {path}"}})
+        if not isinstance(body, dict):
+            return _json(400, {"error": {"message": "body is not a JSON object"}})
+        answer = self._answer(path == "/v1/messages", body, n, fault)
+        return msgspec.structs.replace(answer, delay_s=answer.delay_s + self._latency_s)
+
+    def _next_fault(self) -> Fault | None:
+        for slot in self._faults:
+            if slot[1] != 0:
+                slot[1] -= 1 if slot[1] > 0 else 0
+                return slot[0]  # type: ignore[no-any-return]
+        return None
+
+    def _answer(
+        self, anthropic: bool, body: dict[str, Any], n: int, fault: Fault | None
+    ) -> _Answer:
+        if fault is not None and fault.kind == "status":
+            extra = {"Retry-After": fault.retry_after} if fault.retry_after else {}
+            return _json(
+                fault.status, {"error": {"message": f"injected HTTP {fault.status}"}}, **extra
+            )
+        if fault is not None and fault.kind == "context_too_long":
+            msg = "This model's maximum context length is 1000 tokens; your messages were too long"
+            return _json(400, {"error": {"message": msg, "code": "context_length_exceeded"}})
+        conv = view_anthropic(body) if anthropic else view_openai(body)
+        reply = _fault_reply(fault) or self._script(conv)
+        data = (reply_anthropic if anthropic else reply_openai)(body, reply, n)
+        answer = _json(200, data)
+        if fault is not None and fault.kind == "truncated_json":
+            answer = msgspec.structs.replace(answer, body=answer.body[: len(answer.body) // 2])
+        if fault is not None and fault.kind == "delay":
+            answer = msgspec.structs.replace(answer, delay_s=fault.delay_s)
+        return answer
+
+    def _script(self, conv: Conversation) -> Reply:
+        if conv.new_turn and "view_page" in conv.tools:
+            return Reply(text="Looking at the page first.", calls=(Call("view_page", {}),))
+        if not conv.new_turn and "view_page" not in conv.last_calls:
+            return Reply(text="Finished.", calls=(Call("done", {"summary": "reference applied"}),))
+        found = self._book.match(conv.user_texts)
+        if found is None:
+            return Reply(
+                text="Nothing I recognise.", calls=(Call("done", {"summary": "no change"}),)
+            )
+        files = self._book.changed_files(*found)
+        calls = tuple(Call("write_file", {"path": p, "content": c}) for p, c in files.items())
+        return Reply(
+            text=f"Implementing {found[1]}.",
+            calls=calls or (Call("done", {"summary": "no change"}),),
+        )
+
+    def sleep(self, seconds: float) -> None:
+        self._stop.wait(seconds)
+
+
+def _fault_reply(fault: Fault | None) -> Reply | None:
+    if fault is None:
+        return None
+    calls = {
+        "bad_args": Call("write_file", '{"path": "index.html", "content": '),
+        "unknown_tool": Call("delete_everything", {}),
+        "missing_arg": Call("write_file", {"path": "index.html"}),
+        "outside_path": Call("write_file", {"path": fault.path, "content": "escaped\n"}),
+        "ask_user": Call("ask_user", {"question": "Which colour should the button be?"}),
+    }
+    call = calls.get(fault.kind)
+    return Reply(text="", calls=(call,)) if call else None
+
+
+def _handler_for(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self._serve()
+
+        def do_GET(self) -> None:
+            self._serve()
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            answer = fake.handle(self.command, self.path, dict(self.headers.items()), raw)
+            fake.sleep(answer.delay_s)
+            self.send_response(answer.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(answer.body)))
+            for k, v in answer.headers.items():
+                self.send_header(k, v)
+            self.end_headers()
+            try:
+                self.wfile.write(answer.body)
+            except OSError:
+                pass  # the client gave up (a read timeout): nothing to answer
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # requests are recorded, not printed
+
+    return Handler

@@ -1,0 +1,187 @@
+"""`LLMSolver`: a tool-calling agent over a `ChatClient`. One `respond` call is one turn.
+
+Within a turn the agent loops: one request, then every tool call it made, until it asks
+the user, says done, answers without a tool call, or reaches `max_steps_per_turn`
+requests. Spend is charged to the sweep `Ledger` after every request and the caps are
+checked before the next one, so `BudgetExceeded` is raised cleanly between requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..budget import BudgetExceeded, Ledger
+from ..llm import (
+    AgentOptions,
+    AssistantMsg,
+    ChatClient,
+    ChatRequest,
+    Completion,
+    ContextTooLong,
+    ToolResultMsg,
+    UserMsg,
+)
+from ..workspace import Workspace
+from ._llm_history import History
+from ._llm_tools import run_tool, tool_specs
+from ._protocol import SolverTurn, TurnEnd, Usage, UserMessage
+
+_SYSTEM = (
+    "You are a frontend engineer working in the repository of a website. The user reveals "
+    "the work one request at a time; do the current request by changing files with your "
+    "tools. Look before you edit (list_files, read_file, search). Use edit for small exact "
+    "changes and write_file for new files or full rewrites. Paths are relative to the "
+    "repository root; you may write only inside: {allowed}. If the request is ambiguous, "
+    "ask_user. When the request is finished, call done."
+)
+_PRESERVE = (
+    " Keep everything that already works working: do not remove or alter pages, "
+    "navigation, copy, styles or behaviour that the request does not ask you to change."
+)
+_VISION = " view_page shows screenshots of the site as of the last check of your work."
+
+
+@dataclass
+class Waits:
+    """Time not charged to the cell's working time (DESIGN.md: limiter and retry waits)."""
+
+    retry_s: float = 0.0
+    queue_s: float = 0.0
+
+
+class LLMSolver:
+    def __init__(
+        self,
+        client: ChatClient,
+        options: AgentOptions,
+        *,
+        ledger: Ledger | None = None,
+        name: str = "",
+    ) -> None:
+        self.name = name or f"llm:{client.config.name}"
+        self.options = options
+        self.usage = Usage()  # whole cell, including turns cut short by a budget
+        self.waits = Waits()  # whole cell
+        self.last_turn_waits = Waits()
+        self._client = client
+        self._ledger = ledger
+        self._history = History()
+        self._keep_cap: int | None = None  # lowered once a request was too long
+
+    async def aclose(self) -> None:
+        pass  # the pool owns the HTTP client
+
+    def system_prompt(self, workspace: Workspace) -> str:
+        text = _SYSTEM.format(allowed=", ".join(workspace.allowed_paths))
+        text += _PRESERVE if self.options.preservation_clause else ""
+        return text + (_VISION if self.options.vision else "")
+
+    def _user_text(self, message: UserMessage) -> str:
+        if self.options.vision and message.screenshots:
+            n = len(message.screenshots)
+            return f"{message.text}\n\n({n} screenshot(s) of the site are available: view_page.)"
+        return message.text
+
+    async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
+        before = await workspace.tree_id()
+        self.last_turn_waits = Waits()
+        self._history.start_turn(UserMsg(text=self._user_text(message)))
+        usage, ends, note = Usage(), None, ""
+        question = ""
+        for _ in range(self.options.max_steps_per_turn):
+            completion = await self._complete(workspace)
+            usage += self._charge(completion)
+            reply = completion.message
+            self._history.append(reply)
+            note = reply.text or note
+            if not reply.tool_calls:
+                break
+            ends, question = self._run_calls(reply, message, workspace)
+            if ends is not None:
+                break
+        changed = await workspace.tree_id() != before
+        return SolverTurn(end=_end(ends, changed), question=question, note=note, usage=usage)
+
+    def _run_calls(
+        self, reply: AssistantMsg, message: UserMessage, ws: Workspace
+    ) -> tuple[str | None, str]:
+        """Run every call (each needs a result in the history); report how the turn ends."""
+        ends: str | None = None
+        question = ""
+        for call in reply.tool_calls:
+            out = run_tool(call, ws, vision=self.options.vision, screenshots=message.screenshots)
+            result = ToolResultMsg(
+                call_id=call.id,
+                name=call.name,
+                content=out.content,
+                is_error=out.is_error,
+                images=out.images,
+            )
+            self._history.append(result)
+            if out.ends == "question":
+                question = _argument(call.arguments_json, "question")
+            ends = "question" if question else ends or out.ends
+        return ends, question
+
+    # ------------------------------------------------------------ requests
+    def _keep(self) -> int | None:
+        caps = [c for c in (self.options.history_turns, self._keep_cap) if c is not None]
+        return min(caps) if caps else None
+
+    def _request(self, workspace: Workspace) -> ChatRequest:
+        return ChatRequest(
+            system=self.system_prompt(workspace),
+            messages=self._history.messages(self._keep()),
+            tools=tool_specs(vision=self.options.vision),
+        )
+
+    async def _complete(self, workspace: Workspace) -> Completion:
+        self._check_budget()
+        try:
+            return await self._client.complete(self._request(workspace))
+        except ContextTooLong:
+            kept = min(self._keep() or self._history.turns, self._history.turns)
+            if kept <= 1:
+                raise  # only the current turn is left: nothing more to drop
+            self._keep_cap = max(1, kept // 2)
+            return await self._client.complete(self._request(workspace))
+
+    def _check_budget(self) -> None:
+        if self._ledger is not None:
+            self._ledger.check()
+        cap = self.options.max_cell_tokens
+        spent = self.usage.input_tokens + self.usage.output_tokens
+        if cap is not None and spent >= cap:
+            raise BudgetExceeded("tokens", f"cell spent {spent} of {cap} tokens")
+
+    def _charge(self, c: Completion) -> Usage:
+        cost = self._client.config.cost_usd(c.input_tokens, c.output_tokens)
+        step = Usage(
+            input_tokens=c.input_tokens,
+            output_tokens=c.output_tokens,
+            cost_usd=cost,
+            requests=c.attempts,
+        )
+        self.usage += step
+        for w in (self.waits, self.last_turn_waits):
+            w.retry_s += c.retry_wait_s
+            w.queue_s += c.queue_wait_s
+        if self._ledger is not None:
+            self._ledger.charge(c.input_tokens + c.output_tokens, cost)
+        return step
+
+
+def _end(ends: str | None, changed: bool) -> TurnEnd:
+    # A question must reach the user even if files changed; otherwise edits decide.
+    if ends == "question":
+        return "question"
+    if changed:
+        return "edited"
+    return "done" if ends == "done" else "idle"
+
+
+def _argument(arguments_json: str, name: str) -> str:
+    from ..llm._dialect import json_object
+
+    value = json_object(arguments_json).get(name, "")
+    return value if isinstance(value, str) else ""

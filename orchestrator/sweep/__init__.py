@@ -1,0 +1,25 @@
+"""The sweep: plan cells, schedule them under budgets, write the manifest."""
+
+from ._core import CellFailure as CellFailure
+from ._core import Job as Job
+from ._core import Scheduler as Scheduler
+from ._core import StopSweep as StopSweep
+from ._jobs import cell_key as cell_key
+from ._jobs import plan_jobs as plan_jobs
+from ._jobs import select_tasks as select_tasks
+from ._sweep import SweepOptions as SweepOptions
+from ._sweep import pending_jobs as pending_jobs
+from ._sweep import run_sweep as run_sweep
+
+__all__ = [
+    "CellFailure",
+    "Job",
+    "Scheduler",
+    "StopSweep",
+    "SweepOptions",
+    "cell_key",
+    "pending_jobs",
+    "plan_jobs",
+    "run_sweep",
+    "select_tasks",
+]

@@ -1,0 +1,96 @@
+"""Run a whole sweep: plan, resume, schedule, handle signals, leave the manifest valid."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+
+from ..budget import Ledger
+from ..config import BenchConfig
+from ..manifest import FINAL_STATUSES, Manifest, latest_by_cell
+from ..records import ManifestRow
+from ._core import Job, Scheduler
+from ._jobs import plan_jobs, select_tasks
+from ._progress import ProgressMode, SweepProgress
+from ._runner import open_resources
+
+
+@dataclass
+class SweepOptions:
+    run_dir: Path | None = None  # None: a new runs/<name>-<timestamp>
+    resume: bool = False
+    tasks: tuple[str, ...] = ()
+    solvers: tuple[str, ...] = ()
+    progress: ProgressMode = "live"
+    interrupted: bool = field(default=False)
+
+
+def pending_jobs(jobs: list[Job], existing: list[ManifestRow]) -> list[Job]:
+    """Jobs without a current final row (same contract and config hash)."""
+    latest = latest_by_cell(existing)
+    out = []
+    for job in jobs:
+        row = latest.get(job.key)
+        current = (
+            row is not None
+            and row.contract_hash == job.template.contract_hash
+            and row.config_hash == job.template.config_hash
+            and row.status in FINAL_STATUSES
+            and row.attempts > 0
+        )
+        if not current:
+            out.append(job)
+    return out
+
+
+def new_run_dir(cfg: BenchConfig) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path(cfg.sweep.runs_dir) / f"{cfg.sweep.name}-{stamp}"
+
+
+async def _watch_signals(scope: anyio.CancelScope, opts: SweepOptions) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            if opts.interrupted:
+                os._exit(130)  # second interrupt: leave at once
+            opts.interrupted = True
+            print("\ninterrupted: cancelling cells and tearing down sandboxes...", file=sys.stderr)
+            scope.cancel()
+
+
+async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[ManifestRow]]:
+    run_dir = opts.run_dir or new_run_dir(cfg)
+    tasks = select_tasks(cfg, opts.tasks)
+    solvers = [s for s in cfg.solvers if not opts.solvers or s.name in opts.solvers]
+    ledger = Ledger(max_usd=cfg.sweep.max_usd, max_tokens=cfg.sweep.max_tokens)
+    with Manifest(run_dir) as manifest:
+        jobs = plan_jobs(cfg, tasks, solvers, run_dir.name)
+        todo = pending_jobs(jobs, manifest.rows()) if opts.resume else jobs
+        skipped = len(jobs) - len(todo)
+        if skipped:
+            print(f"resume: {skipped} cell(s) already have a current row", file=sys.stderr)
+        rows: list[ManifestRow] = []
+        with SweepProgress(len(todo), ledger, opts.progress) as progress:
+            scheduler = Scheduler(
+                manifest.append,
+                concurrency=cfg.sweep.concurrency,
+                cell_timeout_s=cfg.sweep.cell_timeout_s,
+                infra_retries=cfg.sweep.infra_retries,
+                ledger=ledger,
+                progress=progress,
+            )
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_watch_signals, tg.cancel_scope, opts)
+                if todo:
+                    async with open_resources(cfg, run_dir, run_dir.name, tasks, ledger) as res:
+                        rows = await scheduler.run(todo, res.attempt)
+                tg.cancel_scope.cancel()
+        if scheduler.stopped_reason:
+            print(scheduler.stopped_reason, file=sys.stderr)
+    return run_dir, rows

@@ -1,0 +1,76 @@
+"""`_stats`: Wilson bounds, clustered bootstrap and Spearman against known values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from orchestrator.report._stats import (
+    cluster_bootstrap,
+    permutation_p,
+    rankdata,
+    spearman,
+    wilson,
+)
+
+
+def test_wilson_known_bounds() -> None:
+    lo, hi = wilson(0, 10)
+    assert lo == 0.0
+    assert hi == pytest.approx(0.2775, abs=1e-4)
+    assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert wilson(10, 10) == pytest.approx((1 - 0.2775, 1.0), abs=1e-4)
+    assert wilson(1, 3) == pytest.approx((0.0615, 0.7923), abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_wilson_rejects_impossible_counts() -> None:
+    with pytest.raises(ValueError):
+        wilson(3, 2)
+
+
+def test_bootstrap_is_deterministic_and_brackets_the_mean() -> None:
+    values = [0.1, 0.4, 0.9, 0.5, 0.7, 0.2, 1.0, 0.0]
+    clusters = ["a", "a", "b", "b", "c", "c", "d", "d"]
+    first = cluster_bootstrap(values, clusters)
+    assert first == cluster_bootstrap(values, clusters)
+    mean, lo, hi = first
+    assert mean == pytest.approx(np.mean(values))
+    assert lo < mean < hi
+    assert 0.0 <= lo and hi <= 1.0
+    assert cluster_bootstrap(values, clusters, seed=1) != first
+
+
+def test_bootstrap_resamples_clusters_not_values() -> None:
+    # Every cluster has the same mean: any resample of whole clusters gives that mean.
+    mean, lo, hi = cluster_bootstrap([0.0, 1.0, 1.0, 0.0, 0.5, 0.5], ["x", "x", "y", "y", "z", "z"])
+    assert (mean, lo, hi) == pytest.approx((0.5, 0.5, 0.5))
+
+
+def test_bootstrap_degenerate_inputs() -> None:
+    assert cluster_bootstrap([0.2, 0.4], ["t", "t"]) == pytest.approx((0.3, 0.3, 0.3))
+    assert all(math.isnan(x) for x in cluster_bootstrap([], []))
+    with pytest.raises(ValueError):
+        cluster_bootstrap([1.0], [])
+
+
+def test_rankdata_averages_ties() -> None:
+    assert rankdata([10, 20, 20, 30]).tolist() == [1.0, 2.5, 2.5, 4.0]
+    assert rankdata([3, 1, 2]).tolist() == [3.0, 1.0, 2.0]
+    assert rankdata([5, 5, 5]).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_spearman_known_values() -> None:
+    assert spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 7.5]) == pytest.approx(0.9)
+    assert spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    # ties: ranks x=[3,1,2], y=[3,1.5,1.5] -> rho = 1.5 / sqrt(2 * 1.5)
+    assert spearman([0.75, 0.375, 0.5], [2 / 3, 0, 0]) == pytest.approx(math.sqrt(3) / 2)
+    assert math.isnan(spearman([1, 2, 3], [4, 4, 4]))
+
+
+def test_permutation_p_exact_for_small_n() -> None:
+    # n=3, rho=-1 is reached by 2 of the 6 orderings in absolute value (+1 and -1).
+    assert permutation_p([1, 2, 3], [3, 2, 1]) == pytest.approx(2 / 6)
+    assert permutation_p(range(10), range(10)) < 0.01
