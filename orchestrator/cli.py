@@ -20,10 +20,13 @@ def _load(name: str) -> ModuleType:
     return importlib.import_module(f"orchestrator.commands.{name}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, import just that command (the others pull heavy libraries)."""
     parser = argparse.ArgumentParser(prog="python -m orchestrator")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
+        if only is not None and name != only:
+            continue
         try:
             mod = _load(name)
         except ModuleNotFoundError as exc:
@@ -40,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or (args_list[0].startswith("-") and args_list[0] not in ("-h", "--help")):
         args_list.insert(0, "run")
-    parser = build_parser()
+    parser = build_parser(args_list[0] if args_list[0] in COMMANDS else None)
     args = parser.parse_args(args_list)
     if not hasattr(args, "_module"):
         parser.print_help()

@@ -15,7 +15,7 @@ from ..cell import BaselineCache, CellContext, CellReport, run_cell
 from ..config import ConfigError, load_config
 from ..contract import ContractError, load_task
 from ..events import read_events
-from ..llm import ProviderPool
+from ..llm import ProviderConfig, ProviderPool
 from ..records import Arm
 from ..solvers import Solver, make_solver, offline_solver
 from ..verifier import BrowserPool
@@ -43,7 +43,7 @@ async def _run(args: argparse.Namespace, out: Path) -> CellReport:
     root = Path(args.task) if Path(args.task).is_dir() else args.tasks_dir / args.task
     task = load_task(root)
     ledger = Ledger()
-    providers_cfg = ()
+    providers_cfg: tuple[ProviderConfig, ...] = ()
     solver: Solver
     try:
         solver = offline_solver(args.solver, task)

@@ -57,6 +57,7 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True):
     retry_after: str = ""
     delay_s: float = 0.0
     path: str = "../outside.txt"
+    message: str = ""  # error text of a "status" fault (e.g. one echoing a key)
 
 
 class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -107,7 +108,7 @@ class FakeProvider:
     async def __aenter__(self) -> FakeProvider:
         self._server = _QuietServer(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="fake-llm", daemon=True
+            target=self._server.serve_forever, args=(0.05,), name="fake-llm", daemon=True
         )
         self._thread.start()
         return self
@@ -117,10 +118,15 @@ class FakeProvider:
     ) -> None:
         self._stop.set()  # wakes handlers sleeping on a delay
         server, thread = self._server, self._thread
-        if server is not None and thread is not None:
-            await anyio.to_thread.run_sync(server.shutdown)
-            server.server_close()
-            await anyio.to_thread.run_sync(thread.join)
+        if server is None or thread is None:
+            return
+        # `shutdown` blocks until the serve loop sees it; poll instead of blocking the loop,
+        # with plain threads so that it works on any backend (no anyio.to_thread).
+        stopper = threading.Thread(target=server.shutdown, name="fake-llm-stop", daemon=True)
+        stopper.start()
+        while thread.is_alive() or stopper.is_alive():
+            await anyio.sleep(0.01)
+        server.server_close()
 
     @property
     def anthropic_base_url(self) -> str:
@@ -176,9 +182,8 @@ class FakeProvider:
     ) -> _Answer:
         if fault is not None and fault.kind == "status":
             extra = {"Retry-After": fault.retry_after} if fault.retry_after else {}
-            return _json(
-                fault.status, {"error": {"message": f"injected HTTP {fault.status}"}}, **extra
-            )
+            msg = fault.message or f"injected HTTP {fault.status}"
+            return _json(fault.status, {"error": {"message": msg}}, **extra)
         if fault is not None and fault.kind == "context_too_long":
             msg = "This model's maximum context length is 1000 tokens; your messages were too long"
             return _json(400, {"error": {"message": msg, "code": "context_length_exceeded"}})

@@ -45,11 +45,10 @@ def view_openai(body: dict[str, Any]) -> Conversation:
             conv.user_texts.extend(_texts(m.get("content")))
         elif role == "assistant":
             conv.last_calls = [c["function"]["name"] for c in m.get("tool_calls") or ()]
-    last = body.get("messages", [{}])[-1]
-    # Screenshots after tool results arrive as a user message; it is not a new turn.
-    conv.new_turn = last.get("role") == "user" and not (
-        len(body["messages"]) > 1 and body["messages"][-2].get("role") == "tool"
-    )
+    msgs = body.get("messages") or [{}]
+    # Screenshots after a view_page result arrive as a user message: not a new turn.
+    after_view = len(msgs) > 1 and msgs[-2].get("role") == "tool" and "view_page" in conv.last_calls
+    conv.new_turn = msgs[-1].get("role") == "user" and not after_view
     return conv
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-from tenacity import RetryCallState, wait_exponential_jitter
+from tenacity import RetryCallState
 
 from ._config import ProviderConfig
 
@@ -65,15 +65,16 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
 
 
 def wait_policy(cfg: ProviderConfig) -> Callable[[RetryCallState], float]:
-    backoff = wait_exponential_jitter(
-        initial=cfg.backoff_initial_s, max=cfg.backoff_max_s, jitter=cfg.backoff_initial_s
-    )
+    def backoff(attempt: int) -> float:
+        # Written out: tenacity's jittered-exponential signature differs across versions.
+        step = min(cfg.backoff_max_s, cfg.backoff_initial_s * 2 ** (attempt - 1))
+        return step + random.uniform(0.0, cfg.backoff_initial_s)
 
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
         if isinstance(exc, Transient) and exc.retry_after is not None:
             base = min(exc.retry_after, cfg.retry_after_max_s)
             return base + random.uniform(0.0, 0.1 * base + 0.05)  # never earlier than asked
-        return float(backoff(state))
+        return backoff(state.attempt_number)
 
     return wait

@@ -161,7 +161,7 @@ def render_cell(
     if r.baseline_regressions:
         body.append("<h2>Baseline regressions</h2><ul>")
         body += [
-            f"<li>{escape(b.gate)}: {escape(', '.join(b.failed_checks))}</li>"
+            f"<li>{escape(b.gate)}: {escape(', '.join(b.failed_checks) or '—')}</li>"
             for b in r.baseline_regressions
         ]
         body.append("</ul>")

@@ -224,7 +224,3 @@ async def test_serve_failure_fails_every_check_without_a_browser(
     assert h1 is not None and not h1.passed and "not ready after 60 s" in h1.observed
     assert rep.states == () and rep.gate("routes").status == "n/a"
 
-
-async def test_zz_durations(report: VerifyReport) -> None:
-    for r in sorted(report.states, key=lambda r: -r.duration_s)[:12]:
-        print(r.state, r.duration_s, r.error)

@@ -1,0 +1,191 @@
+"""Admission (DESIGN.md §6): a task enters the suite only when its controls behave.
+
+- the reference, replayed unit by unit through real checkpoints, clears every unit at
+  its first checkpoint, flips nothing and passes the full final suite;
+- every negative fails at least one gate, including every gate in its `expect_fail`;
+- untouched R0 fails at least one completion gate;
+- with `repeat` > 1 the reference is replayed again and any changed verdict is flaky.
+"""
+
+from __future__ import annotations
+
+import shutil
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import anyio
+import msgspec
+
+from sandbox import Backend, Labels
+
+from .cell import CellContext, CellReport, run_cell
+from .checkpoint import Checkpointer
+from .contract import COMPLETION_GATES, Negative, TaskPackage
+from .events import read_events
+from .results import VerifyReport
+from .solvers import ReferenceSolver
+from .verifier import BrowserPool
+from .workspace import Workspace
+
+
+class ControlResult(msgspec.Struct, frozen=True, kw_only=True):
+    control: str  # "reference", "r0", "negative:<name>"
+    ok: bool
+    failing_gates: tuple[str, ...] = ()
+    expected_gates: tuple[str, ...] = ()
+    detail: str = ""
+
+
+class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
+    task: str
+    contract_hash: str
+    admitted: bool
+    controls: tuple[ControlResult, ...]
+    flaky_checks: tuple[str, ...] = ()
+
+
+def _failing(report: VerifyReport) -> tuple[str, ...]:
+    return tuple(sorted(g.gate for g in report.gates if g.status == "fail"))
+
+
+class Admitter:
+    def __init__(self, backend: Backend, pool: BrowserPool, out: Path, sweep: str) -> None:
+        self.backend = backend
+        self.pool = pool
+        self.out = out
+        self.sweep = sweep
+
+    def _ctx(self, task: TaskPackage, name: str) -> CellContext:
+        cell_dir = self.out / task.contract.id / name
+        shutil.rmtree(cell_dir, ignore_errors=True)
+        return CellContext(
+            task=task,
+            backend=self.backend,
+            pool=self.pool,
+            cell_dir=cell_dir,
+            labels=Labels(sweep=self.sweep, cell=f"{task.contract.id}-{name}"),
+        )
+
+    async def suite_on(
+        self, task: TaskPackage, name: str, negative: Negative | None
+    ) -> VerifyReport:
+        """The full suite on R0, or on R0 (+ reference through `after_unit`) + a negative."""
+        ctx = self._ctx(task, name)
+        ws = await Workspace.create(
+            task.repo, ctx.cell_dir / "workspace", task.contract.allowed_paths
+        )
+        if negative is not None:
+            for unit in task.contract.units:
+                if not negative.after_unit:
+                    break
+                await ws.apply_patch(task.reference_patch(unit.id))
+                if unit.id == negative.after_unit:
+                    break
+            await ws.apply_patch(task.negative_patch(negative.name))
+        async with AsyncExitStack() as stack:
+            sb = await stack.enter_async_context(
+                self.backend.open(ws.root, ctx.serve_spec, ctx.labels, None)
+            )
+            cp = Checkpointer(task, ws, sb, self.pool, ctx.cell_dir / "artifacts")
+            _, report, _ = await cp.run("", None, label="-final")
+        return report
+
+    async def reference(
+        self, task: TaskPackage, run: int
+    ) -> tuple[ControlResult, CellReport, Path]:
+        ctx = self._ctx(task, f"reference-{run}")
+        report = await run_cell(ctx, ReferenceSolver(task), "staged")
+        problems = []
+        for i, u in enumerate(report.units):
+            if not u.cleared or u.turns != 1:
+                problems.append(f"unit {u.id} not cleared at its first checkpoint")
+            elif u.cleared_at != i + 1:
+                problems.append(f"unit {u.id} cleared at checkpoint {u.cleared_at}, not {i + 1}")
+        problems += [f"flip of {f.check} at checkpoint {f.failed_at}" for f in report.flips]
+        failing = tuple(g for g, s in report.final_gates.items() if s == "fail")
+        if failing:
+            problems.append(f"final suite fails gates {', '.join(failing)}")
+        result = ControlResult(
+            control="reference", ok=not problems, failing_gates=failing, detail="; ".join(problems)
+        )
+        return result, report, ctx.cell_dir
+
+    async def admit(self, task: TaskPackage, repeat: int = 1) -> TaskAdmission:
+        controls: list[ControlResult] = []
+        ref, _, cell_dir = await self.reference(task, 0)
+        controls.append(ref)
+        flaky = set()
+        if repeat > 1:
+            first = _verdicts(cell_dir)
+            for r in range(1, repeat):
+                _, _, again_dir = await self.reference(task, r)
+                again = _verdicts(again_dir)
+                flaky |= {k for k in first.keys() & again.keys() if first[k] != again[k]}
+        r0 = await self.suite_on(task, "r0", None)
+        r0_failing = _failing(r0)
+        completion_fail = sorted(set(r0_failing) & COMPLETION_GATES)
+        controls.append(
+            ControlResult(
+                control="r0",
+                ok=bool(completion_fail),
+                failing_gates=r0_failing,
+                detail="" if completion_fail else "R0 passes every completion gate",
+            )
+        )
+        for neg in task.contract.negatives:
+            report = await self.suite_on(task, f"negative-{neg.name}", neg)
+            failing = _failing(report)
+            missing = sorted(set(neg.expect_fail) - set(failing))
+            ok = bool(failing) and not missing
+            detail = (
+                "" if ok else (f"did not fail {', '.join(missing)}" if missing else "fails no gate")
+            )
+            controls.append(
+                ControlResult(
+                    control=f"negative:{neg.name}",
+                    ok=ok,
+                    failing_gates=failing,
+                    expected_gates=tuple(neg.expect_fail),
+                    detail=detail,
+                )
+            )
+        admitted = all(c.ok for c in controls) and not flaky
+        return TaskAdmission(
+            task=task.contract.id,
+            contract_hash=task.contract_hash,
+            admitted=admitted,
+            controls=tuple(controls),
+            flaky_checks=tuple(sorted(flaky)),
+        )
+
+
+def _verdicts(cell_dir: Path) -> dict[str, bool]:
+    """(checkpoint, check) -> passed, from a cell's event log."""
+    out: dict[str, bool] = {}
+    for e in read_events(cell_dir / "events.jsonl"):
+        if e.kind == "checkpoint" and e.checkpoint is not None:
+            for c in e.checkpoint.checks:
+                out[f"{e.checkpoint.index}:{c.id}"] = c.passed
+    return out
+
+
+async def admit_all(
+    tasks: list[TaskPackage],
+    backend: Backend,
+    pool: BrowserPool,
+    out: Path,
+    repeat: int,
+    limit: int,
+) -> list[TaskAdmission]:
+    admitter = Admitter(backend, pool, out, sweep="admission")
+    results: dict[str, TaskAdmission] = {}
+    limiter = anyio.CapacityLimiter(limit)
+
+    async def one(task: TaskPackage) -> None:
+        async with limiter:
+            results[task.contract.id] = await admitter.admit(task, repeat)
+
+    async with anyio.create_task_group() as tg:
+        for t in tasks:
+            tg.start_soon(one, t)
+    return [results[t.contract.id] for t in tasks]

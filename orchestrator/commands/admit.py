@@ -1,0 +1,92 @@
+"""`python -m orchestrator admit [TASK...]`: admission of task packages (DESIGN.md §6)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import msgspec
+
+from sandbox import open_backend
+
+from ..admission import TaskAdmission, admit_all
+from ..contract import ContractError, TaskPackage, discover_tasks, load_task
+from ..stats import wilson
+from ..verifier import BrowserPool
+from ._loop import run_async
+
+HELP = "admit task packages: reference clears every unit, negatives fail, R0 is outstanding"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tasks", nargs="*", help="task ids (default: every task)")
+    p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
+    p.add_argument("--repeat", type=int, default=1, help="replay the reference K times")
+    p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
+    p.add_argument("--out", type=Path, default=Path("runs/admission"))
+    p.add_argument("--parallel", type=int, default=2, help="tasks admitted at once")
+
+
+def _rate(label: str, k: int, n: int) -> str:
+    lo, hi = wilson(k, n)
+    pct = 100 * k / n if n else 0.0
+    return f"| {label} | {k}/{n} | {pct:.1f}% | [{100 * lo:.1f}%, {100 * hi:.1f}%] |"
+
+
+def render(results: list[TaskAdmission]) -> str:
+    lines = [
+        "# Admission report",
+        "",
+        "| task | control | ok | failing gates | expected | detail |",
+    ]
+    lines.append("|---|---|---|---|---|---|")
+    for r in results:
+        for c in r.controls:
+            lines.append(
+                f"| {r.task} | {c.control} | {'yes' if c.ok else 'NO'} | "
+                f"{', '.join(c.failing_gates)} | {', '.join(c.expected_gates)} | {c.detail} |"
+            )
+        if r.flaky_checks:
+            lines.append(f"| {r.task} | flaky | NO | | | {', '.join(r.flaky_checks)} |")
+    controls = [c for r in results for c in r.controls]
+    negs = [c for c in controls if c.control.startswith("negative:")]
+    lines += ["", "| pool rate | k/n | rate | Wilson 95% |", "|---|---|---|---|"]
+    lines.append(_rate("tasks admitted", sum(r.admitted for r in results), len(results)))
+    refs = [c for c in controls if c.control == "reference"]
+    lines.append(_rate("reference passes", sum(c.ok for c in refs), len(refs)))
+    r0s = [c for c in controls if c.control == "r0"]
+    lines.append(_rate("R0 fails a completion gate", sum(c.ok for c in r0s), len(r0s)))
+    lines.append(_rate("negatives caught as expected", sum(c.ok for c in negs), len(negs)))
+    return "\n".join(lines) + "\n"
+
+
+def _load(args: argparse.Namespace) -> list[TaskPackage]:
+    roots = (
+        [args.tasks_dir / t for t in args.tasks] if args.tasks else discover_tasks(args.tasks_dir)
+    )
+    return [load_task(r) for r in roots]
+
+
+async def _admit(args: argparse.Namespace, tasks: list[TaskPackage]) -> list[TaskAdmission]:
+    backend = await open_backend(args.backend)
+    async with BrowserPool() as pool:
+        return await admit_all(tasks, backend, pool, args.out, args.repeat, args.parallel)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        tasks = _load(args)
+    except ContractError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    results = run_async(_admit, args, tasks)
+    args.out.mkdir(parents=True, exist_ok=True)
+    text = render(results)
+    (args.out / "admission.md").write_text(text)
+    (args.out / "admission.json").write_bytes(msgspec.json.format(msgspec.json.encode(results)))
+    print(text)
+    bad = [r.task for r in results if not r.admitted]
+    if bad:
+        print(f"not admitted: {', '.join(bad)}", file=sys.stderr)
+    return 1 if bad else 0

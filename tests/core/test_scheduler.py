@@ -1,0 +1,155 @@
+"""The scheduling core on asyncio and trio: rows, retries, budgets, cancellation."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import anyio
+import pytest
+
+from orchestrator.budget import BudgetExceeded, Ledger
+from orchestrator.records import ManifestRow
+from orchestrator.sweep import CellFailure, Job, Scheduler, StopSweep
+from tests.core.test_manifest import row
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def jobs(n: int) -> list[Job]:
+    return [Job(key=f"c{i}", template=row(f"c{i}")) for i in range(n)]
+
+
+async def test_64_cells_at_concurrency_64_give_exactly_one_row_each() -> None:
+    written: list[ManifestRow] = []
+    peak = running = 0
+
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        nonlocal peak, running
+        running += 1
+        peak = max(peak, running)
+        await anyio.sleep(0.05)
+        running -= 1
+        return job.template
+
+    await Scheduler(written.append, concurrency=64).run(jobs(64), attempt)
+    assert Counter(r.cell for r in written) == Counter(f"c{i}" for i in range(64))
+    assert all(r.status == "ok" for r in written)
+    assert peak == 64
+
+
+async def test_concurrency_limit_is_respected() -> None:
+    peak = running = 0
+
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        nonlocal peak, running
+        running += 1
+        peak = max(peak, running)
+        await anyio.sleep(0.01)
+        running -= 1
+        return job.template
+
+    await Scheduler(lambda r: None, concurrency=3).run(jobs(20), attempt)
+    assert peak == 3
+
+
+async def test_infrastructure_fault_twice_then_ok() -> None:
+    calls: Counter[str] = Counter()
+
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        calls[job.key] += 1
+        if job.key == "c0" and n <= 2:
+            raise CellFailure("infra_error", "container died", retryable=True)
+        return job.template
+
+    written: list[ManifestRow] = []
+    sched = Scheduler(written.append, concurrency=4, infra_retries=2, retry_delay_s=0)
+    await sched.run(jobs(3), attempt)
+    by_cell = {r.cell: r for r in written}
+    assert by_cell["c0"].status == "ok" and by_cell["c0"].attempts == 3
+    assert calls["c0"] == 3 and calls["c1"] == 1
+
+
+async def test_retries_are_bounded_then_infra_error() -> None:
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        raise CellFailure("infra_error", "daemon gone", retryable=True)
+
+    written: list[ManifestRow] = []
+    await Scheduler(written.append, concurrency=2, infra_retries=1, retry_delay_s=0).run(
+        jobs(2), attempt
+    )
+    assert [(r.status, r.attempts) for r in written] == [("infra_error", 2)] * 2
+    assert written[0].error == "daemon gone"
+
+
+async def test_money_cap_stops_new_cells_and_ends_running_ones_with_budget() -> None:
+    ledger = Ledger(max_usd=1.0)
+
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        for _ in range(10):
+            ledger.check()
+            ledger.charge(tokens=100, usd=0.2)
+            await anyio.sleep(0.01)
+        return job.template
+
+    written: list[ManifestRow] = []
+    await Scheduler(written.append, concurrency=2, ledger=ledger).run(jobs(6), attempt)
+    assert len(written) == 6
+    assert {r.status for r in written} == {"budget"}
+    assert sum(r.attempts == 0 for r in written) == 4  # never started
+
+
+async def test_per_cell_deadline_is_a_budget_row() -> None:
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        await anyio.sleep(10)
+        return job.template
+
+    written: list[ManifestRow] = []
+    await Scheduler(written.append, concurrency=2, cell_timeout_s=0.05).run(jobs(2), attempt)
+    assert [r.status for r in written] == ["budget", "budget"]
+    assert "wall-time" in written[0].error
+
+
+async def test_budget_exceeded_and_llm_error_are_scored_apart() -> None:
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        if job.key == "c0":
+            raise BudgetExceeded("tokens", "cap")
+        raise CellFailure("llm_error", "provider kept failing")
+
+    written: list[ManifestRow] = []
+    await Scheduler(written.append, concurrency=2).run(jobs(2), attempt)
+    assert {r.cell: r.status for r in written} == {"c0": "budget", "c1": "llm_error"}
+
+
+async def test_cancellation_leaves_one_cancelled_row_per_cell() -> None:
+    written: list[ManifestRow] = []
+
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        await anyio.sleep(10)
+        return job.template
+
+    with anyio.move_on_after(0.1):
+        await Scheduler(written.append, concurrency=2).run(jobs(5), attempt)
+    assert Counter(r.cell for r in written) == Counter(f"c{i}" for i in range(5))
+    assert {r.status for r in written} == {"cancelled"}
+
+
+async def test_stop_sweep_cancels_the_rest() -> None:
+    written: list[ManifestRow] = []
+
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        if job.key == "c0":
+            raise StopSweep("every request refused (401)")
+        await anyio.sleep(10)
+        return job.template
+
+    sched = Scheduler(written.append, concurrency=8)
+    with anyio.fail_after(5):
+        await sched.run(jobs(4), attempt)
+    assert len(written) == 4
+    assert {r.cell: r.status for r in written}["c0"] == "llm_error"
+    assert "refused" in sched.stopped_reason

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from orchestrator.workspace import EditEvent, PatchError, PathRefused, Workspace, WorkspaceError
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def _ws(tmp_path: Path) -> Workspace:
+    r0 = tmp_path / "r0"
+    (r0 / "css").mkdir(parents=True)
+    (r0 / "index.html").write_text("<h1>Hi</h1>\n<p>one</p>\n<p>one</p>\n")
+    (r0 / "css" / "site.css").write_text("h1 { color: red; }\n")
+    (r0 / "server.js").write_text("// not allowed\n")
+    return await Workspace.create(r0, tmp_path / "ws", ["*.html", "css/**"])
+
+
+async def test_fresh_repository_holds_only_r0(tmp_path: Path) -> None:
+    ws = await _ws(tmp_path)
+    log = subprocess.run(["git", "log", "--oneline"], cwd=ws.root, capture_output=True, text=True)
+    assert len(log.stdout.splitlines()) == 1
+    assert ws.list_files() == ["css/site.css", "index.html", "server.js"]
+    assert await ws.changed_paths() == []
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("/etc/passwd", "absolute"),
+        ("../outside.html", "'..'"),
+        ("css/../../x.html", "'..'"),
+        ("server.js", "outside allowed paths"),
+        (".git/config", ".git"),
+    ],
+)
+async def test_writes_outside_the_rules_are_refused_with_reason(
+    tmp_path: Path, path: str, why: str
+) -> None:
+    ws = await _ws(tmp_path)
+    events: list[EditEvent] = []
+    ws.listener = events.append
+    with pytest.raises(PathRefused, match=why):
+        ws.write_file(path, "x")
+    assert events and not events[0].applied and why in events[0].reason
+    assert await ws.changed_paths() == []
+
+
+async def test_symlink_escape_is_refused(tmp_path: Path) -> None:
+    ws = await _ws(tmp_path)
+    outside = tmp_path / "secret"
+    outside.mkdir()
+    (ws.root / "css" / "link").symlink_to(outside)
+    with pytest.raises(PathRefused, match="outside the workspace"):
+        ws.write_file("css/link/evil.css", "x")
+    with pytest.raises(PathRefused, match="outside the workspace"):
+        ws.read_file("css/link/anything")
+    assert not (outside / "evil.css").exists()
+
+
+async def test_edit_needs_one_exact_anchor(tmp_path: Path) -> None:
+    ws = await _ws(tmp_path)
+    with pytest.raises(WorkspaceError, match="not found"):
+        ws.edit("index.html", "<h2>", "<h3>")
+    with pytest.raises(WorkspaceError, match="found 2 times"):
+        ws.edit("index.html", "<p>one</p>", "<p>two</p>")
+    ws.edit("index.html", "<h1>Hi</h1>", "<h1>Hello</h1>")
+    assert "<h1>Hello</h1>" in ws.read_file("index.html")
+    assert await ws.changed_paths() == ["index.html"]
+    assert "+<h1>Hello</h1>" in await ws.diff()
+
+
+async def test_search_and_tree_id(tmp_path: Path) -> None:
+    ws = await _ws(tmp_path)
+    hits = ws.search(r"color:\s*red")
+    assert [(h.path, h.line) for h in hits] == [("css/site.css", 1)]
+    before = await ws.tree_id()
+    assert await ws.tree_id() == before
+    ws.write_file("css/new.css", "p {}")
+    assert await ws.tree_id() != before
+    await ws.reset_to_r0()
+    assert await ws.tree_id() == before
+
+
+async def test_patch_that_does_not_apply_is_a_clear_error(tmp_path: Path) -> None:
+    ws = await _ws(tmp_path)
+    bad = tmp_path / "bad.patch"
+    bad.write_text(
+        "--- a/index.html\n+++ b/index.html\n@@ -1 +1 @@\n-<h1>Nope</h1>\n+<h1>X</h1>\n"
+    )
+    with pytest.raises(PatchError, match="bad.patch: does not apply"):
+        await ws.apply_patch(bad)
+
+
+async def test_scope_violations_list_paths_outside_allowed(tmp_path: Path) -> None:
+    ws = await _ws(tmp_path)
+    (ws.root / "server.js").write_text("// changed by a scaffold agent directly\n")
+    ws.write_file("index.html", "<h1>ok</h1>")
+    assert await ws.scope_violations() == ("server.js",)

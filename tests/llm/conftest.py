@@ -1,0 +1,58 @@
+"""Fixtures of the LLM path's tests: both async backends, a tiny task, a key, a pool."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from orchestrator.llm import ChatClient, FakeProvider, ProviderConfig, ProviderPool
+
+FIXTURES = Path(__file__).parent / "fixtures"
+KEY_ENV = "PWB_TEST_LLM_KEY"
+KEY = "sk-pwb-DISTINCTIVE-7f3a9c1e5b"
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def tiny_task() -> Path:
+    return FIXTURES / "tiny-site"
+
+
+@pytest.fixture
+def api_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    return KEY
+
+
+def config(fake: FakeProvider, kind: str = "openai", **kw: Any) -> ProviderConfig:
+    base = fake.anthropic_base_url if kind == "anthropic" else fake.base_url
+    fields: dict[str, Any] = {
+        "name": "test",
+        "kind": kind,
+        "model": "test-model",
+        "base_url": base,
+        "api_key_env": KEY_ENV,
+        "backoff_initial_s": 0.01,
+        "backoff_max_s": 0.05,
+        "max_attempts": 4,
+        "price_in_per_mtok": 1.0,
+        "price_out_per_mtok": 2.0,
+    }
+    return ProviderConfig(**(fields | kw))
+
+
+ClientFactory = Callable[..., Any]
+
+
+@asynccontextmanager
+async def open_client(fake: FakeProvider, kind: str = "openai", **kw: Any) -> AsyncIterator[ChatClient]:
+    async with ProviderPool([config(fake, kind, **kw)]) as pool:
+        yield pool.client("test")

@@ -1,0 +1,154 @@
+"""Loading and aggregation on the hand-made run of conftest.py: every number is known."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import msgspec
+import pytest
+from report_run import SHOT_CELL, KnownRun
+
+from orchestrator.report import ReportError, aggregate, load_run, read_manifest
+from orchestrator.report._model import Mean, Rate, Report
+
+
+def _report(k: KnownRun) -> Report:
+    return aggregate(load_run(k.run_dir, k.tasks_dir), "run")
+
+
+def kn(r: Rate) -> tuple[int, int]:
+    return (r.k, r.n)
+
+
+def test_stale_torn_and_superseded_rows_are_left_out_and_counted(known_run: KnownRun) -> None:
+    run = load_run(known_run.run_dir, known_run.tasks_dir)
+    s = run.stats
+    assert (s.lines, s.torn, s.superseded, s.stale_hash, s.missing_task, s.kept) == (
+        13,
+        1,
+        1,
+        1,
+        1,
+        10,
+    )
+    cells = {r.cell for r in run.rows}
+    assert "t1/a/staged/2" not in cells and "gone/a/staged/0" not in cells
+    (c_t2,) = [r for r in run.rows if r.cell == "t2/c/staged/0"]
+    assert c_t2.scores is not None and c_t2.scores.gate == 1.0  # the later row won
+
+
+def test_corrupt_middle_line_is_an_error(tmp_path: Path, known_run: KnownRun) -> None:
+    path = known_run.run_dir / "manifest.jsonl"
+    lines = path.read_bytes().splitlines()
+    path.write_bytes(b"\n".join([lines[0], b"{not json", *lines[1:]]))
+    with pytest.raises(ReportError, match=":2:"):
+        read_manifest(path)
+    with pytest.raises(ReportError):
+        read_manifest(tmp_path / "nowhere.jsonl")
+
+
+def test_scores_per_solver_excluding_infra(known_run: KnownRun) -> None:
+    rep = _report(known_run)
+    rows = {(r.solver, r.arm): r for r in rep.scores.rows}
+    assert list(rows) == [("a", "staged"), ("b", "staged"), ("c", "staged"), ("a", "full-spec")]
+    a = rows[("a", "staged")]
+    assert (a.cells, a.infra, kn(a.task)) == (3, 0, (1, 3))
+    assert a.gate.value == pytest.approx(0.75)
+    assert a.stage.value == pytest.approx(2.5 / 3)
+    assert a.wcs.value == pytest.approx(0.7)
+    assert a.capability_gate["edit"].value == pytest.approx(0.75)
+    assert a.capability_gate["repair"].value == pytest.approx(0.75)
+    assert a.task.lo == pytest.approx(0.0615, abs=1e-4)
+    assert a.task.hi == pytest.approx(0.7923, abs=1e-4)
+    b = rows[("b", "staged")]
+    assert (b.cells, b.infra, kn(b.task)) == (2, 1, (0, 2))
+    assert b.gate.value == pytest.approx(0.375)
+    assert rows[("c", "staged")].gate.value == pytest.approx(0.5)
+    assert kn(rows[("c", "staged")].task) == (1, 2)
+    assert rows[("a", "full-spec")].gate.value == pytest.approx(0.375)
+    for m in (a.gate, a.stage, a.wcs, b.gate):
+        assert m.lo <= m.value <= m.hi
+
+
+def test_scores_with_infra_counted_as_zero(known_run: KnownRun) -> None:
+    rep = _report(known_run)
+    b = next(r for r in rep.scores_infra_zero.rows if (r.solver, r.arm) == ("b", "staged"))
+    assert (b.cells, b.infra, kn(b.task)) == (3, 1, (0, 3))
+    assert b.gate.value == pytest.approx(0.25)
+    assert b.capability_gate["repair"].value == pytest.approx(0.25)  # (0 + 0.5) / 2
+
+
+def test_complete_but_not_cleared(known_run: KnownRun) -> None:
+    rep = _report(known_run)
+    got = {(c.solver, c.arm): (kn(c.conservative), kn(c.broad)) for c in rep.continuity}
+    assert got[("a", "staged")] == ((1, 3), (2, 3))
+    assert got[("b", "staged")] == ((0, 1), (0, 1))
+    assert got[("c", "staged")] == ((0, 1), (0, 1))
+    assert got[("all", "staged")] == ((1, 5), (2, 5))
+    assert got[("a", "full-spec")] == ((0, 2), (0, 2))
+
+
+def test_regression_channels(known_run: KnownRun) -> None:
+    rep = _report(known_run)
+    assert rep.regression_arm == "staged"
+    got = {
+        r.solver: tuple(
+            kn(x)
+            for x in (r.flip, r.baseline, r.union, r.overlap, r.caught_failing, r.flipped_clean)
+        )
+        for r in rep.regressions
+    }
+    assert got["a"] == ((2, 3), (1, 2), (1, 2), (1, 2), (1, 2), (1, 3))
+    assert got["b"] == ((0, 2), (1, 2), (1, 2), (0, 2), (1, 2), (0, 2))
+    assert got["c"] == ((0, 1), (0, 1), (0, 1), (0, 1), (0, 1), (0, 1))
+    assert got["all"] == ((2, 6), (2, 5), (2, 5), (1, 5), (2, 5), (1, 6))
+    counts = [(g.gate, g.flips, g.flip_runs, g.baseline_runs) for g in rep.gate_counts]
+    assert counts == [
+        ("regression_text", 1, 1, 0),
+        ("layout_overflow", 0, 0, 1),
+        ("navigation", 1, 1, 0),
+        ("console", 0, 0, 1),
+    ]
+
+
+def test_paired_arms(known_run: KnownRun) -> None:
+    (p,) = _report(known_run).paired
+    assert (p.solver, p.pairs) == ("a", 2)
+    assert p.gate_staged.value == pytest.approx(0.75)
+    assert p.gate_full.value == pytest.approx(0.375)
+    assert p.gate_delta.value == pytest.approx(0.375)
+    assert (p.gate_delta.lo, p.gate_delta.hi) == pytest.approx((0.25, 0.5))
+    assert p.wcs_delta.value == pytest.approx(0.35)
+    assert kn(p.task_staged) == (1, 3) and kn(p.task_full) == (0, 2)
+
+
+def test_rank_correlations_across_three_solvers(known_run: KnownRun) -> None:
+    got = {(c.x, c.y): c for c in _report(known_run).correlations}
+    gate_flip = got[("Gate%", "protected-flip rate")]
+    assert gate_flip.n == 3
+    assert gate_flip.rho == pytest.approx(math.sqrt(3) / 2)
+    wcs_base = got[("mean WCS", "baseline regression rate")]
+    assert wcs_base.rho == pytest.approx(0.0)
+
+
+def test_no_correlation_below_three_solvers(known_run: KnownRun) -> None:
+    run = load_run(known_run.run_dir, known_run.tasks_dir)
+    fewer = msgspec.structs.replace(run, rows=tuple(r for r in run.rows if r.solver != "c"))
+    assert aggregate(fewer, "run").correlations == ()
+
+
+def test_cell_entries(known_run: KnownRun) -> None:
+    cells = {c.cell: c for c in _report(known_run).cells}
+    assert len(cells) == 10
+    shot = cells[SHOT_CELL]
+    assert (shot.dir, shot.breaks, shot.gate) == ("t1__a__staged__1", 1, 0.5)
+    assert cells["t2/b/staged/0"].gate is None
+
+
+def test_empty_rates_render_as_dash() -> None:
+    from orchestrator.report._tables import fmt_mean, fmt_rate
+
+    assert fmt_rate(Rate(k=0, n=0, lo=0.0, hi=1.0)) == "—"
+    assert fmt_mean(Mean(n=0, value=math.nan, lo=math.nan, hi=math.nan)) == "—"
+    assert fmt_rate(Rate(k=5, n=10, lo=0.2366, hi=0.7634)) == "50.0% [23.7, 76.3] (5/10)"

@@ -1,0 +1,63 @@
+"""A real headless Chromium opens the report from disk (file://) with no server."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from report_run import SHOT_CELL, KnownRun
+
+from orchestrator.cli import main
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def chromium() -> None:
+    if not CHROMIUM.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{CHROMIUM} is required under CI=true")
+        pytest.skip(f"{CHROMIUM} not found")
+
+
+LOADED_IMAGES = "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)"
+
+
+def test_html_report_opens_from_disk(known_run: KnownRun, chromium: None) -> None:
+    from playwright.sync_api import sync_playwright
+
+    assert main(["report", str(known_run.run_dir), "--tasks-dir", str(known_run.tasks_dir)]) == 0
+    index = (known_run.run_dir / "report" / "index.html").resolve()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page()
+            page.goto(index.as_uri())
+            page.wait_for_load_state("load")
+            for table in ("scores", "scores-zero", "continuity", "regressions", "paired"):
+                assert page.locator(f"table#{table} tbody tr").count() > 0, table
+            first = page.locator("table#scores tbody tr").first.inner_text()
+            assert "33.3% [6.1, 79.2] (1/3)" in first
+            plots = page.locator("img.plot")
+            assert plots.count() == 2
+            assert plots.evaluate_all(LOADED_IMAGES) == [True, True]
+
+            page.get_by_role("link", name=SHOT_CELL, exact=True).click()
+            page.wait_for_load_state("load")
+            assert page.locator("h1").inner_text() == SHOT_CELL
+            shots = page.locator(".shots img")
+            assert shots.count() == 2
+            assert shots.evaluate_all(LOADED_IMAGES) == [True, True]
+            assert page.locator("img.plot").evaluate_all(LOADED_IMAGES) == [True]
+            failing = page.locator("#failing").inner_text()
+            assert "<b>Hero</b> heading missing" in failing  # shown as text, not markup
+            assert page.locator("#failing b", has_text="Hero").count() == 0
+            assert page.locator("table#flips tbody tr").count() == 1
+            assert page.locator("table#units tbody tr").count() == 2
+        finally:
+            browser.close()

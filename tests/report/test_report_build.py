@@ -1,0 +1,70 @@
+"""`python -m orchestrator report`: the files it writes, their links, escaping and determinism."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
+from PIL import Image
+from report_run import HERO_MESSAGE, SHOT_CELL, KnownRun
+
+from orchestrator.cli import main
+
+
+def _report(k: KnownRun) -> int:
+    return main(["report", str(k.run_dir), "--tasks-dir", str(k.tasks_dir)])
+
+
+def test_writes_markdown_html_plots_and_cell_pages(known_run: KnownRun) -> None:
+    assert _report(known_run) == 0
+    run, out = known_run.run_dir, known_run.run_dir / "report"
+    md = (run / "report.md").read_text()
+    assert "10 current rows of 13 read; left out: 1 stale" in md
+    assert "| a | staged | 3 | 0 | 33.3% [6.1, 79.2] (1/3) | 75.0 [75.0, 75.0] |" in md
+    assert "## Staged vs full-spec on the same packages" in md
+    assert "| Gate% | protected-flip rate | 3 | +0.866 |" in md
+    for png in ("plots/scores.png", "plots/gates.png"):
+        assert f"](report/{png})" in md
+        with Image.open(out / png) as im:
+            assert im.size[0] > 100
+    pages = sorted(p.parent.name for p in (out / "cells").glob("*/index.html"))
+    assert len(pages) == 10 and "t1__a__staged__1" in pages
+    assert all((out / "cells" / p / "timeline.png").is_file() for p in pages)
+
+
+def test_every_relative_link_resolves(known_run: KnownRun) -> None:
+    assert _report(known_run) == 0
+    out = known_run.run_dir / "report"
+    pages = [out / "index.html", *(out / "cells").glob("*/index.html")]
+    for page in pages:
+        for link in re.findall(r"(?:src|href)='([^']+)'", page.read_text()):
+            assert not link.startswith(("/", "http:", "https:", "file:")), link
+            assert (page.parent / unquote(link)).is_file(), (page, link)
+
+
+def test_cell_page_escapes_text_and_ignores_escaping_paths(known_run: KnownRun) -> None:
+    assert _report(known_run) == 0
+    page = known_run.run_dir / "report/cells" / SHOT_CELL.replace("/", "__") / "index.html"
+    html = page.read_text()
+    assert "<b>Hero</b>" not in html
+    assert "&lt;b&gt;Hero&lt;/b&gt; heading missing" in html and "&amp; none visible" in html
+    assert HERO_MESSAGE not in html
+    assert "I added &lt;h1&gt;." in html
+    assert "passwd" not in html and "<h3>evil</h3>" not in html
+    assert "src='../../tasks/t1/reference/home.png'" in html
+    assert "src='../../../cells/t1__a__staged__1/shots/final-home.png'" in html
+
+
+def test_report_is_deterministic_and_regenerated(known_run: KnownRun) -> None:
+    assert _report(known_run) == 0
+    first = (known_run.run_dir / "report.md").read_text()
+    leftover = known_run.run_dir / "report/cells/old__cell"
+    leftover.mkdir()
+    assert _report(known_run) == 0
+    assert (known_run.run_dir / "report.md").read_text() == first
+    assert not leftover.exists()
+
+
+def test_missing_manifest_exits_1(tmp_path: Path) -> None:
+    assert main(["report", str(tmp_path), "--tasks-dir", str(tmp_path)]) == 1
