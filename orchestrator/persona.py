@@ -46,9 +46,7 @@ class SimulatedUser:
         return f"{opener} ({index + 1} of {total}):\n\n{unit.request.strip()}"
 
     def full_spec(self) -> str:
-        parts = [
-            f"{i + 1}. {u.request.strip()}" for i, u in enumerate(self.contract.units)
-        ]
+        parts = [f"{i + 1}. {u.request.strip()}" for i, u in enumerate(self.contract.units)]
         return "Please implement all of the following, in order:\n\n" + "\n\n".join(parts)
 
     def answer(self, question: str, units: Sequence[Unit]) -> str:

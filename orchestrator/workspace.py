@@ -112,7 +112,7 @@ class Workspace:
         ws = cls(root=dest.resolve(), allowed_paths=tuple(allowed_paths))
         await _git(ws.root, "init", "-q", "-b", "main")
         # Installed deps and build output are the sandbox's, never part of a diff.
-        (ws.root / ".git" / "info" / "exclude").write_text("node_modules/\ndist/\n")
+        (ws.root / ".git" / "info" / "exclude").write_text("node_modules/\ndist/\n.pwb-prompt.md\n")
         await _git(ws.root, "add", "-A")
         await _git(ws.root, "commit", "-q", "--allow-empty", "-m", "R0")
         return ws

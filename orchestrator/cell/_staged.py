@@ -16,6 +16,7 @@ from ..records import Arm, UnitOutcome
 from ..results import CheckResult, GateStatus, VerifyReport
 from ..scoring import baseline_regressions, score_cell
 from ..solvers import MessageKind, Solver, SolverTurn, Usage, UserMessage
+from ..solvers._scaffold import SandboxedSolver
 from ..workspace import EditEvent, Workspace
 from ._baseline import BaselineResult
 from ._context import CellContext, CellReport
@@ -254,6 +255,8 @@ async def run_cell(ctx: CellContext, solver: Solver, arm: Arm = "staged") -> Cel
         async with AsyncExitStack() as stack:
             sb = await _open_sandbox(ctx, ws, stack)
             cp = Checkpointer(task, ws, sb, ctx.pool, ctx.cell_dir / "artifacts")
+            if isinstance(solver, SandboxedSolver):
+                solver.attach_sandbox(sb)
             run = StagedRun(ctx, solver, ws, cp, log)
             outcomes: list[UnitOutcome] = []
             if arm == "staged":

@@ -12,7 +12,7 @@ from sandbox import open_backend
 
 from ..admission import TaskAdmission, admit_all
 from ..contract import ContractError, TaskPackage, discover_tasks, load_task
-from ..stats import wilson
+from ..report import wilson
 from ..verifier import BrowserPool
 from ._loop import run_async
 

@@ -7,7 +7,7 @@ import sys
 
 import anyio
 
-from sandbox import SandboxError, collect_garbage
+from sandbox import Removed, SandboxError, collect_garbage
 
 HELP = "remove pwb-labelled containers and networks (all, one --sweep, or --expired only)"
 
@@ -29,5 +29,5 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _gc(sweep: str | None, expired: bool) -> list[object]:
-    return list(await collect_garbage(sweep=sweep, expired_only=expired))
+async def _gc(sweep: str | None, expired: bool) -> list[Removed]:
+    return await collect_garbage(sweep=sweep, expired_only=expired)

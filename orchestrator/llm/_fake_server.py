@@ -120,12 +120,8 @@ class FakeProvider:
         server, thread = self._server, self._thread
         if server is None or thread is None:
             return
-        # `shutdown` blocks until the serve loop sees it; poll instead of blocking the loop,
-        # with plain threads so that it works on any backend (no anyio.to_thread).
-        stopper = threading.Thread(target=server.shutdown, name="fake-llm-stop", daemon=True)
-        stopper.start()
-        while thread.is_alive() or stopper.is_alive():
-            await anyio.sleep(0.01)
+        await anyio.to_thread.run_sync(server.shutdown)  # returns once serve_forever ended
+        await anyio.to_thread.run_sync(thread.join)
         server.server_close()
 
     @property

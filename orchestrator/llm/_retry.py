@@ -67,7 +67,7 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
 def wait_policy(cfg: ProviderConfig) -> Callable[[RetryCallState], float]:
     def backoff(attempt: int) -> float:
         # Written out: tenacity's jittered-exponential signature differs across versions.
-        step = min(cfg.backoff_max_s, cfg.backoff_initial_s * 2 ** (attempt - 1))
+        step = min(cfg.backoff_max_s, cfg.backoff_initial_s * 2.0 ** (attempt - 1))
         return step + random.uniform(0.0, cfg.backoff_initial_s)
 
     def wait(state: RetryCallState) -> float:

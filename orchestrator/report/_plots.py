@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ..contract import GATES
 from ..events import CheckpointSummary
@@ -37,7 +39,8 @@ def score_distributions(rows: Sequence[ManifestRow], out: Path) -> Path:
     for ax, field in zip(axes, ("gate", "stage", "wcs"), strict=True):
         data = [[getattr(r.scores, field) if r.scores else 0.0 for r in g] for g in groups.values()]
         if data:
-            ax.boxplot(data, tick_labels=list(groups), showmeans=True)
+            ax.boxplot(data, showmeans=True)
+            ax.set_xticks(range(1, len(groups) + 1), labels=list(groups))
             ax.tick_params(axis="x", labelrotation=30)
         ax.set_title(field.upper() if field == "wcs" else field.capitalize())
         ax.set_ylim(-0.05, 1.05)
@@ -57,12 +60,12 @@ def gate_pass_rates(rows: Sequence[ManifestRow], out: Path) -> Path:
         rates = []
         for g in GATES:
             seen = [r.final_gates[g] for r in members if r.final_gates.get(g, "n/a") != "n/a"]
-            rates.append(sum(s == "pass" for s in seen) / len(seen) if seen else 0.0)
+            rates.append(sum(s == "pass" for s in seen) / len(seen) if seen else math.nan)
         ax.barh([j + i * height for j in range(len(GATES))], rates, height=height, label=label)
     ax.set_yticks([j + 0.4 - height / 2 for j in range(len(GATES))], labels=list(GATES))
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
-    ax.set_xlabel("final pass rate (applicable rows)")
+    ax.set_xlabel("final pass rate where applicable (no bar: never applicable)")
     if groups:
         ax.legend(loc="lower right", fontsize="small")
     return _save(fig, out)
@@ -91,6 +94,7 @@ def cell_timeline(
         if c.unit:
             ax.annotate(c.unit, (c.index, 1.02), fontsize=7, ha="center")
     ax.set_ylim(-0.05, 1.1)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("checkpoint")
     ax.set_ylabel("share passing")
     if xs or flips:

@@ -36,7 +36,8 @@ def scores_table(t: ScoreTable, id: str) -> Table:
         id=id,
         title=f"Scores per solver ({t.title})",
         note="Task% with Wilson 95% CI; Gate%, Stage%, WCS means with task-clustered "
-        "bootstrap 95% CI.",
+        "bootstrap 95% CI. Other failures (llm_error, budget, cancelled) keep the scores "
+        "they have, zero when unscored.",
         headers=(
             "solver",
             "arm",

@@ -21,6 +21,7 @@ from ..llm import (
     ToolResultMsg,
     UserMsg,
 )
+from ..llm._dialect import json_object
 from ..workspace import Workspace
 from ._llm_history import History
 from ._llm_tools import run_tool, tool_specs
@@ -181,7 +182,5 @@ def _end(ends: str | None, changed: bool) -> TurnEnd:
 
 
 def _argument(arguments_json: str, name: str) -> str:
-    from ..llm._dialect import json_object
-
     value = json_object(arguments_json).get(name, "")
     return value if isinstance(value, str) else ""

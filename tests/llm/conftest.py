@@ -53,6 +53,8 @@ ClientFactory = Callable[..., Any]
 
 
 @asynccontextmanager
-async def open_client(fake: FakeProvider, kind: str = "openai", **kw: Any) -> AsyncIterator[ChatClient]:
+async def open_client(
+    fake: FakeProvider, kind: str = "openai", **kw: Any
+) -> AsyncIterator[ChatClient]:
     async with ProviderPool([config(fake, kind, **kw)]) as pool:
         yield pool.client("test")

@@ -11,7 +11,7 @@ import trio
 from PIL import Image
 
 from orchestrator.budget import BudgetExceeded, Ledger
-from orchestrator.contract import ContractError, TaskPackage, discover_tasks, load_task
+from orchestrator.contract import TaskPackage, discover_tasks, load_task
 from orchestrator.llm import AgentOptions, FakeProvider, Fault, ProviderConfig, ProviderPool
 from orchestrator.llm._fake_reference import ReferenceBook
 from orchestrator.solvers import UserMessage
@@ -85,7 +85,7 @@ def _playable_tasks() -> list[Path]:
         try:
             task = load_task(root)
             ReferenceBook([root]).changed_files(task, task.contract.units[-1].id)
-        except (ContractError, OSError, ValueError, Exception):  # tasks are being authored now
+        except Exception:  # a task still being authored is not this suite's concern
             continue
         ok.append(root)
     return ok
@@ -184,7 +184,9 @@ async def test_context_too_long_truncates_history_and_succeeds(
     assert users == [5, 2]  # five turns, then half of them (rounded down)
 
 
-async def test_history_turns_keeps_the_last_n(api_key: str, tiny_task: Path, tmp_path: Path) -> None:
+async def test_history_turns_keeps_the_last_n(
+    api_key: str, tiny_task: Path, tmp_path: Path
+) -> None:
     task = load_task(tiny_task)
     ws = await workspace(task, tmp_path)
     async with FakeProvider(task_dir=tiny_task) as fake, open_client(fake) as client:

@@ -48,19 +48,31 @@ async def test_openai_body_and_headers(api_key: str) -> None:
     body = rec.body
     assert body["model"] == "test-model" and body["max_tokens"] == 4096 and body["seed"] == 7
     assert body["tools"] == [
-        {"type": "function", "function": {"name": "read_file", "description": "Read a file.",
-                                          "parameters": TOOL.parameters}}
+        {
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "description": "Read a file.",
+                "parameters": TOOL.parameters,
+            },
+        }
     ]
     roles = [m["role"] for m in body["messages"]]
     # Tool messages carry text only: the image follows as a user message.
     assert roles == ["system", "user", "assistant", "tool", "user", "user"]
     assert body["messages"][0] == {"role": "system", "content": "be careful"}
     call = body["messages"][2]["tool_calls"][0]
-    assert call == {"id": "c1", "type": "function",
-                    "function": {"name": "read_file", "arguments": '{"path": "index.html"}'}}
+    assert call == {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": '{"path": "index.html"}'},
+    }
     assert body["messages"][3] == {"role": "tool", "tool_call_id": "c1", "content": "<html>"}
     image = body["messages"][4]["content"][1]
-    assert image == {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    assert image == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="},
+    }
 
 
 async def test_anthropic_body_and_headers(api_key: str) -> None:

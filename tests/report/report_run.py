@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from PIL import Image
 
-from orchestrator.contract import load_task
+from orchestrator.contract import Capability, load_task
 from orchestrator.events import CheckpointSummary, Event
 from orchestrator.records import (
     BaselineRegression,
@@ -99,7 +99,7 @@ def scores(
 def row(
     task: str, solver: str, arm: str, repeat: int, hashes: dict[str, str], **kw: Any
 ) -> ManifestRow:
-    cap = {"t1": "edit", "t2": "repair"}.get(task, "edit")
+    cap: Capability = "repair" if task == "t2" else "edit"
     return ManifestRow(
         sweep="s1",
         cell=f"{task}/{solver}/{arm}/{repeat}",

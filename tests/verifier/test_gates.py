@@ -80,19 +80,44 @@ def authored(h1_box: dict[str, float]) -> list[dict[str, Any]]:
     interaction = {"changed_from": "", "require_interaction": True}
     pairs: list[tuple[str, str, list[str], dict[str, Any], dict[str, Any]]] = [
         ("dom", "dom", ["home", "dom_bad"], {"kind": "visible", "selector": "#tagline"}, {}),
-        ("text", "text", ["home", "text_bad"], {"kind": "text_equals", "selector": "h1",
-                                                 "value": "Acme Tools"}, {}),
-        ("interaction", "interaction", ["shop_red", "inert_red", "url_only_red", "goto_only"],
-         FILTERED, interaction),
-        ("a11y", "a11y", ["home", "a11y_bad"], {"kind": "role", "role": "button",
-                                                 "name": "Add to cart"}, {}),
+        (
+            "text",
+            "text",
+            ["home", "text_bad"],
+            {"kind": "text_equals", "selector": "h1", "value": "Acme Tools"},
+            {},
+        ),
+        (
+            "interaction",
+            "interaction",
+            ["shop_red", "inert_red", "url_only_red", "goto_only"],
+            FILTERED,
+            interaction,
+        ),
+        (
+            "a11y",
+            "a11y",
+            ["home", "a11y_bad"],
+            {"kind": "role", "role": "button", "name": "Add to cart"},
+            {},
+        ),
         ("order", "regression_text", ["home", "reordered"], ORDER, {}),
         ("anchor", "visual_anchors", ["home", "moved"], box, {}),
         ("token", "design_tokens", ["home", "token_literal", "token_same"], TOKEN, {}),
-        ("contained", "containment", ["home_m", "uncontained_m"],
-         {"kind": "contained", "selector": "main, #pop"}, {}),
-        ("storage", "state_artifacts", ["remember", "remember_bad"],
-         {"kind": "storage", "key": "seen", "equals": "yes"}, {}),
+        (
+            "contained",
+            "containment",
+            ["home_m", "uncontained_m"],
+            {"kind": "contained", "selector": "main, #pop"},
+            {},
+        ),
+        (
+            "storage",
+            "state_artifacts",
+            ["remember", "remember_bad"],
+            {"kind": "storage", "key": "seen", "equals": "yes"},
+            {},
+        ),
         ("nav", "navigation", ["home", "nav_bad"], LINKS, {}),
         ("visual", "visual_regression", ["vis_good", "vis_bad", "vis_missing"], VISUAL, {}),
     ]
@@ -103,12 +128,36 @@ def authored(h1_box: dict[str, float]) -> list[dict[str, Any]]:
             if "changed_from" in opts:
                 opts["changed_from"] = sid.removesuffix("_red") if sid.endswith("_red") else "shop"
             out.append(check(f"{name}:{sid}", gate, sid, **assertion, **opts))
-    out.append(check("outline_only:inert_red", "interaction", "inert_red", kind="exists",
-                     selector=".chip.active", changed_from="inert"))
-    out.append(check("cookie:remember", "state_artifacts", "remember", kind="cookie",
-                     name="pref", equals="dark"))
-    out.append(check("visual:vis_mask", "visual_regression", "vis_mask", kind="visual",
-                     threshold=0.0, masks=["#clock"]))
+    out.append(
+        check(
+            "outline_only:inert_red",
+            "interaction",
+            "inert_red",
+            kind="exists",
+            selector=".chip.active",
+            changed_from="inert",
+        )
+    )
+    out.append(
+        check(
+            "cookie:remember",
+            "state_artifacts",
+            "remember",
+            kind="cookie",
+            name="pref",
+            equals="dark",
+        )
+    )
+    out.append(
+        check(
+            "visual:vis_mask",
+            "visual_regression",
+            "vis_mask",
+            kind="visual",
+            threshold=0.0,
+            masks=["#clock"],
+        )
+    )
     return out
 
 
@@ -118,10 +167,15 @@ async def report(
 ) -> VerifyReport:
     root = tmp_path_factory.mktemp("task")
     # Freeze the reference renders and anchors from the unmodified page first.
-    ref_states = [st("vis_good", "/index.html"), st("vis_bad", "/index.html"),
-                  st("vis_mask", "/dynamic.html"), st("home", "/index.html")]
-    ref_task = make_task(root, ref_states, [check("x", "dom", "home", kind="exists",
-                                                   selector="h1")])
+    ref_states = [
+        st("vis_good", "/index.html"),
+        st("vis_bad", "/index.html"),
+        st("vis_mask", "/dynamic.html"),
+        st("home", "/index.html"),
+    ]
+    ref_task = make_task(
+        root, ref_states, [check("x", "dom", "home", kind="exists", selector="h1")]
+    )
     await capture(pool, ref_task, site_url, root / "evidence" / "reference")
     anchors = json.loads((root / "evidence/reference/home.anchors.json").read_text())
     h1 = next(a for a in anchors["anchors"] if a["tag"] == "h1")["box"]
@@ -131,31 +185,51 @@ async def report(
 
 PASS, FAIL = True, False
 AUTHORED_CASES = [
-    ("dom:home", PASS), ("dom:dom_bad", FAIL),
-    ("text:home", PASS), ("text:text_bad", FAIL),
+    ("dom:home", PASS),
+    ("dom:dom_bad", FAIL),
+    ("text:home", PASS),
+    ("text:text_bad", FAIL),
     ("interaction:shop_red", PASS),
     ("interaction:inert_red", FAIL),  # chip gets an outline, list unchanged
     ("outline_only:inert_red", FAIL),  # cosmetic change is not a changed state
     ("interaction:url_only_red", FAIL),  # already filtered on load: reached by URL
     ("interaction:goto_only", FAIL),  # no interactive action in the prefix
-    ("a11y:home", PASS), ("a11y:a11y_bad", FAIL),
-    ("order:home", PASS), ("order:reordered", FAIL),
-    ("anchor:home", PASS), ("anchor:moved", FAIL),
-    ("token:home", PASS), ("token:token_literal", FAIL),
+    ("a11y:home", PASS),
+    ("a11y:a11y_bad", FAIL),
+    ("order:home", PASS),
+    ("order:reordered", FAIL),
+    ("anchor:home", PASS),
+    ("anchor:moved", FAIL),
+    ("token:home", PASS),
+    ("token:token_literal", FAIL),
     ("token:token_same", FAIL),  # same value, but does not follow the token
-    ("contained:home_m", PASS), ("contained:uncontained_m", FAIL),
-    ("storage:remember", PASS), ("storage:remember_bad", FAIL), ("cookie:remember", PASS),
-    ("nav:home", PASS), ("nav:nav_bad", FAIL),
-    ("visual:vis_good", PASS), ("visual:vis_mask", PASS),
-    ("visual:vis_bad", FAIL), ("visual:vis_missing", FAIL),
+    ("contained:home_m", PASS),
+    ("contained:uncontained_m", FAIL),
+    ("storage:remember", PASS),
+    ("storage:remember_bad", FAIL),
+    ("cookie:remember", PASS),
+    ("nav:home", PASS),
+    ("nav:nav_bad", FAIL),
+    ("visual:vis_good", PASS),
+    ("visual:vis_mask", PASS),
+    ("visual:vis_bad", FAIL),
+    ("visual:vis_missing", FAIL),
 ]
 HEALTH_CASES = [
-    ("layout_overflow@wide_d", PASS), ("layout_overflow@wide_m", FAIL),
+    ("layout_overflow@wide_d", PASS),
+    ("layout_overflow@wide_m", FAIL),
     ("layout_overflow@home_m", PASS),
-    ("routes@home", PASS), ("routes@blank", FAIL), ("routes@missing", FAIL),
-    ("console@err_noclick", PASS), ("console@err_click", FAIL),
-    ("network@home", PASS), ("network@fetch404", FAIL), ("network@third_party", PASS),
-    ("assets@home", PASS), ("assets@broken_img", FAIL), ("assets@third_party", PASS),
+    ("routes@home", PASS),
+    ("routes@blank", FAIL),
+    ("routes@missing", FAIL),
+    ("console@err_noclick", PASS),
+    ("console@err_click", FAIL),
+    ("network@home", PASS),
+    ("network@fetch404", FAIL),
+    ("network@third_party", PASS),
+    ("assets@home", PASS),
+    ("assets@broken_img", FAIL),
+    ("assets@third_party", PASS),
     ("console@third_party", PASS),
 ]
 
@@ -183,7 +257,9 @@ async def test_every_gate_is_graded(report: VerifyReport) -> None:
     assert statuses["build"] == statuses["serve"] == statuses["scope"] == "pass"
     # Every browser gate has a failing mutation in this contract.
     assert {g for g, s in statuses.items() if s == "fail"} == set(GATES) - {
-        "build", "serve", "scope"
+        "build",
+        "serve",
+        "scope",
     }
 
 
@@ -204,8 +280,11 @@ async def test_screenshots_are_artifacts(report: VerifyReport) -> None:
 async def test_run_health_gates(
     pool: BrowserPool, site_url: str, tmp_path: Path, health: RunHealth, gate: str
 ) -> None:
-    task = make_task(tmp_path, [st("home", "/index.html")],
-                     [check("h1", "text", "home", kind="exists", selector="h1")])
+    task = make_task(
+        tmp_path,
+        [st("home", "/index.html")],
+        [check("h1", "text", "home", kind="exists", selector="h1")],
+    )
     good = await verify(pool, task, site_url, check_ids=[], states=[])
     bad = await verify(pool, task, site_url, check_ids=[], states=[], health=health)
     assert good.gate(gate).status == "pass"  # type: ignore[arg-type]
@@ -215,12 +294,14 @@ async def test_run_health_gates(
 async def test_serve_failure_fails_every_check_without_a_browser(
     pool: BrowserPool, site_url: str, tmp_path: Path
 ) -> None:
-    task = make_task(tmp_path, [st("home", "/index.html")],
-                     [check("h1", "text", "home", kind="exists", selector="h1")])
+    task = make_task(
+        tmp_path,
+        [st("home", "/index.html")],
+        [check("h1", "text", "home", kind="exists", selector="h1")],
+    )
     health = RunHealth(serve_ok=False, serve_detail="not ready after 60 s")
     rep = await verify(pool, task, site_url, health=health)
     assert rep.gate("serve").status == "fail"
     h1 = rep.check("h1")
     assert h1 is not None and not h1.passed and "not ready after 60 s" in h1.observed
     assert rep.states == () and rep.gate("routes").status == "n/a"
-

@@ -56,6 +56,7 @@ async def test_second_crash_fails_the_state(site_url: str) -> None:
     async with BrowserPool() as pool:
         with pytest.raises(BrowserCrashed):
             await pool.run(site_url, VP, always_crash)
+
         # The pool is still usable for the next state.
         async def title(session: BrowserSession) -> str:
             await session.page.goto(site_url + "/about.html")
@@ -97,12 +98,24 @@ async def test_same_state_twenty_times_same_verdict(
 
     states = [
         {"id": "shop", "route": "/shop.html"},
-        {"id": "red", "route": "/shop.html", "from": "shop",
-         "actions": [{"do": "click", "selector": "#chip-red"}]},
+        {
+            "id": "red",
+            "route": "/shop.html",
+            "from": "shop",
+            "actions": [{"do": "click", "selector": "#chip-red"}],
+        },
     ]
     checks = [
-        check("filtered", "interaction", "red", kind="text_equals", selector="#result",
-              value="2 items", changed_from="shop", require_interaction=True),
+        check(
+            "filtered",
+            "interaction",
+            "red",
+            kind="text_equals",
+            selector="#result",
+            value="2 items",
+            changed_from="shop",
+            require_interaction=True,
+        ),
         check("cards", "dom", "red", kind="count", selector=".card:visible", equals=2),
         check("active", "dom", "red", kind="exists", selector=".chip.active"),
     ]

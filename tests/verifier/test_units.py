@@ -29,8 +29,12 @@ def test_action_chain_inherits_predecessors_first(tmp_path: Path) -> None:
     states = [
         {"id": "a", "route": "/", "actions": [{"do": "goto", "route": "/x"}]},
         {"id": "b", "route": "/", "from": "a", "actions": [{"do": "click", "selector": "#b"}]},
-        {"id": "c", "route": "/", "from": "b", "actions": [{"do": "fill", "selector": "#c",
-                                                            "value": "v"}]},
+        {
+            "id": "c",
+            "route": "/",
+            "from": "b",
+            "actions": [{"do": "fill", "selector": "#c", "value": "v"}],
+        },
     ]
     task = make_task(tmp_path, states, [check("k", "dom", "c", kind="exists", selector="p")])
     c = task.contract

@@ -1,0 +1,68 @@
+"""`python -m orchestrator capture TASK`: freeze evidence from R0 and from the reference.
+
+`evidence/r0/` is captured from R0 as shipped; `evidence/reference/` from R0 with every
+unit's reference patch applied in order. Each is served in a throwaway workspace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from sandbox import BackendKind
+
+from ..contract import ContractError, TaskPackage, load_task
+from ..verifier import BrowserPool, VerifierInfraError, capture
+from ..workspace import Workspace
+from ._loop import run_async
+from .verify import served
+
+HELP = "capture per-state evidence (screenshots, text, a11y names, anchors) from R0 and reference"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("task", type=Path, help="task directory (holds task.toml)")
+    p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
+
+
+async def _capture_one(
+    pool: BrowserPool, task: TaskPackage, name: str, patches: list[Path], backend: BackendKind
+) -> bool:
+    with tempfile.TemporaryDirectory(prefix="pwb-capture-") as tmp:
+        ws = await Workspace.create(task.repo, Path(tmp) / "ws", task.contract.allowed_paths)
+        for patch in patches:
+            await ws.apply_patch(patch)
+        async with served(task, ws.root, backend) as (url, health):
+            if not health.serve_ok:
+                print(
+                    f"{name}: not served: {health.build_detail or health.serve_detail}",
+                    file=sys.stderr,
+                )
+                return False
+            out = task.evidence / name
+            summaries = await capture(pool, task, url, out)
+    for s in summaries:
+        print(f"{name}/{s.state}: status {s.status} {s.error}".rstrip())
+    return all(not s.error for s in summaries)
+
+
+async def _main(args: argparse.Namespace) -> int:
+    task = load_task(args.task)
+    patches = [task.reference_patch(u.id) for u in task.contract.units]
+    async with BrowserPool() as pool:
+        ok = await _capture_one(pool, task, "r0", [], args.backend)
+        ok = await _capture_one(pool, task, "reference", patches, args.backend) and ok
+    return 0 if ok else 1
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return run_async(_main, args)
+    except ContractError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except VerifierInfraError as exc:
+        print(f"infrastructure error: {exc}", file=sys.stderr)
+        return 3

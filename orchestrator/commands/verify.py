@@ -1,0 +1,102 @@
+"""`python -m orchestrator verify TASK --workspace DIR`: serve DIR, replay, print the gates."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import msgspec
+
+from sandbox import BackendKind, Labels, ServeSpec, open_backend
+
+from ..contract import ContractError, TaskPackage, load_task
+from ..results import VerifyReport
+from ..verifier import BrowserPool, RunHealth, VerifierInfraError, verify
+from ..workspace import Workspace
+from ._loop import run_async
+
+HELP = "serve a workspace, verify every check and health gate, print the gate table"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("task", type=Path, help="task directory (holds task.toml)")
+    p.add_argument("--workspace", type=Path, required=True, help="directory to serve")
+    p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
+    p.add_argument("--checks", nargs="*", default=None, help="check ids (default: all)")
+    p.add_argument("--artifacts", type=Path, default=None, help="keep screenshots here")
+
+
+@asynccontextmanager
+async def served(
+    task: TaskPackage, root: Path, backend: BackendKind
+) -> AsyncIterator[tuple[str, RunHealth]]:
+    """Install, build and serve `root`; yields (base URL, build/serve health)."""
+    s = task.contract.serve
+    spec = ServeSpec(
+        stack=task.contract.stack,
+        install=s.install,
+        build=s.build,
+        start=s.start,
+        ready_path=s.ready_path,
+        ready_timeout=s.ready_timeout,
+    )
+    labels = Labels(sweep="verify", cell=task.contract.id)
+    async with (await open_backend(backend)).open(root, spec, labels) as box:
+        built = await box.install()
+        if built.ok:
+            built = await box.build()
+        if not built.ok:
+            detail = f"`{built.command}` exited {built.exit_code}: {built.output_tail[-400:]}"
+            yield (
+                "",
+                RunHealth(
+                    build_ok=False,
+                    build_detail=detail,
+                    serve_ok=False,
+                    serve_detail="not started: the build failed",
+                ),
+            )
+            return
+        outcome = await box.serve()
+        yield outcome.base_url, RunHealth(serve_ok=outcome.ready, serve_detail=outcome.detail)
+
+
+async def _scope(task: TaskPackage, root: Path) -> tuple[str, ...]:
+    if not (root / ".git").is_dir():
+        return ()  # not a harness workspace: no R0 commit to diff against
+    ws = Workspace(root=root.resolve(), allowed_paths=task.contract.allowed_paths)
+    return await ws.scope_violations()
+
+
+def print_report(report: VerifyReport) -> None:
+    for g in report.gates:
+        print(f"{g.gate:18} {g.status:4} {' '.join(g.failed_checks)}")
+    for c in report.failed:
+        print(f"  FAIL {c.id}: {c.message}")
+
+
+async def _main(args: argparse.Namespace) -> int:
+    task = load_task(args.task)
+    scope = await _scope(task, args.workspace)
+    async with served(task, args.workspace.resolve(), args.backend) as (url, health):
+        health = msgspec.structs.replace(health, scope_violations=scope)
+        async with BrowserPool() as pool:
+            report = await verify(
+                pool, task, url, check_ids=args.checks, health=health, artifacts=args.artifacts
+            )
+    print_report(report)
+    return 1 if any(g.status == "fail" for g in report.gates) else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return run_async(_main, args)
+    except ContractError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except VerifierInfraError as exc:
+        print(f"infrastructure error: {exc}", file=sys.stderr)
+        return 3

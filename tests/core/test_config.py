@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from orchestrator.commands.run import apply_overrides
+from orchestrator.config import ConfigError, config_hash, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_shipped_bench_toml_loads() -> None:
+    cfg = load_config(ROOT / "bench.toml")
+    assert {s.kind for s in cfg.solvers} >= {"reference", "noop", "thrash", "negative", "llm"}
+    assert cfg.provider("fake").kind == "fake"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("concurrency = 8", "concurency = 8", "sweep: object contains unknown field `concurency`"),
+        ("concurrency = 8", 'concurrency = "lots"', "sweep.concurrency: expected `int`, got `str`"),
+        ('provider = "fake"', 'provider = "nope"', "solvers[4].provider: expected one of ['fake']"),
+        ('arms = ["staged", "full-spec"]', 'arms = ["both"]', "sweep.arms[0]: invalid enum value"),
+    ],
+)
+def test_bad_config_names_the_key(tmp_path: Path, old: str, new: str, expected: str) -> None:
+    text = (ROOT / "bench.toml").read_text()
+    assert old in text
+    path = tmp_path / "bench.toml"
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}:")
+    assert expected.lower() in str(info.value).lower()
+
+
+def test_cli_flags_override_and_config_hash_tracks_solver_settings() -> None:
+    cfg = load_config(ROOT / "bench.toml")
+    ns = argparse.Namespace(concurrency=64, budget_usd=1.5, backend="local", repeats=None, arms=None)
+    over = apply_overrides(cfg, ns)
+    assert (over.sweep.concurrency, over.sweep.max_usd, over.sweep.backend) == (64, 1.5, "local")
+    llm = next(s for s in cfg.solvers if s.kind == "llm")
+    ref = next(s for s in cfg.solvers if s.kind == "reference")
+    assert config_hash(cfg, llm, "staged") != config_hash(cfg, llm, "full-spec")
+    assert config_hash(cfg, llm, "staged") != config_hash(cfg, ref, "staged")
+    assert config_hash(cfg, llm, "staged") == config_hash(over, llm, "staged")  # concurrency is not

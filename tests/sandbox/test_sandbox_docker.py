@@ -1,0 +1,87 @@
+"""Docker-only properties: labels, hardening, no egress, TTL and gc."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import aiodocker
+import anyio
+import pytest
+
+from sandbox import DockerBackend, Labels, Limits, ServeSpec, collect_garbage
+
+pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.timeout(120)]
+
+STATIC = ServeSpec(stack="static", start="exec python3 -m http.server $PORT")
+
+
+@pytest.fixture
+def docker_backend(docker_images: None) -> DockerBackend:
+    return DockerBackend()
+
+
+async def containers_of(sweep: str) -> list[dict[str, Any]]:
+    async with aiodocker.Docker() as docker:
+        found = await docker.containers.list(
+            all=True, filters=json.dumps({"label": [f"pwb.sweep={sweep}"]})
+        )
+        return [await c.show() for c in found]
+
+
+async def test_labels_and_hardening(
+    docker_backend: DockerBackend, static_ws: Path, sweep_id: str
+) -> None:
+    limits = Limits(memory_mb=256, cpus=0.5, pids=64, ttl_seconds=600)
+    ws = static_ws
+    async with docker_backend.open(ws, STATIC, Labels(sweep=sweep_id, cell="c9"), limits):
+        (info,) = await containers_of(sweep_id)
+    labels = info["Config"]["Labels"]
+    assert labels["pwb.sweep"] == sweep_id and labels["pwb.cell"] == "c9"
+    assert float(labels["pwb.expires"]) > time.time()
+    user = info["Config"]["User"]
+    assert user and not user.startswith("0") and user != "root"
+    host = info["HostConfig"]
+    assert host["CapDrop"] == ["ALL"]
+    assert any("no-new-privileges" in opt for opt in host["SecurityOpt"])
+    assert host["Init"] is True
+    assert host["Memory"] == 256 * 1024 * 1024
+    assert host["NanoCpus"] == 500_000_000
+    assert host["PidsLimit"] == 64
+    assert host["LogConfig"]["Config"]["max-size"]
+    assert not await containers_of(sweep_id)  # removed on exit
+
+
+async def test_no_egress(docker_backend: DockerBackend, static_ws: Path, sweep_id: str) -> None:
+    probe = "import socket; socket.create_connection(('deb.debian.org', 80), 3)"
+    ws = static_ws
+    async with docker_backend.open(ws, STATIC, Labels(sweep=sweep_id, cell="c1")) as box:
+        result = await box.run(f'python3 -c "{probe}"', timeout=10)
+    assert result.exit_code != 0
+
+
+async def test_ttl_ends_container(
+    docker_backend: DockerBackend, static_ws: Path, sweep_id: str
+) -> None:
+    ws = static_ws
+    limits = Limits(ttl_seconds=2)
+    async with docker_backend.open(ws, STATIC, Labels(sweep=sweep_id, cell="c1"), limits):
+        assert await containers_of(sweep_id)
+        with anyio.fail_after(15):
+            while await containers_of(sweep_id):
+                await anyio.sleep(0.5)
+
+
+async def test_gc_removes_leftovers(docker_images: None, sweep_id: str) -> None:
+    labels = Labels(sweep=sweep_id, cell="orphan").as_dict(time.time() - 1)
+    async with aiodocker.Docker() as docker:
+        await docker.containers.run(
+            {"Image": "pwb-static:latest", "Cmd": ["sleep", "300"], "Labels": labels},
+            name=f"pwb-{sweep_id}-orphan",
+        )
+    assert await collect_garbage(sweep="some-other-sweep") == []
+    removed = await collect_garbage(sweep=sweep_id, expired_only=True)
+    assert [(r.kind, r.cell) for r in removed] == [("container", "orphan")]
+    assert not await containers_of(sweep_id)
