@@ -6,8 +6,13 @@ concurrent sweeps never share one.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Literal
+
+import anyio
 
 BudgetKind = Literal["turns", "tokens", "money", "wall_time"]
 
@@ -45,3 +50,35 @@ class Ledger:
             raise BudgetExceeded("money", f"${self.spent_usd:.4f} of ${self.max_usd:.2f}")
         if self.max_tokens is not None and self.spent_tokens >= self.max_tokens:
             raise BudgetExceeded("tokens", f"{self.spent_tokens} of {self.max_tokens} tokens")
+
+
+# The running cell's deadline scope, set by the scheduler around each attempt.
+_CELL_SCOPE: ContextVar[anyio.CancelScope | None] = ContextVar("pwb_cell_scope", default=None)
+
+
+@contextmanager
+def cell_deadline(seconds: float) -> Iterator[anyio.CancelScope]:
+    """`fail_after` for one cell whose deadline `credit_wait` can push back."""
+    with anyio.fail_after(seconds) as scope:
+        token = _CELL_SCOPE.set(scope)
+        try:
+            yield scope
+        finally:
+            _CELL_SCOPE.reset(token)
+
+
+def credit_wait(seconds: float) -> None:
+    """Time spent waiting (retries, provider queues, limiters) is not working time."""
+    scope = _CELL_SCOPE.get()
+    if scope is not None and seconds > 0:
+        scope.deadline += seconds
+
+
+@contextmanager
+def waiting() -> Iterator[None]:
+    """Credit the time spent inside this block (e.g. queueing on a limiter) to the cell."""
+    t0 = anyio.current_time()
+    try:
+        yield
+    finally:
+        credit_wait(anyio.current_time() - t0)

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import anyio
 
+from sandbox import Labels, Sandbox
+
+from ..budget import credit_wait, waiting
 from ..checkpoint import Checkpointer
 from ..contract import TaskPackage, Unit
 from ..events import CheckpointSummary, EventLog
@@ -70,6 +73,7 @@ class StagedRun:
     # ------------------------------------------------------------ one turn
     async def _turn(self, message: UserMessage, unit: Unit) -> SolverTurn:
         result = await self.solver.respond(message, self.ws)
+        credit_wait(result.usage.wait_s)
         self.counters.turns += 1
         self.counters.usage = self.counters.usage + result.usage
         self.log.emit(
@@ -205,20 +209,20 @@ def _failed_by_gate(report: VerifyReport) -> dict[str, tuple[str, ...]]:
     return {g: tuple(ids) for g, ids in out.items()}
 
 
-async def _open_sandbox(ctx: CellContext, ws: Workspace, stack: AsyncExitStack, tag: str = ""):  # type: ignore[no-untyped-def]
-    labels = (
-        ctx.labels
-        if not tag
-        else type(ctx.labels)(sweep=ctx.labels.sweep, cell=ctx.labels.cell + tag)
-    )
+async def _open_sandbox(
+    ctx: CellContext, ws: Workspace, stack: AsyncExitStack, tag: str = ""
+) -> Sandbox:
+    """Open the cell's sandbox; only the start is limited (it is the CPU-heavy part)."""
+    labels = Labels(sweep=ctx.labels.sweep, cell=ctx.labels.cell + tag)
+    opening = ctx.backend.open(ws.root, ctx.serve_spec, labels, ctx.limits)
     if ctx.sandbox_limiter is None:
-        return await stack.enter_async_context(
-            ctx.backend.open(ws.root, ctx.serve_spec, labels, ctx.limits)
-        )
-    async with ctx.sandbox_limiter:
-        return await stack.enter_async_context(
-            ctx.backend.open(ws.root, ctx.serve_spec, labels, ctx.limits)
-        )
+        return await stack.enter_async_context(opening)
+    with waiting():
+        await ctx.sandbox_limiter.acquire()
+    try:
+        return await stack.enter_async_context(opening)
+    finally:
+        ctx.sandbox_limiter.release()
 
 
 async def run_baseline(ctx: CellContext) -> dict[str, GateStatus]:

@@ -35,10 +35,7 @@ def make_solver(
             from ._llm import LLMSolver
 
             return LLMSolver(
-                name=cfg.name,
-                client=providers.client(cfg.provider),
-                options=cfg.options,
-                ledger=ledger,
+                providers.client(cfg.provider), cfg.options, ledger=ledger, name=cfg.name
             )
         case "scaffold":
             from ._scaffold import ScaffoldSolver

@@ -162,6 +162,7 @@ class LLMSolver:
             output_tokens=c.output_tokens,
             cost_usd=cost,
             requests=c.attempts,
+            wait_s=c.retry_wait_s + c.queue_wait_s,
         )
         self.usage += step
         for w in (self.waits, self.last_turn_waits):

@@ -30,6 +30,8 @@ class Usage(msgspec.Struct, frozen=True, kw_only=True):
     output_tokens: int = 0
     cost_usd: float = 0.0
     requests: int = 0
+    # Seconds spent waiting on retries and provider queues: not charged to working time.
+    wait_s: float = 0.0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -37,6 +39,7 @@ class Usage(msgspec.Struct, frozen=True, kw_only=True):
             output_tokens=self.output_tokens + other.output_tokens,
             cost_usd=self.cost_usd + other.cost_usd,
             requests=self.requests + other.requests,
+            wait_s=self.wait_s + other.wait_s,
         )
 
 

@@ -15,7 +15,7 @@ from typing import Protocol
 import anyio
 import msgspec
 
-from ..budget import BudgetExceeded, Ledger
+from ..budget import BudgetExceeded, Ledger, cell_deadline
 from ..records import ManifestRow, Status
 
 
@@ -115,7 +115,7 @@ class Scheduler:
         t0 = time.time()
         for n in range(1, self.infra_retries + 2):
             try:
-                with anyio.fail_after(self.cell_timeout_s):
+                with cell_deadline(self.cell_timeout_s):
                     row = await attempt(job, n)
                 self._finish(job, **_row_fields(row), attempts=n, started_at=t0)
                 return

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Self, TypeVar
 from urllib.parse import urlsplit
@@ -60,7 +60,6 @@ class _Generation:
     served: int = 0
     active: int = 0
     retired: bool = False
-    closing: list[Browser] = field(default_factory=list)
 
 
 def origin_of(url: str) -> str:

@@ -198,7 +198,7 @@ async def run_actions(
         rec.phase = f"action {i}: {describe_action(action)}"
         try:
             await perform(page, base_url, action)
-            await settle(page, rec, opts, None)
+            await rec.quiet(opts)
         except PlaywrightError as exc:
             return f"{rec.phase} failed: {_first_line(exc)}"
     rec.phase = "after actions"

@@ -54,10 +54,10 @@ async def _capture_one(
     rec.attach(page)
     await prepare(page, opts)
     error = await navigate(page, base_url, state.route, rec)
-    if not error:
-        await settle(page, rec, opts, None)
+    if not error:  # the same sequence as `_replay_state._reach`
+        await rec.quiet(opts)
         error = await run_actions(page, base_url, action_chain(contract, state), rec, opts)
-    if not error and state.settle:
+    if not error:
         await settle(page, rec, opts, state.settle)
     await page.screenshot(path=out / f"{sid}.png", animations="disabled")
     await page.screenshot(path=out / f"{sid}.full.png", full_page=True, animations="disabled")

@@ -121,9 +121,15 @@ async def _text(page: Page, a: TextEquals | TextContains | TextRegex | TextOrder
 
 
 def _in_order(texts: list[str], values: tuple[str, ...]) -> bool:
-    """Each value is contained in a distinct element text, in the given order."""
-    it = iter(texts)
-    return all(any(_norm(v) in t for t in it) for v in values)
+    """The values occur in this order in the matches' texts joined in document order
+    (one footer holding all of them, or one list item each)."""
+    joined, pos = "\n".join(texts), 0
+    for v in values:
+        found = joined.find(_norm(v), pos)
+        if found < 0:
+            return False
+        pos = found + len(_norm(v))
+    return True
 
 
 async def _attribute(page: Page, a: Attribute) -> Outcome:

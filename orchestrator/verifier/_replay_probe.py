@@ -22,7 +22,7 @@ from playwright.async_api import Page
 
 from ._observe import PageHealth
 
-_HEALTH = """() => {
+_HEALTH = """(withContent) => {
   const de = document.documentElement, body = document.body;
   const sw = de.scrollWidth, cw = de.clientWidth;
   let overflow = sw > cw + 1;
@@ -40,32 +40,29 @@ _HEALTH = """() => {
     .filter(img => { const u = new URL(img.currentSrc || img.src, location.href);
                      return u.origin === location.origin || u.protocol === 'data:'; })
     .map(img => img.getAttribute('src'));
-  return {scroll_width: sw, client_width: cw, overflow, blank: !text && !media,
-          broken_images: broken};
-}"""
-
-_FINGERPRINT = """() => {
-  const body = document.body; if (!body) return '';
-  const tags = [];
-  for (const el of body.querySelectorAll('*')) {
-    const r = el.getBoundingClientRect();
-    if (r.width > 0 && r.height > 0) tags.push(el.tagName);
+  let content = '';
+  if (withContent && body) {
+    const tags = [];
+    for (const el of body.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) tags.push(el.tagName);
+    }
+    content = body.innerText.replace(/\\s+/g, ' ').trim() + '\\n' + tags.join(',');
   }
-  return body.innerText.replace(/\\s+/g, ' ').trim() + '\\n' + tags.join(',');
+  return {scroll_width: sw, client_width: cw, overflow, blank: !text && !media,
+          broken_images: broken, content};
 }"""
 
 
-async def read_health(page: Page) -> PageHealth:
-    raw = await page.evaluate(_HEALTH)
-    return PageHealth(
+async def read_health(page: Page, with_fingerprint: bool) -> tuple[PageHealth, str]:
+    """Page health and, when asked, the content fingerprint ("" otherwise), in one call."""
+    raw = await page.evaluate(_HEALTH, with_fingerprint)
+    health = PageHealth(
         scroll_width=int(raw["scroll_width"]),
         client_width=int(raw["client_width"]),
         overflow=bool(raw["overflow"]),
         blank=bool(raw["blank"]),
         broken_images=tuple(str(s) for s in raw["broken_images"]),
     )
-
-
-async def fingerprint(page: Page) -> str:
-    content = str(await page.evaluate(_FINGERPRINT))
-    return hashlib.sha256(content.encode()).hexdigest()
+    content = str(raw["content"])
+    return health, hashlib.sha256(content.encode()).hexdigest() if with_fingerprint else ""

@@ -15,7 +15,7 @@ from ._errors import BrowserCrashed
 from ._observe import Outcome, PageHealth, StateObservation
 from ._replay import Recorder, ReplayOptions, navigate, prepare, run_actions, settle
 from ._replay_checks import evaluate
-from ._replay_probe import fingerprint, read_health
+from ._replay_probe import read_health
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,8 @@ class StateJob:
     reference_dir: Path | None = None
     artifacts: Path | None = None
     use_settle_selector: bool = True
+    # Only states compared through `changed_from` need a content fingerprint.
+    fingerprint: bool = False
     opts: ReplayOptions = field(default_factory=ReplayOptions)
 
 
@@ -38,17 +40,15 @@ async def _reach(page: Page, job: StateJob, rec: Recorder) -> tuple[str, str]:
     nav_error = await navigate(page, job.base_url, job.state.route, rec)
     if nav_error:
         return nav_error, ""
-    try:
-        await settle(page, rec, job.opts, None)
-    except PlaywrightError as exc:
-        return "", f"load did not settle: {exc}"
+    await rec.quiet(job.opts)
     action_error = await run_actions(page, job.base_url, job.actions, rec, job.opts)
-    if action_error or not (job.use_settle_selector and job.state.settle):
+    if action_error:
         return "", action_error
+    selector = job.state.settle if job.use_settle_selector else None
     try:
-        await settle(page, rec, job.opts, job.state.settle)
+        await settle(page, rec, job.opts, selector)
     except PlaywrightError:
-        return "", f"settle selector {job.state.settle!r} never became visible"
+        return "", f"settle selector {selector!r} never became visible"
     return "", ""
 
 
@@ -81,10 +81,12 @@ async def replay_state(session: BrowserSession, job: StateJob) -> StateObservati
     rec.attach(page)
     await prepare(page, job.opts)
     nav_error, action_error = await _reach(page, job, rec)
-    health = await read_health(page) if not nav_error else PageHealth()
+    reached = not (nav_error or action_error)
+    health, fp = PageHealth(), ""
+    if not nav_error:
+        health, fp = await read_health(page, job.fingerprint and reached)
     outcomes = await _outcomes(page, job, nav_error or action_error)
     shot = await _screenshot(page, job)
-    fp = await fingerprint(page) if not (nav_error or action_error) else ""
     browser = session.context.browser
     if browser is not None and not browser.is_connected():
         raise BrowserCrashed("browser disconnected during the replay")

@@ -60,7 +60,9 @@ def _plan(
     opts: ReplayOptions,
 ) -> list[StateJob]:
     contract = task.contract
-    needed = set(health_states) | {c.changed_from for c in checks if c.changed_from}
+    compared = {c.changed_from for c in checks if c.changed_from}
+    compared |= {c.state for c in checks if c.changed_from}
+    needed = set(health_states) | compared
     jobs = []
     for state in contract.states:
         own = tuple(c for c in checks if c.state == state.id)
@@ -74,6 +76,7 @@ def _plan(
             base_url=base_url,
             reference_dir=task.evidence / "reference",
             artifacts=artifacts,
+            fingerprint=state.id in compared,
             opts=opts,
         )
         jobs.append(job)
@@ -89,6 +92,7 @@ def _plan(
                     checks=bare,
                     artifacts=None,
                     use_settle_selector=False,
+                    fingerprint=False,
                 )
             )
     return jobs

@@ -8,7 +8,7 @@ on first use (idempotent, cached by content hash).
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -47,13 +47,20 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return LocalBackend()
 
 
-@pytest.fixture
-async def sweep_id() -> AsyncIterator[str]:
-    """A unique sweep label; whatever a test leaves under it is collected afterwards."""
+@pytest.fixture(scope="session")
+def sweep_id() -> Iterator[str]:
+    """One sweep label for the session, as in a real sweep: its network is made once
+    (the first container on a new bridge takes ~3 s). Leftovers are collected at the end.
+    """
     sweep = f"test-{uuid.uuid4().hex[:8]}"
     yield sweep
-    if await docker_available():
-        await collect_garbage(sweep=sweep)
+    if anyio.run(docker_available, backend="asyncio"):
+        anyio.run(lambda: collect_garbage(sweep=sweep), backend="asyncio")
+
+
+@pytest.fixture
+def cell_id() -> str:
+    return f"cell-{uuid.uuid4().hex[:8]}"
 
 
 @pytest.fixture

@@ -23,23 +23,22 @@ def docker_backend(docker_images: None) -> DockerBackend:
     return DockerBackend()
 
 
-async def containers_of(sweep: str) -> list[dict[str, Any]]:
+async def containers_of(sweep: str, cell: str) -> list[dict[str, Any]]:
+    labels = [f"pwb.sweep={sweep}", f"pwb.cell={cell}"]
     async with aiodocker.Docker() as docker:
-        found = await docker.containers.list(
-            all=True, filters=json.dumps({"label": [f"pwb.sweep={sweep}"]})
-        )
+        found = await docker.containers.list(all=True, filters=json.dumps({"label": labels}))
         return [await c.show() for c in found]
 
 
 async def test_labels_and_hardening(
-    docker_backend: DockerBackend, static_ws: Path, sweep_id: str
+    docker_backend: DockerBackend, static_ws: Path, sweep_id: str, cell_id: str
 ) -> None:
     limits = Limits(memory_mb=256, cpus=0.5, pids=64, ttl_seconds=600)
     ws = static_ws
-    async with docker_backend.open(ws, STATIC, Labels(sweep=sweep_id, cell="c9"), limits):
-        (info,) = await containers_of(sweep_id)
+    async with docker_backend.open(ws, STATIC, Labels(sweep=sweep_id, cell=cell_id), limits):
+        (info,) = await containers_of(sweep_id, cell_id)
     labels = info["Config"]["Labels"]
-    assert labels["pwb.sweep"] == sweep_id and labels["pwb.cell"] == "c9"
+    assert labels["pwb.sweep"] == sweep_id and labels["pwb.cell"] == cell_id
     assert float(labels["pwb.expires"]) > time.time()
     user = info["Config"]["User"]
     assert user and not user.startswith("0") and user != "root"
@@ -51,30 +50,33 @@ async def test_labels_and_hardening(
     assert host["NanoCpus"] == 500_000_000
     assert host["PidsLimit"] == 64
     assert host["LogConfig"]["Config"]["max-size"]
-    assert not await containers_of(sweep_id)  # removed on exit
+    assert not await containers_of(sweep_id, cell_id)  # removed on exit
 
 
-async def test_no_egress(docker_backend: DockerBackend, static_ws: Path, sweep_id: str) -> None:
+async def test_no_egress(
+    docker_backend: DockerBackend, static_ws: Path, sweep_id: str, cell_id: str
+) -> None:
     probe = "import socket; socket.create_connection(('deb.debian.org', 80), 3)"
     ws = static_ws
-    async with docker_backend.open(ws, STATIC, Labels(sweep=sweep_id, cell="c1")) as box:
+    async with docker_backend.open(ws, STATIC, Labels(sweep=sweep_id, cell=cell_id)) as box:
         result = await box.run(f'python3 -c "{probe}"', timeout=10)
     assert result.exit_code != 0
 
 
 async def test_ttl_ends_container(
-    docker_backend: DockerBackend, static_ws: Path, sweep_id: str
+    docker_backend: DockerBackend, static_ws: Path, sweep_id: str, cell_id: str
 ) -> None:
     ws = static_ws
     limits = Limits(ttl_seconds=2)
-    async with docker_backend.open(ws, STATIC, Labels(sweep=sweep_id, cell="c1"), limits):
-        assert await containers_of(sweep_id)
+    async with docker_backend.open(ws, STATIC, Labels(sweep=sweep_id, cell=cell_id), limits):
+        assert await containers_of(sweep_id, cell_id)
         with anyio.fail_after(15):
-            while await containers_of(sweep_id):
+            while await containers_of(sweep_id, cell_id):
                 await anyio.sleep(0.5)
 
 
-async def test_gc_removes_leftovers(docker_images: None, sweep_id: str) -> None:
+async def test_gc_removes_leftovers(docker_images: None, cell_id: str) -> None:
+    sweep_id = f"gc-{cell_id}"
     labels = Labels(sweep=sweep_id, cell="orphan").as_dict(time.time() - 1)
     async with aiodocker.Docker() as docker:
         await docker.containers.run(
@@ -84,4 +86,4 @@ async def test_gc_removes_leftovers(docker_images: None, sweep_id: str) -> None:
     assert await collect_garbage(sweep="some-other-sweep") == []
     removed = await collect_garbage(sweep=sweep_id, expired_only=True)
     assert [(r.kind, r.cell) for r in removed] == [("container", "orphan")]
-    assert not await containers_of(sweep_id)
+    assert not await containers_of(sweep_id, cell_id)
