@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -110,9 +110,11 @@ class DockerSandbox:
     def container_id(self) -> str:
         return str(self._c.id)
 
-    async def _exec(self, argv: list[str], tail: Tail) -> int:
+    async def _exec(
+        self, argv: list[str], tail: Tail, extra_env: Mapping[str, str] | None = None
+    ) -> int:
         """Run argv in the container, streaming its output into `tail`; exit code."""
-        env = {**self._spec.env, "PORT": str(PORT)}
+        env = {**self._spec.env, **(extra_env or {}), "PORT": str(PORT)}
         try:
             ex = await self._c.exec(argv, workdir="/workspace", environment=env)
             async with ex.start(detach=False) as stream:
@@ -128,7 +130,9 @@ class DockerSandbox:
         uid, gid = container_user()
         await anyio.to_thread.run_sync(grant, self._workspace, uid, gid)
 
-    async def run(self, command: str, *, timeout: float = 600.0) -> ExecResult:  # noqa: ASYNC109
+    async def run(
+        self, command: str, *, timeout: float = 600.0, env: Mapping[str, str] | None = None
+    ) -> ExecResult:
         await self._grant()
         tail = Tail(self._limits.log_tail_kb * 1024)
         t0 = time.monotonic()
@@ -137,7 +141,7 @@ class DockerSandbox:
         argv = ["timeout", "-k", "5", str(max(timeout, 1.0)), "sh", "-c", command]
         code = -1
         with anyio.move_on_after(timeout + 15):
-            code = await self._exec(argv, tail)
+            code = await self._exec(argv, tail, env)
         return ExecResult(
             command=command,
             exit_code=code,

@@ -51,8 +51,11 @@ async def _kill_group(proc: Process) -> None:
 
 async def _pump(proc: Process, tail: Tail) -> None:
     assert proc.stdout is not None
-    async for chunk in proc.stdout:
-        tail.feed(chunk)
+    try:
+        async for chunk in proc.stdout:
+            tail.feed(chunk)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        pass  # the process was reaped and its pipe closed by stop_server
 
 
 class LocalSandbox:
@@ -89,10 +92,12 @@ class LocalSandbox:
             start_new_session=True,
         )
 
-    async def run(self, command: str, *, timeout: float = 600.0) -> ExecResult:  # noqa: ASYNC109
+    async def run(
+        self, command: str, *, timeout: float = 600.0, env: Mapping[str, str] | None = None
+    ) -> ExecResult:
         tail = Tail(self._limits.log_tail_kb * 1024)
         t0 = time.monotonic()
-        proc = await self._spawn(command, self._env())
+        proc = await self._spawn(command, {**self._env(), **(env or {})})
         timed_out = True
         try:
             with anyio.move_on_after(timeout):

@@ -100,7 +100,9 @@ class Sandbox(Protocol):
     @property
     def isolated(self) -> bool: ...
 
-    async def run(self, command: str, *, timeout: float = 600.0) -> ExecResult:  # noqa: ASYNC109
+    async def run(
+        self, command: str, *, timeout: float = 600.0, env: Mapping[str, str] | None = None
+    ) -> ExecResult:
         """Run a shell command in the workspace; non-zero exit is data.
 
         `timeout` is the command's own budget and its expiry is data (`timed_out`),

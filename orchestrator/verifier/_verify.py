@@ -98,13 +98,28 @@ def _plan(
     return jobs
 
 
+# Chromium aborts in-flight requests with ERR_NETWORK_CHANGED when the host's interfaces
+# change (Docker adding a veth for another cell): the host's fault, never the site's, so
+# the state is replayed again rather than failing `network`/`assets`.
+_HOST_NETWORK_RETRIES = 2
+
+
+def _host_network_changed(seen: StateObservation) -> bool:
+    texts = (*seen.failed_requests, *seen.failed_assets, seen.nav_error, seen.action_error)
+    return any("ERR_NETWORK_CHANGED" in str(t) for t in texts)
+
+
 async def _replay_all(pool: BrowserPool, jobs: list[StateJob]) -> dict[str, StateObservation]:
     found: dict[str, StateObservation] = {}
 
     async def one(job: StateJob) -> None:
         viewport = resolve_viewport(job.state.viewport)
         try:
-            found[job.key] = await pool.run(job.base_url, viewport, partial(replay_state, job=job))
+            for _ in range(1 + _HOST_NETWORK_RETRIES):
+                seen = await pool.run(job.base_url, viewport, partial(replay_state, job=job))
+                found[job.key] = seen
+                if not _host_network_changed(seen):
+                    break
         except (BrowserCrashed, ReplayError) as exc:
             # Crashed again after the pool's retry, or the page could not be driven:
             # this state fails. A browser that cannot launch at all propagates.

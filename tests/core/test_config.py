@@ -39,7 +39,9 @@ def test_bad_config_names_the_key(tmp_path: Path, old: str, new: str, expected: 
 
 def test_cli_flags_override_and_config_hash_tracks_solver_settings() -> None:
     cfg = load_config(ROOT / "bench.toml")
-    ns = argparse.Namespace(concurrency=64, budget_usd=1.5, backend="local", repeats=None, arms=None)
+    ns = argparse.Namespace(
+        concurrency=64, budget_usd=1.5, backend="local", repeats=None, arms=None
+    )
     over = apply_overrides(cfg, ns)
     assert (over.sweep.concurrency, over.sweep.max_usd, over.sweep.backend) == (64, 1.5, "local")
     llm = next(s for s in cfg.solvers if s.kind == "llm")

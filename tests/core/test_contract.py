@@ -46,8 +46,16 @@ def test_every_cross_reference_problem_is_reported_at_once(tmp_path: Path) -> No
     [
         ('route = "/"', 'route = "/"\nviewport = "watch"', "states[0].viewport: expected one of"),
         ('gate = "text"', 'gate = "txt"', "checks[2].gate: invalid enum value 'txt'"),
-        ('turns_per_unit = 3', 'turns_per_unit = "three"', "turns_per_unit: expected `int`, got `str`"),
-        ('title = "Tiny shop"', 'title = "Tiny shop"\ncolour = "red"', "object contains unknown field `colour`"),
+        (
+            "turns_per_unit = 3",
+            'turns_per_unit = "three"',
+            "turns_per_unit: expected `int`, got `str`",
+        ),
+        (
+            'title = "Tiny shop"',
+            'title = "Tiny shop"\ncolour = "red"',
+            "object contains unknown field `colour`",
+        ),
         ('gate = "text"', 'gate = "console"', "checks[2].gate: expected an authored gate"),
     ],
 )

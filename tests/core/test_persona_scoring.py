@@ -50,9 +50,7 @@ def test_wcs_formula_and_clamp() -> None:
 
 
 def _report(results: dict[str, bool]) -> VerifyReport:
-    checks = tuple(
-        CheckResult(id=k, gate="text", state="s", passed=v) for k, v in results.items()
-    )
+    checks = tuple(CheckResult(id=k, gate="text", state="s", passed=v) for k, v in results.items())
     return VerifyReport(checks=checks, gates=(GateResult(gate="text", status="pass"),))
 
 

@@ -93,10 +93,8 @@ async def test_search_and_tree_id(tmp_path: Path) -> None:
 async def test_patch_that_does_not_apply_is_a_clear_error(tmp_path: Path) -> None:
     ws = await _ws(tmp_path)
     bad = tmp_path / "bad.patch"
-    bad.write_text(
-        "--- a/index.html\n+++ b/index.html\n@@ -1 +1 @@\n-<h1>Nope</h1>\n+<h1>X</h1>\n"
-    )
-    with pytest.raises(PatchError, match="bad.patch: does not apply"):
+    bad.write_text("--- a/index.html\n+++ b/index.html\n@@ -1 +1 @@\n-<h1>Nope</h1>\n+<h1>X</h1>\n")
+    with pytest.raises(PatchError, match=r"bad\.patch: does not apply"):
         await ws.apply_patch(bad)
 
 

@@ -56,7 +56,8 @@ async def test_labels_and_hardening(
 async def test_no_egress(
     docker_backend: DockerBackend, static_ws: Path, sweep_id: str, cell_id: str
 ) -> None:
-    probe = "import socket; socket.create_connection(('deb.debian.org', 80), 3)"
+    # An address, not a name: the internal network's DNS would only add a slow failure.
+    probe = "import socket; socket.create_connection(('151.101.2.132', 80), 3)"
     ws = static_ws
     async with docker_backend.open(ws, STATIC, Labels(sweep=sweep_id, cell=cell_id)) as box:
         result = await box.run(f'python3 -c "{probe}"', timeout=10)
