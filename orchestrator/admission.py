@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from sandbox import Backend, Labels
+from sandbox import Backend, ImageBuilder, Labels
 
 from .cell import CellContext, CellReport, run_cell
 from .checkpoint import Checkpointer
@@ -54,6 +54,7 @@ class Admitter:
         self.pool = pool
         self.out = out
         self.sweep = sweep
+        self.images = ImageBuilder()  # one per admission: concurrent tasks share builds
 
     def _ctx(self, task: TaskPackage, name: str) -> CellContext:
         cell_dir = self.out / task.contract.id / name
@@ -64,6 +65,7 @@ class Admitter:
             pool=self.pool,
             cell_dir=cell_dir,
             labels=Labels(sweep=self.sweep, cell=f"{task.contract.id}-{name}"),
+            image_builder=self.images,
         )
 
     async def suite_on(
@@ -71,6 +73,7 @@ class Admitter:
     ) -> VerifyReport:
         """The full suite on R0, or on R0 (+ reference through `after_unit`) + a negative."""
         ctx = self._ctx(task, name)
+        await ctx.resolve_image()
         ws = await Workspace.create(
             task.repo, ctx.cell_dir / "workspace", task.contract.allowed_paths
         )

@@ -8,8 +8,9 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from sandbox import Backend, Labels, Limits, ServeSpec
+from sandbox import Backend, ImageBuilder, Labels, Limits, ServeSpec
 
+from ..budget import waiting
 from ..contract import TaskPackage
 from ..records import BaselineRegression, Flip, Scores, UnitOutcome
 from ..results import GateStatus
@@ -31,6 +32,9 @@ class CellContext:
     weights: Weights = field(default_factory=Weights)
     # Container starts and builds are CPU-heavy: a small limiter, not the cell limiter.
     sandbox_limiter: anyio.CapacityLimiter | None = None
+    # Docker: builds (once, cached by content hash) the task image a cell runs.
+    image_builder: ImageBuilder | None = None
+    image: str = ""  # resolved by `resolve_image` before the sandbox opens
 
     @property
     def serve_spec(self) -> ServeSpec:
@@ -42,10 +46,23 @@ class CellContext:
             start=s.start,
             ready_path=s.ready_path,
             ready_timeout=s.ready_timeout,
+            image=self.image,
         )
+
+    async def resolve_image(self) -> str:
+        """The task image (stack + installed dependencies); '' for the local backend."""
+        if self.backend.name != "docker" or self.image:
+            return self.image
+        builder = self.image_builder or ImageBuilder()
+        with waiting():
+            self.image = await builder.ensure_task_image(
+                self.task.contract.stack, self.task.repo, lambda _line: None
+            )
+        return self.image
 
 
 class CellReport(msgspec.Struct, frozen=True, kw_only=True):
+    image: str = ""
     units: tuple[UnitOutcome, ...]
     final_gates: dict[str, GateStatus]
     scores: Scores

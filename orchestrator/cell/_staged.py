@@ -240,6 +240,7 @@ async def run_cell(ctx: CellContext, solver: Solver, arm: Arm = "staged") -> Cel
     """Run one cell end to end; infrastructure and budget errors propagate to the sweep."""
     task = ctx.task
     ctx.cell_dir.mkdir(parents=True, exist_ok=True)
+    await ctx.resolve_image()
     ws_dir = ctx.cell_dir / "workspace"
     if ws_dir.exists():  # a retried attempt starts from R0 again
         await anyio.to_thread.run_sync(_rmtree, ws_dir)
@@ -296,6 +297,7 @@ async def run_cell(ctx: CellContext, solver: Solver, arm: Arm = "staged") -> Cel
         scores = score_cell(tuple(outcomes), final_gates, flips, ctx.weights)
         log.emit("end", text=f"wcs={scores.wcs:.3f} whole_task={scores.whole_task}")
         return CellReport(
+            image=ctx.image,
             units=tuple(outcomes),
             final_gates=final_gates,
             scores=scores,

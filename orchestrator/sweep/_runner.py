@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from sandbox import Backend, Labels, SandboxError, collect_garbage, open_backend
+from sandbox import Backend, ImageBuilder, Labels, SandboxError, collect_garbage, open_backend
 
 from ..budget import Ledger
 from ..cell import BaselineCache, CellContext, run_cell
@@ -39,6 +39,7 @@ class SweepResources:
     ledger: Ledger
     baseline: BaselineCache
     sandbox_limiter: anyio.CapacityLimiter
+    image_builder: ImageBuilder
     tasks: dict[str, TaskPackage]
     solvers: dict[str, SolverConfig]
 
@@ -58,6 +59,7 @@ class SweepResources:
             baseline=self.baseline if self.cfg.sweep.baseline else None,
             weights=self.cfg.scoring,
             sandbox_limiter=self.sandbox_limiter,
+            image_builder=self.image_builder,
         )
         t0 = time.monotonic()
         solver = make_solver(solver_cfg, task, self.cfg, self.providers, self.ledger)
@@ -79,6 +81,7 @@ class SweepResources:
         return msgspec.structs.replace(
             row,
             status="ok",
+            image=report.image,
             units=report.units,
             final_gates=report.final_gates,
             scores=report.scores,
@@ -122,6 +125,7 @@ async def open_resources(
             ledger=ledger,
             baseline=BaselineCache(run_dir / "baseline"),
             sandbox_limiter=anyio.CapacityLimiter(cfg.sweep.sandbox_starts),
+            image_builder=ImageBuilder(limiter=anyio.CapacityLimiter(cfg.sweep.image_builds)),
             tasks={t.contract.id: t for t in tasks},
             solvers={s.name: s for s in cfg.solvers},
         )
