@@ -22,7 +22,7 @@ class FlipTracker:
         repaired: list[Flip] = []
         for result in report.checks:
             cid = result.id
-            if not result.authored or cid not in armed:
+            if not result.authored:
                 continue
             if result.passed:
                 if cid in self._open:
@@ -37,7 +37,7 @@ class FlipTracker:
                     self.flips[self.flips.index(flip)] = done
                     repaired.append(done)
                 self._last_pass[cid] = index
-            elif cid in self._last_pass and cid not in self._open:
+            elif cid in armed and cid in self._last_pass and cid not in self._open:
                 flip = Flip(
                     check=cid, gate=result.gate, passed_at=self._last_pass[cid], failed_at=index
                 )
