@@ -237,7 +237,27 @@ async def run_baseline(ctx: CellContext) -> dict[str, GateStatus]:
 
 
 async def run_cell(ctx: CellContext, solver: Solver, arm: Arm = "staged") -> CellReport:
-    """Run one cell end to end; infrastructure and budget errors propagate to the sweep."""
+    """Run one cell end to end; infrastructure and budget errors propagate to the sweep.
+
+    Task groups inside (sandbox, browser) wrap errors in exception groups; the caller gets
+    the one error that ended the cell, so it can be classified.
+    """
+    try:
+        return await _run_cell(ctx, solver, arm)
+    except BaseExceptionGroup as group:
+        raise _first_error(group) from None
+
+
+def _first_error(exc: BaseException) -> BaseException:
+    """The first leaf of an exception group, preferring real errors to cancellation."""
+    if not isinstance(exc, BaseExceptionGroup):
+        return exc
+    leaves = [_first_error(e) for e in exc.exceptions]
+    cancelled = anyio.get_cancelled_exc_class()
+    return next((e for e in leaves if not isinstance(e, cancelled)), leaves[0])
+
+
+async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
     task = ctx.task
     ctx.cell_dir.mkdir(parents=True, exist_ok=True)
     await ctx.resolve_image()

@@ -1,5 +1,5 @@
 // Harbourside Family Clinic: a tiny Node server (no dependencies).
-// Pages live in public/, appointment slots come from /api/slots.
+// Pages live in public/; the booking pages are filled in from SLOTS ({{name}} placeholders).
 const http = require("http");
 const fs = require("fs");
 const path = require("path");
@@ -10,8 +10,6 @@ const ROOT = path.join(__dirname, "public");
 const PAGES = {
   "/": "index.html",
   "/services": "services.html",
-  "/book": "book.html",
-  "/book/confirm": "confirm.html",
   "/visiting": "visit.html",
 };
 
@@ -44,6 +42,18 @@ function sendFile(res, file, status = 200) {
   });
 }
 
+function renderPage(res, name, vars) {
+  fs.readFile(path.join(ROOT, name), "utf8", (err, html) => {
+    if (err) return notFound(res);
+    send(res, 200, TYPES[".html"], html.replace(/\{\{(\w+)\}\}/g, (_, key) => vars[key] ?? ""));
+  });
+}
+
+function slotButton(slot) {
+  return `      <button type="button" class="slot" data-slot="${slot.id}" aria-pressed="false">` +
+    `<span class="slot-day">${slot.day}</span> <span class="slot-time">${slot.time}</span></button>`;
+}
+
 function notFound(res) {
   send(res, 404, TYPES[".html"], "<!doctype html><title>Not found</title><h1>Page not found</h1>");
 }
@@ -54,6 +64,16 @@ const server = http.createServer((req, res) => {
 
   if (pathname === "/api/slots") {
     return send(res, 200, TYPES[".json"], JSON.stringify(SLOTS));
+  }
+  if (pathname === "/book") {
+    return renderPage(res, "book.html", { slots: SLOTS.map(slotButton).join("\n") });
+  }
+  if (pathname === "/book/confirm") {
+    const slot = SLOTS.find((s) => s.id === url.searchParams.get("slot"));
+    const summary = slot
+      ? `Your appointment: ${slot.day} at ${slot.time}`
+      : "No time selected. Please choose a time first.";
+    return renderPage(res, "confirm.html", { summary });
   }
   if (PAGES[pathname]) {
     return sendFile(res, path.join(ROOT, PAGES[pathname]));

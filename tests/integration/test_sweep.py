@@ -1,0 +1,216 @@
+"""The sweep for real: manifest rows, kill -9 + resume, SIGINT teardown, the money cap."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from orchestrator.config import load_config
+from orchestrator.manifest import FINAL_STATUSES, read_rows
+from orchestrator.sweep import SweepOptions, run_sweep
+from tests.fixtures.tinytask import make_tiny_task
+
+ROOT = Path(__file__).resolve().parents[2]
+
+BENCH = """
+[sweep]
+name = "{name}"
+runs_dir = "{runs}"
+tasks_dir = "{tasks}"
+arms = ["staged"]
+repeats = {repeats}
+concurrency = {concurrency}
+backend = "{backend}"
+baseline = false
+browser_contexts = 2
+{extra}
+
+[[providers]]
+name = "fake"
+kind = "fake"
+model = "scripted"
+price_in_per_mtok = 1000.0
+price_out_per_mtok = 1000.0
+
+[[solvers]]
+name = "{solver}"
+kind = "{kind}"
+{solver_extra}
+"""
+
+
+def bench(
+    tmp: Path,
+    *,
+    repeats: int,
+    concurrency: int,
+    backend: str = "local",
+    solver: str = "reference",
+    kind: str = "reference",
+    extra: str = "",
+    solver_extra: str = "",
+    turns: int = 1,
+) -> Path:
+    tasks = tmp / "tasks"
+    if not tasks.exists():
+        make_tiny_task(tasks, turns=turns)
+    path = tmp / "bench.toml"
+    path.write_text(
+        BENCH.format(
+            name=tmp.name[:20],
+            runs=tmp / "runs",
+            tasks=tasks,
+            repeats=repeats,
+            concurrency=concurrency,
+            backend=backend,
+            extra=extra,
+            solver=solver,
+            kind=kind,
+            solver_extra=solver_extra,
+        )
+    )
+    return path
+
+
+def _cli(config: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "orchestrator",
+        "--config",
+        str(config),
+        "--progress",
+        "jsonl",
+        "--no-report",
+        *extra,
+    ]
+
+
+@pytest.mark.browser
+@pytest.mark.anyio
+async def test_every_cell_gets_exactly_one_row(require_chromium: None, tmp_path: Path) -> None:
+    cfg = load_config(bench(tmp_path, repeats=6, concurrency=6))
+    run_dir, rows = await run_sweep(cfg, SweepOptions(run_dir=tmp_path / "run", progress="quiet"))
+    on_disk = read_rows(run_dir / "manifest.jsonl")
+    assert len(on_disk) == 6 == len(rows)
+    assert Counter(r.cell for r in on_disk) == Counter(
+        f"tiny-shop/reference/staged/{i}" for i in range(12)
+    )
+    assert {r.status for r in on_disk} == {"ok"}
+    assert all(r.scores is not None and r.scores.whole_task for r in on_disk)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_kill_9_then_resume_loses_and_duplicates_nothing(
+    require_chromium: None, tmp_path: Path
+) -> None:
+    config = bench(tmp_path, repeats=8, concurrency=2)
+    run_dir = tmp_path / "run"
+    rng = random.Random(7)
+    finished_before: set[str] = set()
+    for attempt in range(3):
+        args = (
+            _cli(config, "--run-dir", str(run_dir))
+            if attempt == 0
+            else _cli(config, "--resume", str(run_dir))
+        )
+        proc = subprocess.Popen(
+            args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        time.sleep(rng.uniform(6, 14))
+        proc.kill()  # SIGKILL: no cleanup of any kind
+        proc.wait()
+        rows = read_rows(run_dir / "manifest.jsonl")
+        final = [r for r in rows if r.status in FINAL_STATUSES]
+        counts = Counter(r.cell for r in final)
+        assert all(n == 1 for n in counts.values()), counts  # nothing re-run or duplicated
+        assert finished_before <= set(counts)  # nothing lost
+        finished_before = set(counts)
+    done = subprocess.run(
+        _cli(config, "--resume", str(run_dir)),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = read_rows(run_dir / "manifest.jsonl")
+    final = Counter(r.cell for r in rows if r.status in FINAL_STATUSES)
+    assert final == Counter(f"tiny-shop/reference/staged/{i}" for i in range(8))
+
+
+@pytest.mark.docker
+@pytest.mark.browser
+def test_sigint_tears_down_every_container_and_leaves_a_valid_manifest(
+    require_docker: None, require_chromium: None, tmp_path: Path
+) -> None:
+    config = bench(
+        tmp_path, repeats=4, concurrency=4, backend="docker", solver="noop", kind="noop", turns=3
+    )
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(
+        _cli(config, "--run-dir", str(run_dir)),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    label = f"label=pwb.sweep={run_dir.name}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ps = subprocess.run(
+            ["docker", "ps", "-q", "--filter", label], capture_output=True, text=True
+        )
+        if ps.stdout.split():
+            break
+        time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("the sweep never started a container")
+    os.kill(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert "resume with:" in out
+    left = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", label], capture_output=True, text=True
+    )
+    assert left.stdout.split() == []
+    rows = read_rows(run_dir / "manifest.jsonl")
+    assert Counter(r.cell for r in rows) == Counter(f"tiny-shop/noop/staged/{i}" for i in range(4))
+    assert "cancelled" in {r.status for r in rows}
+
+
+@pytest.mark.browser
+@pytest.mark.anyio
+async def test_money_cap_ends_the_sweep_with_budget_rows(
+    require_chromium: None, tmp_path: Path
+) -> None:
+    config = bench(
+        tmp_path,
+        repeats=6,
+        concurrency=2,
+        solver="fake-llm",
+        kind="llm",
+        solver_extra='provider = "fake"',
+        extra="max_usd = 0.5",
+    )
+    cfg = load_config(config)
+    run_dir, rows = await run_sweep(cfg, SweepOptions(run_dir=tmp_path / "run", progress="quiet"))
+    statuses = Counter(r.status for r in read_rows(run_dir / "manifest.jsonl"))
+    assert sum(statuses.values()) == 6
+    assert statuses["budget"] >= 4, statuses
+    assert all(r.cost_usd >= 0 for r in rows)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
