@@ -27,7 +27,7 @@ function layout(title, body, current, opts = {}) {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>${esc(title)} — Alder Street Tool Library</title>
-  <link rel="icon" href="/images/logo.svg" type="image/svg+xml">
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/css/styles.css">
 </head>
 <body>
