@@ -49,6 +49,9 @@ async def test_reference_clears_every_unit_at_its_first_checkpoint(
     assert [(u.cleared, u.cleared_at) for u in report.units] == [(True, 1), (True, 2), (True, 3)]
     assert report.scores.whole_task and report.scores.wcs == 1.0
     assert report.baseline_covered and report.baseline_regressions == ()
+    for path in (tmp_path / "ref").rglob("*"):  # the grader's canary never reaches the cell
+        if path.is_file() and ".git" not in path.parts:
+            assert b"5b1f0c7e-pwb-grader-only" not in path.read_bytes(), path
     kinds = [e.kind for e in read_events(tmp_path / "ref" / "events.jsonl")]
     assert kinds[0] == "start" and kinds[-1] == "end"
     assert kinds.count("reveal") == 3 and kinds.count("cleared") == 3 and "final" in kinds
