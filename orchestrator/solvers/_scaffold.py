@@ -47,7 +47,11 @@ class ScaffoldSolver:
         self._sandbox = sandbox
 
     def _command(self) -> str:
-        argv = [part.format(prompt_file=PROMPT_FILE, workspace=".") for part in self.config.command]
+        # Plain replacement, not str.format: commands may contain JSON braces.
+        argv = [
+            part.replace("{prompt_file}", PROMPT_FILE).replace("{workspace}", ".")
+            for part in self.config.command
+        ]
         return shlex.join(argv)
 
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
