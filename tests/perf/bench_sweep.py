@@ -130,6 +130,7 @@ async def _worker_main(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             if n % 25 == 0:
                 rss.append(_vmrss_kb())
 
+    self0 = resource.getrusage(resource.RUSAGE_SELF)
     cpu0, t0 = _cpu(), time.perf_counter()
     rows: list[Any] = []
     async with anyio.create_task_group() as tg:
@@ -138,6 +139,8 @@ async def _worker_main(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         done.set()
     wall = time.perf_counter() - t0
     cpu = _cpu() - cpu0
+    self1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_self = (self1.ru_utime + self1.ru_stime) - (self0.ru_utime + self0.ru_stime)
     statuses = Counter(r.status for r in rows)
     cell_walls = [r.wall_s for r in rows if r.status == "ok"]
     errors = sorted({(r.error or "")[:200] for r in rows if r.status != "ok"})[:3]
@@ -148,6 +151,7 @@ async def _worker_main(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "latency_s": args.latency,
         "wall_s": round(wall, 3),
         "cpu_s": round(cpu, 3),
+        "cpu_self_s": round(cpu_self, 3),  # the orchestrator process alone (all threads)
         "cpu_share": round(cpu / wall, 3) if wall else 0.0,
         "statuses": dict(statuses),
         "errors": errors,
@@ -313,7 +317,7 @@ def main() -> int:
                 table.append(s)
     scaling_table = []
     for x in scale_runs:
-        s = summarize([x], x["cells"], x["concurrency"])
+        s = summarize([x], x["cells"], min(x["concurrency"], x["cells"]))
         s["loop"] = "asyncio"
         scaling_table.append(s)
     loop_cmp = {}
