@@ -87,5 +87,5 @@ def _report(run_dir: Path, tasks_dir: Path) -> None:
         from ..report import write_report
     except ImportError:  # reports not built yet
         return
-    out = write_report(run_dir, tasks_dir)
-    print(f"report: {out}")
+    files = write_report(run_dir, tasks_dir)
+    print(f"report: {files.markdown} and {files.html}")

@@ -170,6 +170,7 @@ def contract_hash(root: Path, contract: Contract) -> str:
 
 def load_task(root: Path) -> TaskPackage:
     """Load one task directory or raise `ContractError` listing every problem."""
+    root = root.resolve()  # cells change directories; the package path must not depend on cwd
     toml = root / "task.toml"
     where = str(toml)
     if not toml.is_file():
