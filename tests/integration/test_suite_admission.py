@@ -45,6 +45,7 @@ def test_the_suite_meets_the_issue_requirements() -> None:
             assert 5 <= len(c.units) <= 9, c.id
 
 
+@pytest.mark.timeout(1500)
 @pytest.mark.parametrize("root", TASKS, ids=[t.name for t in TASKS])
 async def test_task_is_admitted(
     require_docker: None, pool: BrowserPool, root: Path, tmp_path: Path
