@@ -29,14 +29,16 @@ def pct(xs: list[float], q: float) -> float:
     if not xs:
         return float("nan")
     s = sorted(xs)
-    k = max(0, min(len(s) - 1, int(round(q / 100 * len(s) + 0.5)) - 1))
+    k = max(0, min(len(s) - 1, round(q / 100 * len(s) + 0.5) - 1))
     return s[k]
 
 
 def _cmd(argv: list[str]) -> str:
     try:
         out = subprocess.run(argv, capture_output=True, text=True, timeout=20)
-        return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr) else ""
+        return (
+            (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr) else ""
+        )
     except (OSError, subprocess.SubprocessError):
         return ""
 

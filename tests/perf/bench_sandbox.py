@@ -35,10 +35,10 @@ from typing import Any
 import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import LoadSampler, machine, median, write_result  # noqa: E402
+from _common import LoadSampler, machine, median, write_result
 
-from sandbox import DockerBackend, Labels, Limits, ServeSpec  # noqa: E402
-from tests.fixtures.tinytask import ABOUT, INDEX  # noqa: E402
+from sandbox import DockerBackend, Labels, Limits, ServeSpec
+from tests.fixtures.tinytask import ABOUT, INDEX
 
 IMAGE = "pwb-static:latest"
 SPEC = ServeSpec(
@@ -93,7 +93,7 @@ async def _sh(*argv: str) -> str:
 
 def _get(url: str) -> int:
     try:
-        with urllib.request.urlopen(url, timeout=2) as r:  # noqa: S310 (loopback/bridge)
+        with urllib.request.urlopen(url, timeout=2) as r:
             return int(r.status)
     except OSError:
         return 0
@@ -172,7 +172,9 @@ async def compose(site: Path, i: int, phases: dict[str, list[float]]) -> None:
 Runner = Callable[[Path, int, dict[str, list[float]]], Awaitable[None]]
 
 
-async def _batch(run: Runner, parent: Path, k: int, tag: str, phases: dict[str, list[float]]) -> float:
+async def _batch(
+    run: Runner, parent: Path, k: int, tag: str, phases: dict[str, list[float]]
+) -> float:
     sites = [_site(parent, f"{tag}-{uuid.uuid4().hex[:6]}-{i}") for i in range(k)]
     t0 = time.perf_counter()
     async with anyio.create_task_group() as tg:
@@ -199,7 +201,7 @@ async def _main(rounds_one: int, rounds_many: int, many: int) -> dict[str, Any]:
                 n: {"create": [], "serve": [], "teardown": []} for n in names
             }
             for r in range(rounds + 1):  # round 0 is warm-up (network creation, caches)
-                order = names[r % len(names):] + names[: r % len(names)]
+                order = names[r % len(names) :] + names[: r % len(names)]
                 for n in order:
                     ph: dict[str, list[float]] = {"create": [], "serve": [], "teardown": []}
                     wall = await _batch(runners[n], parent, k, n, ph)
@@ -258,8 +260,10 @@ def main() -> int:
         r = res[key]
         m = r["median_wall_s"]
         line = "  ".join(f"{n} {v:.2f}s" for n, v in m.items())
-        print(f"sandbox x{r['concurrent']:<3} {line}  ours/cli {r['ratio_ours_vs_cli']:.2f}"
-              f"  ours/compose {r['ratio_ours_vs_compose']}")
+        print(
+            f"sandbox x{r['concurrent']:<3} {line}  ours/cli {r['ratio_ours_vs_cli']:.2f}"
+            f"  ours/compose {r['ratio_ours_vs_compose']}"
+        )
     print(f"wrote {path}")
     return 0
 

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import LoadSampler, machine, median, pct, write_result  # noqa: E402
+from _common import LoadSampler, machine, median, pct, write_result
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -97,8 +97,8 @@ def _cpu() -> float:
 
 async def _worker_main(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     import anyio
-
     from _common import make_one_unit_task
+
     from orchestrator.config import load_config
     from orchestrator.sweep import SweepOptions, run_sweep
 
@@ -176,9 +176,7 @@ def worker(args: argparse.Namespace) -> int:
     logging.disable(logging.WARNING)  # the local backend's "does not isolate" warning
     with tempfile.TemporaryDirectory(prefix="pwb-perf-sweep-") as tmp:
         opts = {"use_uvloop": True} if args.loop == "uvloop" else {}
-        res = anyio.run(
-            _worker_main, args, Path(tmp), backend="asyncio", backend_options=opts
-        )
+        res = anyio.run(_worker_main, args, Path(tmp), backend="asyncio", backend_options=opts)
     print("RESULT " + json.dumps(res))
     return 0
 
@@ -260,7 +258,9 @@ def main() -> int:
     n = args.cells or (64 if args.quick else 256)
     rounds = args.rounds or (1 if args.quick else 2)
     loops = [x for x in args.loops.split(",") if x]
-    scaling = [int(x) for x in (args.scaling or ("32,64" if args.quick else "32,64,128,256")).split(",")]
+    scaling = [
+        int(x) for x in (args.scaling or ("32,64" if args.quick else "32,64,128,256")).split(",")
+    ]
     info = machine()
     t_start = time.perf_counter()
     with LoadSampler() as load:
@@ -280,8 +280,13 @@ def main() -> int:
         # Scaling: wall as cells grow, all in flight (C = N), asyncio.
         scale_runs = []
         for cells in scaling:
-            reuse = [x for x in main_runs if x["cells"] == cells and x["loop"] == "asyncio"
-                     and min(x["concurrency"], cells) == cells]
+            reuse = [
+                x
+                for x in main_runs
+                if x["cells"] == cells
+                and x["loop"] == "asyncio"
+                and min(x["concurrency"], cells) == cells
+            ]
             scale_runs.append(reuse[0] if reuse else run_one(cells, cells, "asyncio"))
     took = time.perf_counter() - t_start
 
@@ -354,12 +359,16 @@ def main() -> int:
     }
     path = write_result("sweep", result)
     c = result["calibration"]
-    print(f"sweep calibration: T_cell {c['t_cell_s']} s, fixed {c['fixed_s']} s, "
-          f"W {c['cpu_per_cell_s']} cpu-s/cell, cores {os.cpu_count()}")
+    print(
+        f"sweep calibration: T_cell {c['t_cell_s']} s, fixed {c['fixed_s']} s, "
+        f"W {c['cpu_per_cell_s']} cpu-s/cell, cores {os.cpu_count()}"
+    )
     for s in table + scaling_table:
-        print(f"sweep N={s['cells']:<4} C={s['concurrency']:<4} {s['loop']:<8} wall "
-              f"{s['wall_median_s']:7.1f} s ideal {s['ideal_s']:7.1f} s (x{s['wall_vs_ideal']})"
-              f"  lag p50/p99 {s['lag_p50_ms']}/{s['lag_p99_ms']} ms  rss {s['peak_rss_mb']} MB")
+        print(
+            f"sweep N={s['cells']:<4} C={s['concurrency']:<4} {s['loop']:<8} wall "
+            f"{s['wall_median_s']:7.1f} s ideal {s['ideal_s']:7.1f} s (x{s['wall_vs_ideal']})"
+            f"  lag p50/p99 {s['lag_p50_ms']}/{s['lag_p99_ms']} ms  rss {s['peak_rss_mb']} MB"
+        )
     print(f"wrote {path}")
     return 0
 

@@ -49,42 +49,99 @@ def table() -> str:
             r = sb[key]
             m = r["median_wall_s"]
             ok = r["ratio_ours_vs_cli"] <= 1.0
-            _row(rows, "sandbox", f"x{r['concurrent']} vs docker run", f"{m['ours']:.2f}s",
-                 f"{m['cli']:.2f}s", f"{r['ratio_ours_vs_cli']:.2f}", "<=1.0", "yes" if ok else "NO")
+            _row(
+                rows,
+                "sandbox",
+                f"x{r['concurrent']} vs docker run",
+                f"{m['ours']:.2f}s",
+                f"{m['cli']:.2f}s",
+                f"{r['ratio_ours_vs_cli']:.2f}",
+                "<=1.0",
+                "yes" if ok else "NO",
+            )
             if r.get("ratio_ours_vs_compose") is not None:
                 ok = r["ratio_ours_vs_compose"] <= 0.5
-                _row(rows, "sandbox", f"x{r['concurrent']} vs compose", f"{m['ours']:.2f}s",
-                     f"{m['compose']:.2f}s", f"{r['ratio_ours_vs_compose']:.2f}", "<=0.5",
-                     "yes" if ok else "NO")
+                _row(
+                    rows,
+                    "sandbox",
+                    f"x{r['concurrent']} vs compose",
+                    f"{m['ours']:.2f}s",
+                    f"{m['compose']:.2f}s",
+                    f"{r['ratio_ours_vs_compose']:.2f}",
+                    "<=0.5",
+                    "yes" if ok else "NO",
+                )
     rp = _load("replay")
     if rp:
         ok = rp["ratio"] <= rp.get("target_ratio", 1.3)
-        _row(rows, "replay", "per state vs Playwright", f"{rp['verifier_median_s']:.3f}s",
-             f"{rp['bare_median_s']:.3f}s", f"{rp['ratio']:.2f}", "<=1.3", "yes" if ok else "NO")
+        _row(
+            rows,
+            "replay",
+            "per state vs Playwright",
+            f"{rp['verifier_median_s']:.3f}s",
+            f"{rp['bare_median_s']:.3f}s",
+            f"{rp['ratio']:.2f}",
+            "<=1.3",
+            "yes" if ok else "NO",
+        )
     sw = _load("sweep")
     if sw:
         for s in sw["main"] + sw["scaling"]:
             case = f"N={s['cells']} C={s['concurrency']} {s['loop']}"
-            _row(rows, "sweep wall", case, f"{s['wall_median_s']:.1f}s", f"ideal {s['ideal_s']:.1f}s",
-                 f"{s['wall_vs_ideal']:.2f}", "-", "-")
+            _row(
+                rows,
+                "sweep wall",
+                case,
+                f"{s['wall_median_s']:.1f}s",
+                f"ideal {s['ideal_s']:.1f}s",
+                f"{s['wall_vs_ideal']:.2f}",
+                "-",
+                "-",
+            )
         for s in sw["main"]:
             case = f"N={s['cells']} C={s['concurrency']} {s['loop']}"
             ok = s["lag_p99_ms"] <= 50
-            _row(rows, "loop lag p50/p99", case, f"{s['lag_p50_ms']}/{s['lag_p99_ms']}ms", "", "",
-                 "p99<=50ms", "yes" if ok else "NO")
-            _row(rows, "peak RSS", case, f"{s['peak_rss_mb']}MB", "", "", "<=500MB",
-                 "yes" if s["peak_rss_mb"] <= 500 else "NO")
+            _row(
+                rows,
+                "loop lag p50/p99",
+                case,
+                f"{s['lag_p50_ms']}/{s['lag_p99_ms']}ms",
+                "",
+                "",
+                "p99<=50ms",
+                "yes" if ok else "NO",
+            )
+            _row(
+                rows,
+                "peak RSS",
+                case,
+                f"{s['peak_rss_mb']}MB",
+                "",
+                "",
+                "<=500MB",
+                "yes" if s["peak_rss_mb"] <= 500 else "NO",
+            )
         for conc, c in sw.get("asyncio_vs_uvloop", {}).items():
-            _row(rows, "uvloop", f"{conc} wall", f"{c['uvloop_wall_s']:.1f}s",
-                 f"asyncio {c['asyncio_wall_s']:.1f}s", f"{c['uvloop_vs_asyncio_wall']:.2f}", "-", "-")
+            _row(
+                rows,
+                "uvloop",
+                f"{conc} wall",
+                f"{c['uvloop_wall_s']:.1f}s",
+                f"asyncio {c['asyncio_wall_s']:.1f}s",
+                f"{c['uvloop_vs_asyncio_wall']:.2f}",
+                "-",
+                "-",
+            )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", default="sandbox,replay,sweep")
     parser.add_argument("--sweep-cells", type=int, default=None)
@@ -98,7 +155,9 @@ def main() -> int:
         if "sandbox" in only:
             rcs.append(_run(["tests/perf/bench_sandbox.py", *q]))
         if "replay" in only:
-            rcs.append(_run(["tests/perf/bench_replay.py", "--rounds", "5" if args.quick else "15"]))
+            rcs.append(
+                _run(["tests/perf/bench_replay.py", "--rounds", "5" if args.quick else "15"])
+            )
         if "sweep" in only:
             extra = [*q]
             if args.sweep_cells:
