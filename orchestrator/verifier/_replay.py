@@ -76,6 +76,10 @@ class Recorder:
     status: int | None = None
     inflight: int = 0
     last_change: float = field(default_factory=time.monotonic)
+    # Main-frame navigations started so far, and the one each live request belongs to:
+    # a request the harness's own reload/goto/link click cut off is not the site's fault.
+    epoch: int = 0
+    started_in: dict[Request, int] = field(default_factory=dict)
 
     def attach(self, page: Page) -> None:
         page.on("console", self._on_console)
@@ -95,21 +99,29 @@ class Recorder:
             self.console_errors.append(f"[{self.phase}] {msg.text}")
 
     def _on_request(self, request: Request) -> None:
+        if request.is_navigation_request() and request.frame.parent_frame is None:
+            self.epoch += 1
         if self._same_origin(request.url):
             self.inflight += 1
             self.last_change = time.monotonic()
+            self.started_in[request] = self.epoch
 
     def _on_finished(self, request: Request) -> None:
         if self._same_origin(request.url):
             self.inflight -= 1
             self.last_change = time.monotonic()
+            self.started_in.pop(request, None)
 
     def _on_failed(self, request: Request) -> None:
         if not self._same_origin(request.url):
             return
         self.inflight -= 1
         self.last_change = time.monotonic()
-        self._fail(request, request.failure or "aborted")
+        started = self.started_in.pop(request, self.epoch)
+        why = request.failure or "aborted"
+        if "ERR_ABORTED" in why and started < self.epoch:
+            return  # its page was navigated away from: the abort is the navigation's
+        self._fail(request, why)
 
     def _on_response(self, response: Response) -> None:
         request = response.request
