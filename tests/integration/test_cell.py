@@ -129,3 +129,19 @@ async def test_writes_outside_allowed_paths_are_refused_and_the_solver_is_told(
         if e.kind == "edit" and e.applied is False
     ]
     assert refused and refused[0].path == "server.py"
+
+
+async def test_admission_with_repeat_replays_the_reference_and_finds_no_flaky_check(
+    require_docker: None, pool: BrowserPool, tiny: TaskPackage, tmp_path: Path
+) -> None:
+    from orchestrator.admission import Admitter
+
+    result = await Admitter(DockerBackend(), pool, tmp_path / "adm", "pytest-admit").admit(
+        tiny, repeat=2
+    )
+    assert result.admitted, result.controls
+    assert result.flaky_checks == ()
+    assert (tmp_path / "adm" / "tiny-shop" / "reference-1" / "events.jsonl").is_file()
+    controls = {c.control: c for c in result.controls}
+    assert "navigation" in controls["negative:drop-about"].failing_gates
+    assert "text" in controls["r0"].failing_gates
