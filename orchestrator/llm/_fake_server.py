@@ -239,7 +239,11 @@ def _handler_for(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
-            answer = fake.handle(self.command, self.path, dict(self.headers.items()), raw)
+            try:
+                answer = fake.handle(self.command, self.path, dict(self.headers.items()), raw)
+            except Exception as exc:  # a bug of the fake itself: say so instead of hanging up
+                message = f"fake provider failed: {type(exc).__name__}: {exc}"
+                answer = _json(400, {"error": {"type": "fake_error", "message": message}})
             fake.sleep(answer.delay_s)
             self.send_response(answer.status)
             self.send_header("content-type", "application/json")
