@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import tomllib
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
+from .contract._load import located_error
 from .llm import AgentOptions, ProviderConfig
 from .records import Arm
 from .scoring import Weights
 
 SolverKind = Literal["reference", "noop", "thrash", "negative", "llm", "scaffold"]
-_VALIDATION = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
 
 
 class ConfigError(Exception):
@@ -106,10 +105,7 @@ def load_config(path: Path) -> BenchConfig:
     try:
         cfg = msgspec.convert(data, BenchConfig)
     except msgspec.ValidationError as exc:
-        m = _VALIDATION.match(str(exc))
-        assert m is not None
-        key = (m["path"] or "").lstrip(".") or "(top level)"
-        raise ConfigError(f"{where}:{key}: {m['msg']}") from exc
+        raise ConfigError(located_error(exc, where)) from exc
     problems = _problems(cfg)
     if problems:
         raise ConfigError("\n".join(f"{where}:{p}" for p in problems))

@@ -58,6 +58,14 @@ def _key_path(raw: str) -> str:
     return raw.lstrip(".") or "(top level)"
 
 
+def located_error(exc: msgspec.ValidationError, where: str) -> str:
+    """`where:key.path: message` from a msgspec validation error (shared with bench.toml)."""
+    m = _MSGSPEC_ERROR.match(str(exc))
+    assert m is not None
+    msg = m["msg"][0].lower() + m["msg"][1:] if m["msg"] else "invalid"
+    return f"{where}:{_key_path(m['path'] or '')}: {msg}"
+
+
 def decode_contract(text: str, where: str) -> Contract:
     """Parse and type-check one ``task.toml`` text; `where` names it in errors."""
     try:
@@ -67,10 +75,7 @@ def decode_contract(text: str, where: str) -> Contract:
     try:
         return msgspec.convert(data, Contract)
     except msgspec.ValidationError as exc:
-        m = _MSGSPEC_ERROR.match(str(exc))
-        assert m is not None
-        msg = m["msg"][0].lower() + m["msg"][1:] if m["msg"] else "invalid"
-        raise ContractError([f"{where}:{_key_path(m['path'] or '')}: {msg}"]) from exc
+        raise ContractError([located_error(exc, where)]) from exc
 
 
 def cross_reference_problems(c: Contract, root: Path, where: str) -> list[str]:
