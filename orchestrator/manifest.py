@@ -1,8 +1,14 @@
 """`runs/<sweep>/manifest.jsonl`: one row per cell, appended by a single writer.
 
-Each row is written with one `write` of a complete line and fsynced, so a kill at any
-instant leaves every complete row readable; a torn last line is dropped on read and
-cut off before the next append. A run lock stops two sweeps writing one run.
+Each row is written with one `write` of a complete line, synchronously (so cancellation
+cannot tear it), and reaches the kernel at once: a kill of the process at any instant
+leaves every complete row readable. A torn last line (a crashed machine) is dropped on
+read and cut off before the next append. A run lock stops two sweeps writing one run.
+
+Rows are fsynced for machine crashes too. Inside a sweep, `sync_in_background` does it
+on a worker thread, one fsync for every row written meanwhile (an fsync can take tens
+of milliseconds, which on the event loop would stall every cell); without it, and on
+close, `append` fsyncs inline.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import os
 from pathlib import Path
 from types import TracebackType
 
+import anyio
 import msgspec
 
 from .records import ManifestRow, Status
@@ -55,6 +62,9 @@ class Manifest:
         self._lock_fd: int | None = None
         self._fd: int | None = None
         self._enc = msgspec.json.Encoder()
+        self._written = 0  # rows appended, and how many of them are known fsynced
+        self._synced = 0
+        self._wake: anyio.Event | None = None  # set while a background syncer runs
 
     def __enter__(self) -> Manifest:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -73,6 +83,8 @@ class Manifest:
         self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
         if self._fd is not None:
+            if self._synced < self._written:
+                os.fsync(self._fd)
             os.close(self._fd)
             self._fd = None
         if self._lock_fd is not None:
@@ -98,4 +110,25 @@ class Manifest:
         written = os.write(self._fd, line)
         if written != len(line):  # pragma: no cover - disk full; the tail is torn, say so
             raise OSError(f"{self.path}: short write ({written} of {len(line)} bytes)")
-        os.fsync(self._fd)
+        self._written += 1
+        if self._wake is None:
+            os.fsync(self._fd)
+            self._synced = self._written
+            return
+        self._wake.set()
+
+    async def sync_in_background(self) -> None:
+        """Fsync appended rows on a worker thread until cancelled (then `close` syncs)."""
+        assert self._fd is not None, "manifest is not open"
+        fd = self._fd
+        try:
+            while True:
+                self._wake = anyio.Event()
+                if self._synced == self._written:
+                    await self._wake.wait()
+                    continue
+                target = self._written
+                await anyio.to_thread.run_sync(os.fsync, fd)
+                self._synced = target
+        finally:
+            self._wake = None

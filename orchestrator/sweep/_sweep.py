@@ -87,6 +87,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
             )
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_watch_signals, tg.cancel_scope, opts)
+                tg.start_soon(manifest.sync_in_background)
                 if todo:
                     async with open_resources(cfg, run_dir, run_dir.name, tasks, ledger) as res:
                         rows = await scheduler.run(todo, res.attempt)

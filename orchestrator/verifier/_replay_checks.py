@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+import anyio
 from playwright.async_api import Locator, Page
 
 from ..contract import (
@@ -240,4 +241,7 @@ async def _visual(page: Page, a: Visual, state_id: str, ref_dir: Path | None) ->
     boxes = [b for m in masks for b in await m.evaluate_all(BOXES)]
     offset = (0.0, 0.0) if a.full_page else await page.evaluate("[scrollX, scrollY]")
     rects = [(b["x"] - offset[0], b["y"] - offset[1], b["width"], b["height"]) for b in boxes]
-    return compare(shot, ref_dir / f"{state_id}{suffix}", rects, a.threshold, a.pixel_tolerance)
+    # Decoding and diffing two page-sized images is CPU work: keep it off the event loop.
+    return await anyio.to_thread.run_sync(
+        compare, shot, ref_dir / f"{state_id}{suffix}", rects, a.threshold, a.pixel_tolerance
+    )

@@ -60,3 +60,40 @@ def test_resume_reruns_only_cells_without_a_current_final_row() -> None:
         "missing",
         "cancelled",
     ]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_background_sync_fsyncs_off_the_loop_thread_and_on_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, anyio_backend: str
+) -> None:
+    import os
+    import threading
+
+    import anyio
+
+    import orchestrator.manifest as manifest_mod
+
+    synced: list[tuple[str, int]] = []  # (thread, bytes in the file when fsynced)
+
+    def fake_fsync(fd: int) -> None:
+        synced.append((threading.current_thread().name, os.fstat(fd).st_size))
+
+    monkeypatch.setattr(manifest_mod.os, "fsync", fake_fsync)
+    loop_thread = threading.current_thread().name
+    path = tmp_path / "manifest.jsonl"
+    with Manifest(tmp_path) as m:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(m.sync_in_background)
+            await anyio.sleep(0.05)
+            for cell in "abc":  # written together: may share one fsync
+                m.append(row(cell))
+            with anyio.fail_after(5):
+                while not synced:
+                    await anyio.sleep(0.01)
+            assert all(thread != loop_thread for thread, _ in synced)
+            m.append(row("d"))
+            tg.cancel_scope.cancel()  # "d" may still be unsynced: close must sync it
+    assert [r.cell for r in read_rows(path)] == ["a", "b", "c", "d"]
+    assert synced[-1][1] == path.stat().st_size  # the last fsync covered every row
+    assert len(synced) <= 4

@@ -11,8 +11,13 @@ order rotates) so machine noise hits them alike; a warm-up round is dropped.
 - ours:    `DockerBackend().open(ws, ServeSpec(...), Labels, Limits)` then `sb.serve()`
            (hardened: cap-drop, memory/cpu/pids limits, internal network, init, exec'd
            server, chown of the workspace).
-- cli:     `docker run -d --init -v copy:/site pwb-static:latest python3 -m http.server`,
-           `docker inspect` for the address, poll every 100 ms (as ours), `docker rm -f`.
+- cli:     the same sandbox by hand: `docker run -d --init` on ours's internal network
+           with the same hardening and limits (cap-drop, no-new-privileges, user,
+           memory/cpus/pids, log and tmpfs options) `-v copy:/site pwb-static:latest
+           python3 -m http.server`, `docker inspect` for the address, poll every 100 ms,
+           `docker rm -f`. This is the target's baseline.
+- cli-bare: the same without hardening, on the default bridge (reference only: what
+           skipping isolation would save; a user-defined network costs ~70 ms a start).
 - compose: the same service in a compose file (`init: true`), `up -d`, `ps -q` +
            `inspect` for the address, poll, `down` (removes the project network too).
 
@@ -121,12 +126,12 @@ async def ours(backend: DockerBackend, site: Path, i: int, phases: dict[str, lis
     phases["teardown"].append(t3 - t2)
 
 
-async def cli(site: Path, i: int, phases: dict[str, list[float]]) -> None:
+async def _cli(site: Path, phases: dict[str, list[float]], flags: list[str]) -> None:
     t0 = time.perf_counter()
     name = f"perf-cli-{uuid.uuid4().hex[:8]}"
     cid = await _sh(
         "docker", "run", "-d", "--init", "--name", name, "--label", f"pwb.sweep={SWEEP}",
-        "-v", f"{site}:/site:ro", "-w", "/site", IMAGE,
+        *flags, "-v", f"{site}:/site:ro", "-w", "/site", IMAGE,
         "python3", "-m", "http.server", "8080", "--bind", "0.0.0.0",
     )  # fmt: skip
     try:
@@ -143,6 +148,25 @@ async def cli(site: Path, i: int, phases: dict[str, list[float]]) -> None:
     phases["create"].append(t1 - t0)
     phases["serve"].append(t2 - t1)
     phases["teardown"].append(t3 - t2)
+
+
+# The same sandbox as ours, made by hand: same network, hardening and limits.
+HARDENED = [
+    "--network", f"pwb-{SWEEP}", "--cap-drop", "ALL",
+    "--security-opt", "no-new-privileges:true", "--user", "10001:10001",
+    "--memory", "1024m", "--memory-swap", "1024m", "--cpus", "1", "--pids-limit", "256",
+    "--log-opt", "max-size=1m", "--log-opt", "max-file=1",
+    "--tmpfs", "/tmp:rw,nosuid,nodev,size=256m",
+]  # fmt: skip
+
+
+async def cli(site: Path, i: int, phases: dict[str, list[float]]) -> None:
+    await _cli(site, phases, HARDENED)
+
+
+async def cli_bare(site: Path, i: int, phases: dict[str, list[float]]) -> None:
+    """Default bridge, no limits: what an unhardened harness pays (for reference)."""
+    await _cli(site, phases, [])
 
 
 async def compose(site: Path, i: int, phases: dict[str, list[float]]) -> None:
@@ -188,6 +212,7 @@ async def _main(rounds_one: int, rounds_many: int, many: int) -> dict[str, Any]:
     runners: dict[str, Runner] = {
         "ours": lambda s, i, p: ours(backend, s, i, p),
         "cli": cli,
+        "cli-bare": cli_bare,
     }
     if COMPOSE_CMD:
         runners["compose"] = compose
@@ -200,7 +225,8 @@ async def _main(rounds_one: int, rounds_many: int, many: int) -> dict[str, Any]:
             phases: dict[str, dict[str, list[float]]] = {
                 n: {"create": [], "serve": [], "teardown": []} for n in names
             }
-            for r in range(rounds + 1):  # round 0 is warm-up (network creation, caches)
+            # Round 0 is warm-up and runs `ours` first: it creates the network `cli` joins.
+            for r in range(rounds + 1):
                 order = names[r % len(names) :] + names[: r % len(names)]
                 for n in order:
                     ph: dict[str, list[float]] = {"create": [], "serve": [], "teardown": []}
@@ -216,6 +242,7 @@ async def _main(rounds_one: int, rounds_many: int, many: int) -> dict[str, Any]:
                 "rounds": rounds,
                 "median_wall_s": {n: round(v, 3) for n, v in med.items()},
                 "ratio_ours_vs_cli": round(med["ours"] / med["cli"], 3),
+                "ratio_ours_vs_cli_bare": round(med["ours"] / med["cli-bare"], 3),
                 "ratio_ours_vs_compose": (
                     round(med["ours"] / med["compose"], 3) if "compose" in med else None
                 ),
