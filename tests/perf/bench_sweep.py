@@ -17,11 +17,13 @@ Ideal wall time of N cells at concurrency C (formula reported with the numbers):
     ideal = fixed + max( ceil(N / C) * T_cell ,  N * W / cores )
 
 - T_cell: the critical path of one cell alone (its manifest `wall_s`, N=1, C=1);
-- W: CPU seconds of work per cell, the slope of total CPU time (orchestrator + reaped
-  children) between two latency-0 sweeps of different N (so one-off costs cancel);
+- W: CPU seconds of work per cell, the slope of the host's busy CPU time (/proc/stat:
+  the orchestrator, Chromium and its renderers, the Playwright driver, each cell's
+  server, git, the kernel's share) between two latency-0 sweeps of different N (so
+  one-off costs cancel). This needs an otherwise idle host;
 - fixed: wall of the N=1 sweep minus T_cell (browser launch, provider start, manifest);
 - cores: `os.cpu_count()`. On a shared machine we get less than that; the achieved
-  CPU share (cpu_s / wall_s) is reported next to every run so this is visible.
+  CPU share (host CPU-s / wall) is reported next to every run so this is visible.
 
 Also per run: event-loop lag (a task sleeping 10 ms in a loop records the overshoot;
 p50/p99/max), orchestrator peak RSS (`ru_maxrss` of the worker, plus sampled VmRSS),
@@ -45,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import LoadSampler, machine, median, pct, write_result
+from _common import LoadSampler, host_busy_cpu_s, machine, median, pct, write_result
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,7 +133,7 @@ async def _worker_main(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                 rss.append(_vmrss_kb())
 
     self0 = resource.getrusage(resource.RUSAGE_SELF)
-    cpu0, t0 = _cpu(), time.perf_counter()
+    cpu0, host0, t0 = _cpu(), host_busy_cpu_s(), time.perf_counter()
     rows: list[Any] = []
     async with anyio.create_task_group() as tg:
         tg.start_soon(monitor)
@@ -139,6 +141,7 @@ async def _worker_main(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         done.set()
     wall = time.perf_counter() - t0
     cpu = _cpu() - cpu0
+    host_cpu = host_busy_cpu_s() - host0
     self1 = resource.getrusage(resource.RUSAGE_SELF)
     cpu_self = (self1.ru_utime + self1.ru_stime) - (self0.ru_utime + self0.ru_stime)
     statuses = Counter(r.status for r in rows)
@@ -150,9 +153,10 @@ async def _worker_main(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "loop": args.loop,
         "latency_s": args.latency,
         "wall_s": round(wall, 3),
-        "cpu_s": round(cpu, 3),
+        "host_cpu_s": round(host_cpu, 3),  # whole host: needs an otherwise idle machine
+        "cpu_tree_s": round(cpu, 3),  # self + reaped children (misses Chromium's renderers)
         "cpu_self_s": round(cpu_self, 3),  # the orchestrator process alone (all threads)
-        "cpu_share": round(cpu / wall, 3) if wall else 0.0,
+        "cpu_share": round(host_cpu / wall, 3) if wall else 0.0,
         "statuses": dict(statuses),
         "errors": errors,
         "cell_wall_median_s": round(median(cell_walls), 3) if cell_walls else None,
@@ -200,7 +204,7 @@ def run_one(
     res["loadavg_1m"] = [round(load0, 1), round(os.getloadavg()[0], 1)]
     print(
         f"  N={cells:<4} C={concurrency:<4} {loop:<8} lat={latency:g}  wall {res['wall_s']:7.1f} s"
-        f"  cpu {res['cpu_s']:6.1f} s  lag p99 {res['lag_ms']['p99']:6.1f} ms"
+        f"  cpu {res['host_cpu_s']:6.1f} s (ours {res['cpu_self_s']:5.1f})  lag p99 {res['lag_ms']['p99']:6.1f} ms"
         f"  rss {res['peak_rss_mb']:6.1f} MB  {res['statuses']}"
         f"  (driver {time.perf_counter() - t0:.0f} s)",
         file=sys.stderr,
@@ -217,12 +221,15 @@ def calibrate(quick: bool) -> dict[str, Any]:
     lo, hi = (2, 10) if quick else (4, 24)
     a = run_one(lo, lo, latency=0.0)
     b = run_one(hi, hi, latency=0.0)
-    w = max((b["cpu_s"] - a["cpu_s"]) / (hi - lo), 0.0)
+    w = max((b["host_cpu_s"] - a["host_cpu_s"]) / (hi - lo), 0.0)
     return {
         "t_cell_s": round(t_cell, 3),
         "fixed_s": round(fixed, 3),
         "cpu_per_cell_s": round(w, 3),
-        "cpu_fixed_s": round(a["cpu_s"] - w * lo, 3),
+        "cpu_fixed_s": round(a["host_cpu_s"] - w * lo, 3),
+        "orchestrator_cpu_per_cell_s": round(
+            (b["cpu_self_s"] - a["cpu_self_s"]) / (hi - lo), 3
+        ),
         "singles": singles,
         "cpu_runs": [a, b],
     }
@@ -305,7 +312,8 @@ def main() -> int:
             "lag_p99_ms": round(median([x["lag_ms"]["p99"] for x in runs]), 2),
             "lag_max_ms": max(x["lag_ms"]["max"] or 0 for x in runs),
             "peak_rss_mb": max(x["peak_rss_mb"] for x in runs),
-            "cpu_s": round(median([x["cpu_s"] for x in runs]), 1),
+            "cpu_s": round(median([x["host_cpu_s"] for x in runs]), 1),
+            "cpu_self_s": round(median([x["cpu_self_s"] for x in runs]), 1),
             "cpu_share": round(median([x["cpu_share"] for x in runs]), 2),
             "cell_wall_median_s": median([x["cell_wall_median_s"] or 0 for x in runs]),
             "statuses": [x["statuses"] for x in runs],

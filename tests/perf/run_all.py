@@ -1,7 +1,7 @@
 """Run every performance benchmark and print one table.
 
     python tests/perf/run_all.py [--quick] [--only sandbox,replay,sweep]
-                                 [--sweep-cells N] [--scaling 32,64,...]
+                                 [--sweep-cells N] [--scaling 32,64,...] [--sweep-rounds R]
 
 Runs, one after another (never concurrently, so they do not disturb each other):
   bench_sandbox.py  DockerBackend vs `docker run` vs compose, at 1 and 32 (quick: 8)
@@ -52,13 +52,24 @@ def table() -> str:
             _row(
                 rows,
                 "sandbox",
-                f"x{r['concurrent']} vs docker run",
+                f"x{r['concurrent']} vs hardened docker run",
                 f"{m['ours']:.2f}s",
                 f"{m['cli']:.2f}s",
                 f"{r['ratio_ours_vs_cli']:.2f}",
                 "<=1.0",
                 "yes" if ok else "NO",
             )
+            if "cli-bare" in m:
+                _row(
+                    rows,
+                    "sandbox",
+                    f"x{r['concurrent']} vs bare docker run",
+                    f"{m['ours']:.2f}s",
+                    f"{m['cli-bare']:.2f}s",
+                    f"{r['ratio_ours_vs_cli_bare']:.2f}",
+                    "(info)",
+                    "-",
+                )
             if r.get("ratio_ours_vs_compose") is not None:
                 ok = r["ratio_ours_vs_compose"] <= 0.5
                 _row(
@@ -146,6 +157,7 @@ def main() -> int:
     parser.add_argument("--only", default="sandbox,replay,sweep")
     parser.add_argument("--sweep-cells", type=int, default=None)
     parser.add_argument("--scaling", default=None)
+    parser.add_argument("--sweep-rounds", type=int, default=None, help="rounds of the loop pair")
     parser.add_argument("--table-only", action="store_true", help="print the table from results/")
     args = parser.parse_args()
     if not args.table_only:
@@ -164,6 +176,8 @@ def main() -> int:
                 extra += ["--cells", str(args.sweep_cells)]
             if args.scaling:
                 extra += ["--scaling", args.scaling]
+            if args.sweep_rounds:
+                extra += ["--rounds", str(args.sweep_rounds)]
             rcs.append(_run(["tests/perf/bench_sweep.py", *extra]))
         if any(rcs):
             print("some benchmark failed; the table shows what was written", file=sys.stderr)
