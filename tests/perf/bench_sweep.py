@@ -227,9 +227,7 @@ def calibrate(quick: bool) -> dict[str, Any]:
         "fixed_s": round(fixed, 3),
         "cpu_per_cell_s": round(w, 3),
         "cpu_fixed_s": round(a["host_cpu_s"] - w * lo, 3),
-        "orchestrator_cpu_per_cell_s": round(
-            (b["cpu_self_s"] - a["cpu_self_s"]) / (hi - lo), 3
-        ),
+        "orchestrator_cpu_per_cell_s": round((b["cpu_self_s"] - a["cpu_self_s"]) / (hi - lo), 3),
         "singles": singles,
         "cpu_runs": [a, b],
     }
