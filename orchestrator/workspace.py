@@ -8,6 +8,7 @@ with a `PathRefused` that says why; the solver is told the message verbatim.
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -85,8 +86,19 @@ def path_allowed(rel: str, allowed: Iterable[str]) -> bool:
 
 
 async def _git(root: Path, *args: str, stdin: bytes | None = None, check: bool = True) -> str:
+    return await _run_git(root, ["git", "-c", "core.quotepath=off", *args], args[0], stdin, check)
+
+
+async def _git_then(root: Path, first: list[str], then: list[str]) -> str:
+    """`git <first> && git <then>` as one process spawn (each spawn briefly holds the loop)."""
+    script = 'git "$@" && exec git -c core.quotepath=off ' + shlex.join(then)
+    argv = ["sh", "-c", script, "git", "-c", "core.quotepath=off", *first]
+    return await _run_git(root, argv, f"{first[0]}/{then[0]}", None, True)
+
+
+async def _run_git(root: Path, argv: list[str], what: str, stdin: bytes | None, check: bool) -> str:
     result = await anyio.run_process(
-        ["git", "-c", "core.quotepath=off", *args],
+        argv,
         cwd=root,
         input=stdin,
         env=_GIT_ENV | {"PATH": "/usr/local/bin:/usr/bin:/bin"},
@@ -94,7 +106,7 @@ async def _git(root: Path, *args: str, stdin: bytes | None = None, check: bool =
     )
     if check and result.returncode != 0:
         err = result.stderr.decode(errors="replace").strip().splitlines()
-        raise WorkspaceError(f"git {args[0]} failed: {err[-1] if err else result.returncode}")
+        raise WorkspaceError(f"git {what} failed: {err[-1] if err else result.returncode}")
     return result.stdout.decode(errors="replace")
 
 
@@ -113,8 +125,7 @@ class Workspace:
         await _git(ws.root, "init", "-q", "-b", "main")
         # Installed deps and build output are the sandbox's, never part of a diff.
         (ws.root / ".git" / "info" / "exclude").write_text("node_modules/\ndist/\n.pwb-prompt.md\n")
-        await _git(ws.root, "add", "-A")
-        await _git(ws.root, "commit", "-q", "--allow-empty", "-m", "R0")
+        await _git_then(ws.root, ["add", "-A"], ["commit", "-q", "--allow-empty", "-m", "R0"])
         return ws
 
     # ------------------------------------------------------------ path policy
@@ -229,12 +240,13 @@ class Workspace:
 
     async def tree_id(self) -> str:
         """A content id of the whole working tree: equal ids mean no file changed."""
-        await _git(self.root, "add", "-A")
-        return (await _git(self.root, "write-tree")).strip()
+        return (await _git_then(self.root, ["add", "-A"], ["write-tree"])).strip()
 
     async def changed_paths(self) -> list[str]:
-        await _git(self.root, "add", "-A")
-        out = await _git(self.root, "diff", "--cached", "--name-only", "--no-renames", "HEAD")
+        """Paths added, changed or deleted since R0 (ignored files excluded)."""
+        out = await _git_then(
+            self.root, ["add", "-A"], ["diff", "--cached", "--name-only", "--no-renames", "HEAD"]
+        )
         return [line for line in out.splitlines() if line]
 
     async def scope_violations(self) -> tuple[str, ...]:
@@ -244,5 +256,6 @@ class Workspace:
         )
 
     async def diff(self) -> str:
-        await _git(self.root, "add", "-A")
-        return await _git(self.root, "diff", "--cached", "--binary", "--no-renames", "HEAD")
+        return await _git_then(
+            self.root, ["add", "-A"], ["diff", "--cached", "--binary", "--no-renames", "HEAD"]
+        )
