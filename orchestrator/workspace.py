@@ -45,7 +45,7 @@ class PatchError(WorkspaceError):
 
 
 class EditEvent(msgspec.Struct, frozen=True, kw_only=True):
-    op: str  # write | edit | patch
+    op: str  # write | edit | delete | patch
     path: str
     applied: bool
     reason: str = ""
@@ -214,6 +214,20 @@ class Workspace:
             raise
         full.write_text(text.replace(search, replace, 1), encoding="utf-8")
         self._emit(EditEvent(op="edit", path=rel, applied=True))
+
+    def delete_file(self, path: str) -> None:
+        """Delete one file (not a folder); a missing file is an error. A link is removed
+        itself, never its target."""
+        try:
+            _, rel = self._resolve(path, write=True)
+            target = self.root / rel
+            if not (target.is_symlink() or target.is_file()):
+                raise WorkspaceError(f"no such file: {path!r}")
+        except WorkspaceError as exc:
+            self._emit(EditEvent(op="delete", path=path, applied=False, reason=str(exc)))
+            raise
+        target.unlink()
+        self._emit(EditEvent(op="delete", path=rel, applied=True))
 
     # ------------------------------------------------------------ harness side
     async def apply_patch(self, patch: Path) -> None:

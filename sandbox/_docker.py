@@ -101,6 +101,7 @@ class DockerSandbox:
         self._tg = tg
         self._server_tail = Tail(limits.log_tail_kb * 1024)
         self._server_done: anyio.Event | None = None
+        self._prestarted = False  # started by `prestart`, not yet adopted by `serve`
 
     @property
     def workspace(self) -> Path:
@@ -168,16 +169,30 @@ class DockerSandbox:
         finally:
             done.set()
 
-    async def serve(self) -> ServeOutcome:
-        await self.stop_server()
+    async def _start_server(self) -> anyio.Event:
         await self._grant()
-        t0 = time.monotonic()
         self._server_tail.clear()
         done = self._server_done = anyio.Event()
         self._tg.start_soon(self._run_server, done)
+        return done
+
+    async def prestart(self) -> None:
+        """Start the server now without waiting for it (see `ServeSpec.prestart`)."""
+        await self._start_server()
+        self._prestarted = True
+
+    async def serve(self) -> ServeOutcome:
+        t0 = time.monotonic()
+        done = self._server_done if self._prestarted else None
+        self._prestarted = False
+        if done is None or done.is_set():  # not prestarted, or it died: (re)start
+            await self.stop_server()
+            t0 = time.monotonic()
+            done = await self._start_server()
+        running = done
 
         async def alive() -> bool:
-            return not done.is_set()
+            return not running.is_set()
 
         url = f"http://{self._ip}:{PORT}"
         why = await wait_ready(url + self._spec.ready_path, self._spec.ready_timeout, alive)
@@ -283,6 +298,8 @@ class DockerBackend:
                     raise ContainerError(f"container {name} has no address on {net}")
                 async with anyio.create_task_group() as tg:
                     box = DockerSandbox(container, ip, workspace, spec, limits, tg)
+                    if spec.prestart:
+                        await box.prestart()
                     try:
                         yield box
                     finally:

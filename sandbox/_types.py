@@ -49,6 +49,10 @@ class ServeSpec(msgspec.Struct, frozen=True, kw_only=True):
     env: Mapping[str, str] = {}
     # Docker only: the task image to run (`ensure_task_image`); "" = `pwb-<stack>:latest`.
     image: str = ""
+    # Start the server as the sandbox opens, so it boots while the solver works; the
+    # first `serve()` then adopts it. Only for servers that need no install or build and
+    # serve edits live (a static file server, `php -S`). Docker only; a hint elsewhere.
+    prestart: bool = False
 
 
 class Limits(msgspec.Struct, frozen=True, kw_only=True):

@@ -47,6 +47,8 @@ class CellContext:
             ready_path=s.ready_path,
             ready_timeout=s.ready_timeout,
             image=self.image,
+            # Boots during the solver's first turn when nothing must run before it.
+            prestart=not (s.install or s.build or s.rebuild_on_change or s.restart_on_change),
         )
 
     async def resolve_image(self) -> str:

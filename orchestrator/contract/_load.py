@@ -103,6 +103,8 @@ def cross_reference_problems(c: Contract, root: Path, where: str) -> list[str]:
             bad(f"states[{i}].viewport", f"one of {sorted(NAMED_VIEWPORTS)} or a table", s.viewport)
         if isinstance(s.viewport, Viewport) and (s.viewport.width < 1 or s.viewport.height < 1):
             bad(f"states[{i}].viewport", "positive width and height", s.viewport)
+        if s.status is not None and not 100 <= s.status <= 599:
+            bad(f"states[{i}].status", "an HTTP status from 100 to 599", s.status)
         if not s.route.startswith("/"):
             bad(f"states[{i}].route", "a path starting with '/'", s.route)
         if s.from_ is not None and s.from_ not in states:

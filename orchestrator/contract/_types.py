@@ -156,6 +156,9 @@ class State(_Strict, frozen=True, kw_only=True):
     actions: tuple[Action, ...] = ()
     # Settle rule before reading: network idle, or this selector visible.
     settle: str | None = None
+    # The document status the route must answer with; None: any 2xx (e.g. 404 for a
+    # not-found page that must keep its status).
+    status: int | None = None
 
 
 # ---------------------------------------------------------------- assertions

@@ -40,10 +40,16 @@ def _text_files(root: Path) -> dict[str, str]:
     return out
 
 
+def _all_files(root: Path) -> list[str]:
+    skip = (".git/", "node_modules/")
+    rels = (p.relative_to(root).as_posix() for p in sorted(root.rglob("*")) if p.is_file())
+    return [r for r in rels if not r.startswith(skip) and "/node_modules/" not in r]
+
+
 class ReferenceBook:
     def __init__(self, task_dirs: Sequence[Path]) -> None:
         self.tasks = [load_task(d) for d in task_dirs]
-        self._cache: dict[tuple[str, str], dict[str, str]] = {}
+        self._cache: dict[tuple[str, str], dict[str, str | None]] = {}
         self._lock = threading.Lock()
 
     def match(self, user_texts: Sequence[str]) -> tuple[TaskPackage, str] | None:
@@ -61,15 +67,16 @@ class ReferenceBook:
                 return task, unit_id
         return None
 
-    def changed_files(self, task: TaskPackage, unit_id: str) -> dict[str, str]:
-        """Text files that differ from R0 once the reference is applied through `unit_id`."""
+    def changed_files(self, task: TaskPackage, unit_id: str) -> dict[str, str | None]:
+        """Files that differ from R0 once the reference is applied through `unit_id`: the
+        new text of each changed text file, None for each file the reference deleted."""
         key = (task.contract.id, unit_id)
         with self._lock:
             if key not in self._cache:
                 self._cache[key] = self._compute(task, unit_id)
             return self._cache[key]
 
-    def _compute(self, task: TaskPackage, unit_id: str) -> dict[str, str]:
+    def _compute(self, task: TaskPackage, unit_id: str) -> dict[str, str | None]:
         r0 = _text_files(task.repo)
         with tempfile.TemporaryDirectory(prefix="pwb-fake-") as tmp:
             scratch = Path(tmp) / "repo"
@@ -90,4 +97,6 @@ class ReferenceBook:
                 if unit.id == unit_id:
                     break
             after = _text_files(scratch)
-        return {p: text for p, text in after.items() if r0.get(p) != text}
+            deleted = [p for p in _all_files(task.repo) if not (scratch / p).exists()]
+        changed: dict[str, str | None] = {p: t for p, t in after.items() if r0.get(p) != t}
+        return changed | dict.fromkeys(deleted)

@@ -5,7 +5,8 @@ completions at `fake.base_url` (and the Anthropic messages API at
 `fake.anthropic_base_url`) from a real HTTP server in a thread, so it works under any
 async backend. Per request it finds the unit the conversation is on (the newest user
 text that quotes a unit's `request`), then answers: `view_page` first when offered,
-`write_file` for every file the reference changed through that unit, then `done`.
+`write_file` for every file the reference changed through that unit (`delete_file` for
+each it deleted), then `done`.
 Faults, consumed in order, replace that answer; every request is recorded with its
 secret headers redacted.
 """
@@ -204,7 +205,12 @@ class FakeProvider:
                 text="Nothing I recognise.", calls=(Call("done", {"summary": "no change"}),)
             )
         files = self._book.changed_files(*found)
-        calls = tuple(Call("write_file", {"path": p, "content": c}) for p, c in files.items())
+        calls = tuple(
+            Call("delete_file", {"path": p})
+            if c is None
+            else Call("write_file", {"path": p, "content": c})
+            for p, c in files.items()
+        )
         return Reply(
             text=f"Implementing {found[1]}.",
             calls=calls or (Call("done", {"summary": "no change"}),),

@@ -31,9 +31,9 @@ _SYSTEM = (
     "You are a frontend engineer working in the repository of a website. The user reveals "
     "the work one request at a time; do the current request by changing files with your "
     "tools. Look before you edit (list_files, read_file, search). Use edit for small exact "
-    "changes and write_file for new files or full rewrites. Paths are relative to the "
-    "repository root; you may write only inside: {allowed}. If the request is ambiguous, "
-    "ask_user. When the request is finished, call done."
+    "changes, write_file for new files or full rewrites, delete_file to remove one. "
+    "Paths are relative to the repository root; you may write only inside: {allowed}. "
+    "If the request is ambiguous, ask_user. When the request is finished, call done."
 )
 _PRESERVE = (
     " Keep everything that already works working: do not remove or alter pages, "

@@ -45,6 +45,7 @@ _TOOLS = (
         ("path", "search", "replace"),
     ),
     _Tool("write_file", "Create or overwrite a file with the full content.", ("path", "content")),
+    _Tool("delete_file", "Delete one file (path relative to the repository root).", ("path",)),
     _Tool("ask_user", "Ask the user a clarifying question; ends your turn.", ("question",)),
     _Tool("view_page", "Look at screenshots of the site as it was at the last check."),
     _Tool("done", "Say the current request is finished; ends your turn.", (), ("summary",)),
@@ -118,6 +119,9 @@ def _dispatch(name: str, a: dict[str, str], ws: Workspace, shots: Sequence[Path]
     if name == "write_file":
         ws.write_file(a["path"], a["content"])
         return ToolOutcome(content=f"wrote {a['path']} ({len(a['content'])} characters)")
+    if name == "delete_file":
+        ws.delete_file(a["path"])
+        return ToolOutcome(content=f"deleted {a['path']}")
     if name == "ask_user":
         return ToolOutcome(
             content="Question sent; the answer comes as the next message.", ends="question"

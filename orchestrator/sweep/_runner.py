@@ -6,6 +6,7 @@ the asyncio-bound libraries enter; the scheduling core stays backend-neutral.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,6 +28,8 @@ from ..solvers import make_solver
 from ..verifier import BrowserPool, VerifierInfraError
 from ..workspace import WorkspaceError
 from ._core import CellFailure, Job, StopSweep
+
+log = logging.getLogger("orchestrator.sweep")
 
 
 @dataclass
@@ -112,20 +115,28 @@ async def open_resources(
         # A crashed earlier run of this sweep, or anything past its time-to-live.
         await collect_garbage(sweep=sweep_name)
         await collect_garbage(expired_only=True)
-    async with (
-        BrowserPool(max_contexts=cfg.sweep.browser_contexts) as pool,
-        ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks]) as providers,
-    ):
-        yield SweepResources(
-            cfg=cfg,
-            run_dir=run_dir,
-            backend=backend,
-            pool=pool,
-            providers=providers,
-            ledger=ledger,
-            baseline=BaselineCache(run_dir / "baseline"),
-            sandbox_limiter=anyio.CapacityLimiter(cfg.sweep.sandbox_starts),
-            image_builder=ImageBuilder(limiter=anyio.CapacityLimiter(cfg.sweep.image_builds)),
-            tasks={t.contract.id: t for t in tasks},
-            solvers={s.name: s for s in cfg.solvers},
-        )
+    try:
+        async with (
+            BrowserPool(max_contexts=cfg.sweep.browser_contexts) as pool,
+            ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks]) as providers,
+        ):
+            yield SweepResources(
+                cfg=cfg,
+                run_dir=run_dir,
+                backend=backend,
+                pool=pool,
+                providers=providers,
+                ledger=ledger,
+                baseline=BaselineCache(run_dir / "baseline"),
+                sandbox_limiter=anyio.CapacityLimiter(cfg.sweep.sandbox_starts),
+                image_builder=ImageBuilder(limiter=anyio.CapacityLimiter(cfg.sweep.image_builds)),
+                tasks={t.contract.id: t for t in tasks},
+                solvers={s.name: s for s in cfg.solvers},
+            )
+    finally:
+        if backend.name == "docker":
+            # Its network: Docker has ~30 address pools, so networks must not linger.
+            try:
+                await collect_garbage(sweep=sweep_name)
+            except SandboxError as exc:  # never hide the error that ended the sweep
+                log.warning("could not remove sweep %s's network: %s", sweep_name, exc)

@@ -28,17 +28,19 @@ def _listed(items: Iterable[str], limit: int = 5) -> str:
     return "; ".join(items[:limit]) + more
 
 
-def _routes(obs: StateObservation) -> tuple[bool, str]:
+def _routes(obs: StateObservation, expected: int | None) -> tuple[bool, str]:
     if obs.nav_error:
         return False, obs.nav_error
-    if obs.status is None or not 200 <= obs.status < 300:
+    if expected is not None and obs.status != expected:
+        return False, f"document status {obs.status}, expected {expected}"
+    if expected is None and (obs.status is None or not 200 <= obs.status < 300):
         return False, f"document status {obs.status}"
     if obs.health.blank:
         return False, f"status {obs.status} but the page rendered blank (no text, no media)"
     return True, f"status {obs.status}"
 
 
-def _state_verdicts(obs: StateObservation) -> dict[Gate, tuple[bool, str]]:
+def _state_verdicts(obs: StateObservation, expected: int | None) -> dict[Gate, tuple[bool, str]]:
     h = obs.health
     # A 404 image shows up twice (failed request, then naturalWidth 0): report it once.
     broken = [
@@ -52,16 +54,21 @@ def _state_verdicts(obs: StateObservation) -> dict[Gate, tuple[bool, str]]:
             not h.overflow,
             f"scrollWidth {h.scroll_width} vs clientWidth {h.client_width}",
         ),
-        "routes": _routes(obs),
+        "routes": _routes(obs, expected),
         "console": (not obs.console_errors, _listed(obs.console_errors) or "no errors"),
         "network": (not obs.failed_requests, _listed(obs.failed_requests) or "no failures"),
         "assets": (not assets, _listed(assets) or "all loaded"),
     }
 
 
-def state_health(obs: StateObservation, where: str) -> list[CheckResult]:
+def state_health(
+    obs: StateObservation, where: str, expected_status: int | None = None
+) -> list[CheckResult]:
     """The five state health checks of one replayed state, id `<gate>@<state>`."""
-    verdicts = _state_verdicts(obs)
+    verdicts = _state_verdicts(obs, expected_status)
+    describe = dict(HEALTH_DESCRIBE)
+    if expected_status is not None:
+        describe["routes"] = f"The route must answer with status {expected_status}."
     if obs.error:
         verdicts = {g: (False, obs.error) for g in verdicts}
     return [
@@ -71,7 +78,7 @@ def state_health(obs: StateObservation, where: str) -> list[CheckResult]:
             state=obs.state,
             passed=ok,
             observed=observed,
-            message=grounded(HEALTH_DESCRIBE[gate], where, observed),
+            message=grounded(describe[gate], where, observed),
             authored=False,
         )
         for gate, (ok, observed) in verdicts.items()

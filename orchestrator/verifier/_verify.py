@@ -240,7 +240,8 @@ async def verify(
     obs = await _replay_all(pool, jobs)
     results += [_authored(contract, c, obs) for c in checks]
     for sid in health_states:
-        results += state_health(obs[sid], summarize_state(contract, contract.state(sid)))
+        state = contract.state(sid)
+        results += state_health(obs[sid], summarize_state(contract, state), state.status)
     return VerifyReport(
         checks=tuple(results), gates=gate_results(results), states=_state_runs(contract, obs)
     )

@@ -49,3 +49,23 @@ def test_cli_flags_override_and_config_hash_tracks_solver_settings() -> None:
     assert config_hash(cfg, llm, "staged") != config_hash(cfg, llm, "full-spec")
     assert config_hash(cfg, llm, "staged") != config_hash(cfg, ref, "staged")
     assert config_hash(cfg, llm, "staged") == config_hash(over, llm, "staged")  # concurrency is not
+
+
+async def _which_loop() -> str:
+    import asyncio
+
+    return type(asyncio.get_running_loop()).__module__.split(".")[0]
+
+
+def test_event_loop_is_asyncio_unless_pwb_loop_says_uvloop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from orchestrator.commands._loop import run_async
+
+    monkeypatch.delenv("PWB_LOOP", raising=False)
+    assert run_async(_which_loop) == "asyncio"
+    monkeypatch.setenv("PWB_LOOP", "uvloop")
+    assert run_async(_which_loop) == "uvloop"
+    monkeypatch.setenv("PWB_LOOP", "tokio")
+    with pytest.raises(SystemExit, match="PWB_LOOP='tokio': expected one of asyncio, uvloop"):
+        run_async(_which_loop)

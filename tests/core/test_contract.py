@@ -45,6 +45,11 @@ def test_every_cross_reference_problem_is_reported_at_once(tmp_path: Path) -> No
     ("old", "new", "expected"),
     [
         ('route = "/"', 'route = "/"\nviewport = "watch"', "states[0].viewport: expected one of"),
+        (
+            'route = "/"',
+            'route = "/"\nstatus = 4040',
+            "states[0].status: expected an HTTP status from 100 to 599, got 4040",
+        ),
         ('gate = "text"', 'gate = "txt"', "checks[2].gate: invalid enum value 'txt'"),
         (
             "turns_per_unit = 3",

@@ -103,3 +103,23 @@ async def test_scope_violations_list_paths_outside_allowed(tmp_path: Path) -> No
     (ws.root / "server.js").write_text("// changed by a scaffold agent directly\n")
     ws.write_file("index.html", "<h1>ok</h1>")
     assert await ws.scope_violations() == ("server.js",)
+
+
+async def test_delete_file_removes_one_allowed_file_and_says_why_not_otherwise(
+    tmp_path: Path,
+) -> None:
+    ws = await _ws(tmp_path)
+    events: list[EditEvent] = []
+    ws.listener = events.append
+    ws.delete_file("css/site.css")
+    assert not (ws.root / "css" / "site.css").exists()
+    assert await ws.changed_paths() == ["css/site.css"]
+    assert "deleted file mode" in await ws.diff()
+    with pytest.raises(WorkspaceError, match="no such file"):
+        ws.delete_file("css/site.css")
+    with pytest.raises(WorkspaceError, match="no such file"):
+        ws.delete_file("css")  # a folder is not a file
+    with pytest.raises(PathRefused, match="outside allowed paths"):
+        ws.delete_file("server.js")
+    assert (ws.root / "server.js").exists()
+    assert [(e.op, e.applied) for e in events] == [("delete", True)] + [("delete", False)] * 3

@@ -184,6 +184,10 @@ def test_sigint_tears_down_every_container_and_leaves_a_valid_manifest(
         ["docker", "ps", "-aq", "--filter", label], capture_output=True, text=True
     )
     assert left.stdout.split() == []
+    nets = subprocess.run(
+        ["docker", "network", "ls", "-q", "--filter", label], capture_output=True, text=True
+    )
+    assert nets.stdout.split() == []  # the sweep's network is removed too
     rows = read_rows(run_dir / "manifest.jsonl")
     assert Counter(r.cell for r in rows) == Counter(f"tiny-shop/noop/staged/{i}" for i in range(4))
     assert "cancelled" in {r.status for r in rows}

@@ -8,9 +8,10 @@ all down. Measured at 1 and at K concurrent instances (K=32; --quick 8): the wal
 for all K to be serving and torn down. Contenders are interleaved round by round (the
 order rotates) so machine noise hits them alike; a warm-up round is dropped.
 
-- ours:    `DockerBackend().open(ws, ServeSpec(...), Labels, Limits)` then `sb.serve()`
-           (hardened: cap-drop, memory/cpu/pids limits, internal network, init, exec'd
-           server, chown of the workspace).
+- ours:    `DockerBackend().open(ws, ServeSpec(..., prestart=True), Labels, Limits)` then
+           `sb.serve()` (hardened: cap-drop, memory/cpu/pids limits, internal network,
+           init, exec'd server started as the sandbox opens — as a static task's cells
+           do — chown of the workspace).
 - cli:     the same sandbox by hand: `docker run -d --init` on ours's internal network
            with the same hardening and limits (cap-drop, no-new-privileges, user,
            memory/cpus/pids, log and tmpfs options) `-v copy:/site pwb-static:latest
@@ -51,6 +52,7 @@ SPEC = ServeSpec(
     start="python3 -m http.server $PORT --bind 0.0.0.0",
     ready_timeout=60,
     image=IMAGE,
+    prestart=True,  # as cells of a static task run it (no install/build, serves live)
 )
 POLL_S = 0.1
 SWEEP = f"perf-sb-{uuid.uuid4().hex[:6]}"
@@ -143,7 +145,8 @@ async def _cli(site: Path, phases: dict[str, list[float]], flags: list[str]) -> 
         await _poll(f"http://{ip}:8080/")
         t2 = time.perf_counter()
     finally:
-        await _sh("docker", "rm", "-f", cid)
+        with anyio.CancelScope(shield=True):  # a failed sibling must not leak this one
+            await _sh("docker", "rm", "-f", cid)
     t3 = time.perf_counter()
     phases["create"].append(t1 - t0)
     phases["serve"].append(t2 - t1)
@@ -186,7 +189,8 @@ async def compose(site: Path, i: int, phases: dict[str, list[float]]) -> None:
         await _poll(f"http://{ip}:8080/")
         t2 = time.perf_counter()
     finally:
-        await _sh(*base, "down", "-t", "10")
+        with anyio.CancelScope(shield=True):  # a failed sibling must not leak this one
+            await _sh(*base, "down", "-t", "10")
     t3 = time.perf_counter()
     phases["create"].append(t1 - t0)
     phases["serve"].append(t2 - t1)

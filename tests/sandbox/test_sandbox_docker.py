@@ -9,6 +9,7 @@ from typing import Any
 
 import aiodocker
 import anyio
+import msgspec
 import pytest
 
 from sandbox import DockerBackend, Labels, Limits, ServeSpec, collect_garbage
@@ -88,3 +89,28 @@ async def test_gc_removes_leftovers(docker_images: None, cell_id: str) -> None:
     removed = await collect_garbage(sweep=sweep_id, expired_only=True)
     assert [(r.kind, r.cell) for r in removed] == [("container", "orphan")]
     assert not await containers_of(sweep_id, cell_id)
+
+
+async def test_prestarted_server_is_running_before_serve_and_adopted_by_it(
+    docker_backend: DockerBackend, static_ws: Path, sweep_id: str, cell_id: str
+) -> None:
+    spec = msgspec.structs.replace(STATIC, prestart=True)
+    pid = "cat /tmp/pwb-server.pid"
+    async with docker_backend.open(static_ws, spec, Labels(sweep=sweep_id, cell=cell_id)) as box:
+        before = await box.run(pid, timeout=10)
+        assert before.exit_code == 0, "no server started as the sandbox opened"
+        first = await box.serve()
+        assert first.ready, first.detail
+        adopted = await box.run(pid, timeout=10)
+        assert adopted.output_tail == before.output_tail  # the same server, not restarted
+        again = await box.serve()  # a later serve() restarts it, as without prestart
+        assert again.ready, again.detail
+        restarted = await box.run(pid, timeout=10)
+        assert restarted.output_tail != before.output_tail
+
+
+async def test_without_prestart_no_server_runs_before_serve(
+    docker_backend: DockerBackend, static_ws: Path, sweep_id: str, cell_id: str
+) -> None:
+    async with docker_backend.open(static_ws, STATIC, Labels(sweep=sweep_id, cell=cell_id)) as box:
+        assert (await box.run("cat /tmp/pwb-server.pid", timeout=10)).exit_code != 0

@@ -53,6 +53,8 @@ STATES = [
     st("nav_bad", "/nav-bad.html"),
     st("blank", "/blank.html"),
     st("missing", "/nope.html"),
+    st("missing_kept", "/nope.html", status=404),  # a not-found page must keep its 404
+    st("found_not_404", "/index.html", status=404),
     st("err_noclick", "/click-error.html"),
     st("err_click", "/click-error.html", actions=REMEMBER),
     st("fetch404", "/fetch404.html"),
@@ -222,6 +224,8 @@ HEALTH_CASES = [
     ("routes@home", PASS),
     ("routes@blank", FAIL),
     ("routes@missing", FAIL),
+    ("routes@missing_kept", PASS),
+    ("routes@found_not_404", FAIL),
     ("console@err_noclick", PASS),
     ("console@err_click", FAIL),
     ("network@home", PASS),
