@@ -117,8 +117,9 @@ async def test_delete_file_removes_one_allowed_file_and_says_why_not_otherwise(
     assert "deleted file mode" in await ws.diff()
     with pytest.raises(WorkspaceError, match="no such file"):
         ws.delete_file("css/site.css")
+    (ws.root / "css" / "sub").mkdir()
     with pytest.raises(WorkspaceError, match="no such file"):
-        ws.delete_file("css")  # a folder is not a file
+        ws.delete_file("css/sub")  # a folder is not a file
     with pytest.raises(PathRefused, match="outside allowed paths"):
         ws.delete_file("server.js")
     assert (ws.root / "server.js").exists()
