@@ -1,8 +1,8 @@
 """Run a coroutine on the event loop the user chose: asyncio unless PWB_LOOP=uvloop.
 
 Plain asyncio is the default because it measured better here: in the sweep benchmark
-(tests/perf, 256 cells) uvloop cost the orchestrator ~50 % more CPU, made the sweep
-7-22 % slower and doubled the event-loop lag p99. uvloop stays one switch away.
+(tests/perf) uvloop cost the orchestrator 10-50 % more CPU and a higher event-loop lag
+p99 in every run, and made 256-cell sweeps 7-22 % slower. uvloop is one switch away.
 """
 
 from __future__ import annotations
