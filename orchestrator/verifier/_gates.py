@@ -66,9 +66,10 @@ def state_health(
 ) -> list[CheckResult]:
     """The five state health checks of one replayed state, id `<gate>@<state>`."""
     verdicts = _state_verdicts(obs, expected_status)
-    describe = dict(HEALTH_DESCRIBE)
+    describe = HEALTH_DESCRIBE
     if expected_status is not None:
-        describe["routes"] = f"The route must answer with status {expected_status}."
+        routes = f"The route must answer with status {expected_status}."
+        describe = {**HEALTH_DESCRIBE, "routes": routes}
     if obs.error:
         verdicts = {g: (False, obs.error) for g in verdicts}
     return [

@@ -112,6 +112,23 @@ async def _poll(url: str, limit_s: float = 60.0) -> None:
             await anyio.sleep(POLL_S)
 
 
+async def _address(cid: str) -> str:
+    fmt = "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}"
+    return await _sh("docker", "inspect", "-f", fmt, cid)
+
+
+async def _shielded(*argv: str) -> None:
+    """Teardown: runs even when a failed sibling cancels the batch, so nothing leaks."""
+    with anyio.CancelScope(shield=True):
+        await _sh(*argv)
+
+
+def _record(phases: dict[str, list[float]], t0: float, t1: float, t2: float, t3: float) -> None:
+    phases["create"].append(t1 - t0)
+    phases["serve"].append(t2 - t1)
+    phases["teardown"].append(t3 - t2)
+
+
 # ---------------------------------------------------------------- contenders
 async def ours(backend: DockerBackend, site: Path, i: int, phases: dict[str, list[float]]) -> None:
     t0 = time.perf_counter()
@@ -122,10 +139,7 @@ async def ours(backend: DockerBackend, site: Path, i: int, phases: dict[str, lis
         if not out.ready:
             raise RuntimeError(f"ours: not ready: {out.detail[-300:]}")
         t2 = time.perf_counter()
-    t3 = time.perf_counter()
-    phases["create"].append(t1 - t0)
-    phases["serve"].append(t2 - t1)
-    phases["teardown"].append(t3 - t2)
+    _record(phases, t0, t1, t2, time.perf_counter())
 
 
 async def _cli(site: Path, phases: dict[str, list[float]], flags: list[str]) -> None:
@@ -137,20 +151,13 @@ async def _cli(site: Path, phases: dict[str, list[float]], flags: list[str]) -> 
         "python3", "-m", "http.server", "8080", "--bind", "0.0.0.0",
     )  # fmt: skip
     try:
-        ip = await _sh(
-            "docker", "inspect", "-f",
-            "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", cid,
-        )  # fmt: skip
+        ip = await _address(cid)
         t1 = time.perf_counter()
         await _poll(f"http://{ip}:8080/")
         t2 = time.perf_counter()
     finally:
-        with anyio.CancelScope(shield=True):  # a failed sibling must not leak this one
-            await _sh("docker", "rm", "-f", cid)
-    t3 = time.perf_counter()
-    phases["create"].append(t1 - t0)
-    phases["serve"].append(t2 - t1)
-    phases["teardown"].append(t3 - t2)
+        await _shielded("docker", "rm", "-f", cid)
+    _record(phases, t0, t1, t2, time.perf_counter())
 
 
 # The same sandbox as ours, made by hand: same network, hardening and limits.
@@ -181,20 +188,13 @@ async def compose(site: Path, i: int, phases: dict[str, list[float]]) -> None:
     try:
         await _sh(*base, "up", "-d")
         cid = await _sh(*base, "ps", "-q", "web")
-        ip = await _sh(
-            "docker", "inspect", "-f",
-            "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", cid,
-        )  # fmt: skip
+        ip = await _address(cid)
         t1 = time.perf_counter()
         await _poll(f"http://{ip}:8080/")
         t2 = time.perf_counter()
     finally:
-        with anyio.CancelScope(shield=True):  # a failed sibling must not leak this one
-            await _sh(*base, "down", "-t", "10")
-    t3 = time.perf_counter()
-    phases["create"].append(t1 - t0)
-    phases["serve"].append(t2 - t1)
-    phases["teardown"].append(t3 - t2)
+        await _shielded(*base, "down", "-t", "10")
+    _record(phases, t0, t1, t2, time.perf_counter())
 
 
 Runner = Callable[[Path, int, dict[str, list[float]]], Awaitable[None]]
