@@ -17,6 +17,10 @@ from sandbox import DockerBackend, Labels, Limits, ServeSpec, collect_garbage
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.timeout(120)]
 
 STATIC = ServeSpec(stack="static", start="exec python3 -m http.server $PORT")
+# The server's pid file, once it appears (up to 3 s); exit 1 if it never does.
+WAIT_FOR_SERVER_PID = (
+    "for _ in $(seq 30); do cat /tmp/pwb-server.pid 2>/dev/null && exit 0; sleep 0.1; done; exit 1"
+)
 
 
 @pytest.fixture
@@ -95,17 +99,16 @@ async def test_prestarted_server_is_running_before_serve_and_adopted_by_it(
     docker_backend: DockerBackend, static_ws: Path, sweep_id: str, cell_id: str
 ) -> None:
     spec = msgspec.structs.replace(STATIC, prestart=True)
-    pid = "cat /tmp/pwb-server.pid"
     async with docker_backend.open(static_ws, spec, Labels(sweep=sweep_id, cell=cell_id)) as box:
-        before = await box.run(pid, timeout=10)
+        before = await box.run(WAIT_FOR_SERVER_PID, timeout=10)  # the exec starts in the background
         assert before.exit_code == 0, "no server started as the sandbox opened"
         first = await box.serve()
         assert first.ready, first.detail
-        adopted = await box.run(pid, timeout=10)
+        adopted = await box.run("cat /tmp/pwb-server.pid", timeout=10)
         assert adopted.output_tail == before.output_tail  # the same server, not restarted
         again = await box.serve()  # a later serve() restarts it, as without prestart
         assert again.ready, again.detail
-        restarted = await box.run(pid, timeout=10)
+        restarted = await box.run("cat /tmp/pwb-server.pid", timeout=10)
         assert restarted.output_tail != before.output_tail
 
 
@@ -113,4 +116,5 @@ async def test_without_prestart_no_server_runs_before_serve(
     docker_backend: DockerBackend, static_ws: Path, sweep_id: str, cell_id: str
 ) -> None:
     async with docker_backend.open(static_ws, STATIC, Labels(sweep=sweep_id, cell=cell_id)) as box:
-        assert (await box.run("cat /tmp/pwb-server.pid", timeout=10)).exit_code != 0
+        # Given as long as a prestarted server gets to write its pid file: none appears.
+        assert (await box.run(WAIT_FOR_SERVER_PID, timeout=10)).exit_code != 0
