@@ -53,6 +53,9 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     repeats: int = 1
     concurrency: int = 8
     backend: Literal["auto", "docker", "local"] = "auto"
+    # Docker: install host firewall rules per sweep network (needs root); false runs
+    # cells whose sandboxes can reach the host, recorded as not isolated.
+    docker_firewall: bool = True
     cell_timeout_s: float = 1800.0
     infra_retries: int = 2
     max_usd: float | None = None

@@ -8,6 +8,9 @@ from ._docker_images import ImageBuilder as ImageBuilder
 from ._docker_images import ImageInfo as ImageInfo
 from ._docker_images import ensure_task_image as ensure_task_image
 from ._docker_images import stacks as stacks
+from ._firewall import Allow as Allow
+from ._firewall import FirewallUnavailable as FirewallUnavailable
+from ._firewall import preflight as firewall_preflight
 from ._gc import Removed as Removed
 from ._gc import collect_garbage as collect_garbage
 from ._local import LocalBackend as LocalBackend
@@ -24,12 +27,14 @@ from ._types import ServeOutcome as ServeOutcome
 from ._types import ServeSpec as ServeSpec
 
 __all__ = [
+    "Allow",
     "Backend",
     "BackendKind",
     "BackendUnavailable",
     "ContainerError",
     "DockerBackend",
     "ExecResult",
+    "FirewallUnavailable",
     "ImageBuilder",
     "ImageError",
     "ImageInfo",
@@ -44,6 +49,7 @@ __all__ = [
     "collect_garbage",
     "docker_available",
     "ensure_task_image",
+    "firewall_preflight",
     "open_backend",
     "stacks",
 ]

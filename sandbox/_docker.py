@@ -9,6 +9,9 @@ Shape of a cell's container:
   traffic disabled. Docker does not publish ports of internal networks (checked on
   20.10), so the harness reaches the server at the container's address on that
   bridge, which the host can route to; other cells' containers cannot.
+- no way to the host: the bridge still carries the host's addresses, so the network
+  gets firewall rules as it is created (`_firewall.py`; refused without them unless
+  `firewall=False`, and then sandboxes say `isolated = False`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ import aiodocker
 import anyio
 from anyio.abc import TaskGroup
 
+from . import _firewall
 from ._docker_errors import is_gone, translate
+from ._firewall import Allow, bridge_name
 from ._ownership import container_user, grant
 from ._ready import wait_ready
 from ._tail import Tail
@@ -82,8 +87,6 @@ def host_config(workspace: Path, network: str, limits: Limits) -> dict[str, Any]
 
 
 class DockerSandbox:
-    isolated = True
-
     def __init__(
         self,
         container: aiodocker.containers.DockerContainer,
@@ -92,7 +95,9 @@ class DockerSandbox:
         spec: ServeSpec,
         limits: Limits,
         tg: TaskGroup,
+        isolated: bool = True,
     ) -> None:
+        self.isolated = isolated
         self._c = container
         self._ip = ip
         self._workspace = workspace
@@ -215,12 +220,22 @@ class DockerSandbox:
 
 
 class DockerBackend:
-    """Opens one container per cell. Holds no connection: each sandbox has its own."""
+    """Opens one container per cell. Holds no connection: each sandbox has its own.
+
+    `firewall`: install the host firewall on each sweep network (default); without it
+    sandboxes can reach the host and say so (`isolated = False`). `allow`: the one
+    service sandboxes may reach (an LLM gateway; `Allow.address` "" = the network's
+    own gateway address on the host).
+    """
 
     name: Literal["docker", "local"] = "docker"
 
-    def __init__(self, *, default_image: str = "") -> None:
+    def __init__(
+        self, *, default_image: str = "", firewall: bool = True, allow: Allow | None = None
+    ) -> None:
         self._default_image = default_image
+        self._firewall = firewall
+        self._allow = allow
         self._net_locks: dict[str, anyio.Lock] = {}
         # Networks known to exist: skips a lock and a daemon round trip per cell (the
         # benchmark showed 32 concurrent checks costing ~2 s each). Forgotten on failure.
@@ -235,28 +250,54 @@ class DockerBackend:
         lock = self._net_locks.setdefault(name, anyio.Lock())
         async with lock:  # cells of one sweep race to create it
             try:
-                await docker.networks.get(name)
-                self._known_nets.add(name)
-                return name
+                info = await (await docker.networks.get(name)).show()
             except aiodocker.DockerError as exc:
                 if exc.status != 404:
                     raise translate(exc, f"network {name}") from exc
-            net_labels = Labels(sweep=labels.sweep, cell="")
-            config = {
-                "Name": name,
-                "CheckDuplicate": True,
-                "Driver": "bridge",
-                "Internal": True,  # no route out: no egress
-                "Options": {"com.docker.network.bridge.enable_icc": "false"},
-                "Labels": net_labels.as_dict(time.time() + limits.ttl_seconds),
-            }
-            try:
-                await docker.networks.create(config)
-            except aiodocker.DockerError as exc:
-                if exc.status != 409:  # created by another process meanwhile
-                    raise translate(exc, f"network {name}") from exc
+                info = await self._create_network(docker, name, labels, limits)
+            if self._firewall:
+                await self._install_firewall(docker, info)
             self._known_nets.add(name)
         return name
+
+    async def _create_network(
+        self, docker: aiodocker.Docker, name: str, labels: Labels, limits: Limits
+    ) -> dict[str, Any]:
+        net_labels = Labels(sweep=labels.sweep, cell="")
+        config = {
+            "Name": name,
+            "CheckDuplicate": True,
+            "Driver": "bridge",
+            "Internal": True,  # no route out: no egress
+            "Options": {"com.docker.network.bridge.enable_icc": "false"},
+            "Labels": net_labels.as_dict(time.time() + limits.ttl_seconds),
+        }
+        try:
+            await docker.networks.create(config)
+        except aiodocker.DockerError as exc:
+            if exc.status != 409:  # created by another process meanwhile
+                raise translate(exc, f"network {name}") from exc
+        try:
+            return dict(await (await docker.networks.get(name)).show())
+        except aiodocker.DockerError as exc:
+            raise translate(exc, f"network {name}") from exc
+
+    async def _install_firewall(self, docker: aiodocker.Docker, info: dict[str, Any]) -> None:
+        """Before any container joins; on failure the network goes too (none runs open)."""
+        net_id = str(info["Id"])
+        allow = self._allow
+        if allow is not None and not allow.address:
+            gateway = (info.get("IPAM", {}).get("Config") or [{}])[0].get("Gateway", "")
+            allow = Allow(address=gateway, port=allow.port)
+        try:
+            await _firewall.install(net_id, bridge_name(net_id, info.get("Options")), allow)
+        except BaseException:
+            with anyio.move_on_after(_CLEANUP_S, shield=True):
+                try:
+                    await (await docker.networks.get(net_id)).delete()
+                except aiodocker.DockerError:
+                    pass  # in use by another process's cells, or gone: gc's business
+            raise
 
     def _config(
         self, workspace: Path, spec: ServeSpec, labels: Labels, limits: Limits, net: str
@@ -297,7 +338,9 @@ class DockerBackend:
                 if not ip:
                     raise ContainerError(f"container {name} has no address on {net}")
                 async with anyio.create_task_group() as tg:
-                    box = DockerSandbox(container, ip, workspace, spec, limits, tg)
+                    box = DockerSandbox(
+                        container, ip, workspace, spec, limits, tg, isolated=self._firewall
+                    )
                     if spec.prestart:
                         await box.prestart()
                     try:

@@ -1,25 +1,31 @@
 """Remove containers and networks a crashed sweep left behind, found by their labels.
 
 Every pwb container and network carries `pwb.sweep`, `pwb.cell` and `pwb.expires`;
-this is what `python -m orchestrator gc` and the start of every sweep call.
+this is what `python -m orchestrator gc` and the start of every sweep call. A removed
+network's host firewall chain goes with it, and so does any chain whose network is
+gone (a crash between the two, or a network removed by hand).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 
 import aiodocker
 import anyio
 import msgspec
 
+from . import _firewall
 from ._docker_errors import is_gone, translate
+
+log = logging.getLogger("sandbox")
 
 _CLEANUP_S = 30.0
 
 
 class Removed(msgspec.Struct, frozen=True, kw_only=True):
-    kind: str  # "container" | "network"
+    kind: str  # "container" | "network" | "firewall" (an orphaned chain)
     name: str
     sweep: str
     cell: str
@@ -47,6 +53,9 @@ async def collect_garbage(*, sweep: str | None = None, expired_only: bool = Fals
     now = time.time()
     removed: list[Removed] = []
     with anyio.move_on_after(_CLEANUP_S, shield=True):
+        # Chains first, networks after: a chain listed here whose network is not listed
+        # below is an orphan (a network created meanwhile is listed, with its chain).
+        chains = await _firewall_chains()
         async with aiodocker.Docker() as docker:
             try:
                 containers = await docker.containers.list(
@@ -75,9 +84,23 @@ async def collect_garbage(*, sweep: str | None = None, expired_only: bool = Fals
                             continue  # still has endpoints, or already gone
                         raise
                     removed.append(_record("network", n["Name"], labels))
+                live = {str(n["Id"])[:12] for n in await docker.networks.list()}
             except aiodocker.DockerError as exc:
                 raise translate(exc, "gc") from exc
+        for short in sorted(chains - live):
+            if await _firewall.remove(short):
+                name = _firewall.chain_name(short)
+                removed.append(Removed(kind="firewall", name=name, sweep="", cell=""))
     return removed
+
+
+async def _firewall_chains() -> set[str]:
+    """Installed chains, or none when this process could not have installed any."""
+    try:
+        return await _firewall.installed()
+    except _firewall.FirewallUnavailable as exc:
+        log.debug("gc: not looking at firewall chains: %s", exc)
+        return set()
 
 
 def _record(kind: str, name: str, labels: dict[str, str]) -> Removed:

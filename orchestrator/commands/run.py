@@ -8,6 +8,8 @@ from pathlib import Path
 
 import msgspec
 
+from sandbox import BackendUnavailable
+
 from ..config import BenchConfig, ConfigError, load_config
 from ..contract import ContractError
 from ..manifest import RunLocked
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         run_dir, rows = run_async(run_sweep, cfg, opts)
-    except (ContractError, RunLocked) as exc:
+    except (ContractError, RunLocked, BackendUnavailable) as exc:
         print(exc, file=sys.stderr)
         return 2
     statuses: dict[str, int] = {}

@@ -110,7 +110,7 @@ async def open_resources(
     tasks: list[TaskPackage],
     ledger: Ledger,
 ) -> AsyncIterator[SweepResources]:
-    backend = await open_backend(cfg.sweep.backend)
+    backend = await open_backend(cfg.sweep.backend, firewall=cfg.sweep.docker_firewall)
     if backend.name == "docker":
         # A crashed earlier run of this sweep, or anything past its time-to-live.
         await collect_garbage(sweep=sweep_name)
