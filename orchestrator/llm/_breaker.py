@@ -2,7 +2,8 @@
 
 Only refusals (401/403) and successes are recorded; a 429 or 500 says nothing about
 the key. The breaker opens, for good, when its window is full of refusals: the first
-N requests of a provider, or the last N after a key was revoked mid-sweep.
+N requests of a provider, or the last N after a key was revoked mid-sweep. An answer
+that the account cannot pay (no quota, no credit) opens it at once: `trip`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ class Breaker:
             self._open_reason = (
                 f"the last {len(self._recent)} requests were refused (HTTP {status})"
             )
+
+    def trip(self, reason: str) -> None:
+        if not self._open_reason:
+            self._open_reason = reason
 
     def check(self) -> None:
         if self._open_reason:

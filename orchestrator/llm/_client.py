@@ -3,10 +3,17 @@
 No SDK and no retries underneath: httpx transport errors and HTTP statuses are judged
 here, once, and become `Transient` (retried), `ContextTooLong`, `LLMError` or
 `ProviderRefused`. Provider text copied into an error has the API key removed.
+
+A 200 whose body is an error (some gateways do that) is judged like the error it holds,
+and keeps the provider's message. A 200 that stopped at the model's context window
+(Anthropic `model_context_window_exceeded`) is `ContextTooLong` carrying its charged
+usage. A response without usage is charged an estimate (about four bytes a token) and
+flagged `usage_estimated`, never 0 tokens that would keep the caps from firing.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import Any
@@ -16,17 +23,14 @@ import httpx
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from ._breaker import Breaker
+from ._classify import ErrorInfo, error_info, error_object
 from ._config import ProviderConfig
-from ._dialect import Decoded, Dialect, MalformedResponse
+from ._dialect import Decoded, Dialect, MalformedResponse, Tokens
 from ._errors import ContextTooLong, LLMError, ProviderRefused
-from ._retry import (
-    Transient,
-    is_context_too_long,
-    is_retryable_status,
-    parse_retry_after,
-    wait_policy,
-)
+from ._retry import Transient, retry_after, should_retry, wait_policy
 from ._types import ChatRequest, Completion
+
+CONTEXT_STOP_REASONS = frozenset({"model_context_window_exceeded"})
 
 
 def redact(text: str, secret: str) -> str:
@@ -94,10 +98,19 @@ class ChatClient:
             raise LLMError(
                 f"provider {name!r} kept failing after {attempts} attempts: {exc.reason}"
             ) from None  # the httpx cause holds the request headers; keep it out of tracebacks
+        return self._completion(decoded, body, attempts, waits)
+
+    def _completion(
+        self, decoded: Decoded, body: dict[str, Any], attempts: int, waits: _Waits
+    ) -> Completion:
+        usage = decoded.usage or _estimate(body, decoded)
         return Completion(
             message=decoded.message,
-            input_tokens=decoded.input_tokens,
-            output_tokens=decoded.output_tokens,
+            input_tokens=usage.input,
+            output_tokens=usage.output,
+            cache_read_tokens=usage.cache_read,
+            cache_write_tokens=usage.cache_write,
+            usage_estimated=decoded.usage is None,
             stop_reason=decoded.stop_reason,
             attempts=attempts,
             retry_wait_s=waits.retry_s,
@@ -116,30 +129,79 @@ class ChatClient:
                 )
             except httpx.TransportError as exc:
                 raise Transient(f"{type(exc).__name__} talking to {self._url}") from None
-        return self._judge(resp, key)
+        decoded = self._judge(resp, key)
+        if decoded.stop_reason in CONTEXT_STOP_REASONS:
+            spent = self._completion(decoded, body, 1, _Waits())
+            raise ContextTooLong(
+                f"provider {self.config.name!r}: stopped at the model's context window "
+                f"({decoded.stop_reason})",
+                spent=spent,
+            )
+        return decoded
 
     def _judge(self, resp: httpx.Response, key: str) -> Decoded:
         status = resp.status_code
         if 200 <= status <= 299:
-            self._breaker.record(refused=False)
-            return self._decode(resp)
-        detail = redact(resp.text[:400], key)
-        where = f"provider {self.config.name!r}: HTTP {status}"
+            body = self._json(resp)
+            err = error_object(body)
+            if err is None or "choices" in body or "content" in body:
+                decoded = self._decode(body)
+                self._breaker.record(refused=False)
+                return decoded
+            # An error inside a 200: judged by the status it names, else as a server error.
+            code = err.get("code")
+            named = code if isinstance(code, int) and 400 <= code <= 599 else 0
+            info = error_info(named, resp.text)
+            return self._fail(info, resp.headers, key, in_200=True)
+        return self._fail(error_info(status, resp.text), resp.headers, key, in_200=False)
+
+    def _fail(self, info: ErrorInfo, headers: httpx.Headers, key: str, *, in_200: bool) -> Decoded:
+        status = info.status
+        detail = redact(info.describe(), key)
+        where = f"provider {self.config.name!r}: HTTP {'200 with error' if in_200 else status}"
+        verdict = info.verdict
+        if verdict == "no_credit":
+            self._breaker.trip(f"the account cannot pay ({detail})")
+            self._breaker.check()
         if status in (401, 403):
             self._breaker.record(refused=True, status=status)
             self._breaker.check()
             if self._breaker.undecided:  # maybe a bad key: let the breaker see more
-                raise Transient(f"HTTP {status} (refused)")
+                raise Transient(f"HTTP {status} (refused): {detail}")
             raise LLMError(f"{where}: {detail}")
-        if is_retryable_status(status):
-            raise Transient(f"HTTP {status}", parse_retry_after(resp.headers.get("retry-after")))
-        if is_context_too_long(status, detail):
+        if verdict == "context":
             raise ContextTooLong(f"{where}: request too long: {detail}")
+        if in_200 and status == 0:
+            raise Transient(f"HTTP 200 with an error body: {detail}")
+        if should_retry(status, headers):
+            wait = retry_after(headers)
+            if wait is not None and wait > self.config.retry_after_max_s:
+                raise LLMError(
+                    f"{where}: {detail} (asked to retry after {wait:.0f} s, more than "
+                    f"retry_after_max_s = {self.config.retry_after_max_s:.0f} s)"
+                )
+            raise Transient(f"HTTP {status}: {detail}", wait)
         raise LLMError(f"{where}: {detail}")
 
-    def _decode(self, resp: httpx.Response) -> Decoded:
+    def _json(self, resp: httpx.Response) -> Any:
         try:
-            return self._dialect.decode(resp.json())
-        except ValueError as exc:  # invalid JSON or MalformedResponse
-            kind = "malformed" if isinstance(exc, MalformedResponse) else "invalid JSON"
-            raise Transient(f"{kind} response body: {str(exc)[:200]}") from None
+            return resp.json()
+        except ValueError as exc:
+            raise Transient(f"invalid JSON response body: {str(exc)[:200]}") from None
+
+    def _decode(self, body: Any) -> Decoded:
+        try:
+            return self._dialect.decode(body)
+        except MalformedResponse as exc:
+            raise Transient(f"malformed response body: {str(exc)[:200]}") from None
+
+
+def _estimate(body: dict[str, Any], decoded: Decoded) -> Tokens:
+    """About four bytes a token: an upper-ish bound that keeps the budget caps honest."""
+    sent = len(json.dumps(body, ensure_ascii=False).encode())
+    message = decoded.message
+    got = len(message.text.encode()) + sum(
+        len(c.name) + len(c.arguments_json.encode()) for c in message.tool_calls
+    )
+    got += sum(len(t.text.encode()) for t in message.thinking)
+    return Tokens(input=sent // 4 + 1, output=got // 4 + 1)

@@ -6,11 +6,12 @@ never stored in a config, event, exception message or manifest.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
 ProviderKind = Literal["openai", "anthropic", "fake"]
+MaxTokensParam = Literal["max_tokens", "max_completion_tokens"]
 
 
 class ProviderConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -24,9 +25,20 @@ class ProviderConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     read_timeout_s: float = 300.0
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
+    # Cached input: read from the cache / written to it (Anthropic). Unset = price_in.
+    price_cached_in_per_mtok: float | None = None
+    price_cache_write_per_mtok: float | None = None
+    # Request options. One [[providers]] entry names one model, so these are per model.
     temperature: float | None = 0.0
+    send_temperature: bool = True  # false for reasoning models that reject it
     seed: int | None = None
     max_output_tokens: int = 4096
+    max_tokens_param: MaxTokensParam = (
+        "max_tokens"  # openai reasoning models: max_completion_tokens
+    )
+    reasoning_effort: str = ""  # openai: sent as `reasoning_effort` when set
+    thinking_budget_tokens: int = 0  # anthropic: > 0 enables extended thinking with this budget
+    extra_body: dict[str, Any] = {}  # merged last into every request body (new API fields)
     # The one retry layer (DESIGN.md §12).
     max_attempts: int = 6
     backoff_initial_s: float = 1.0
@@ -44,10 +56,46 @@ class ProviderConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
                 f"provider {self.name!r}: max_connections, max_attempts and "
                 "breaker_window must be positive"
             )
+        if self.thinking_budget_tokens and self.kind != "anthropic":
+            raise ValueError(f"provider {self.name!r}: thinking_budget_tokens is for anthropic")
+        if self.thinking_budget_tokens and not (
+            1024 <= self.thinking_budget_tokens < self.max_output_tokens
+        ):
+            raise ValueError(
+                f"provider {self.name!r}: thinking_budget_tokens must be >= 1024 and "
+                f"< max_output_tokens ({self.max_output_tokens})"
+            )
+        if self.reasoning_effort and self.kind == "anthropic":
+            raise ValueError(f"provider {self.name!r}: reasoning_effort is for openai")
 
-    def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
+    @property
+    def temperature_sent(self) -> float | None:
+        """The temperature to put in a request, or None to leave it out."""
+        if not self.send_temperature or self.thinking_budget_tokens:
+            return None  # Anthropic rejects a temperature with thinking enabled
+        return self.temperature
+
+    def cost_usd(
+        self,
+        input_tokens: int,
+        output_tokens: int,
+        *,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
+    ) -> float:
+        """`input_tokens` counts every input token, cached ones included."""
+        fresh = max(0, input_tokens - cache_read_tokens - cache_write_tokens)
+        read = self.price_in_per_mtok
+        if self.price_cached_in_per_mtok is not None:
+            read = self.price_cached_in_per_mtok
+        write = self.price_in_per_mtok
+        if self.price_cache_write_per_mtok is not None:
+            write = self.price_cache_write_per_mtok
         return (
-            input_tokens * self.price_in_per_mtok + output_tokens * self.price_out_per_mtok
+            fresh * self.price_in_per_mtok
+            + cache_read_tokens * read
+            + cache_write_tokens * write
+            + output_tokens * self.price_out_per_mtok
         ) / 1e6
 
 

@@ -16,10 +16,17 @@ class MalformedResponse(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Tokens:
+    input: int  # every input token, cached ones included
+    output: int
+    cache_read: int = 0
+    cache_write: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Decoded:
     message: AssistantMsg
-    input_tokens: int
-    output_tokens: int
+    usage: Tokens | None  # None: the response did not say (estimated by the client)
     stop_reason: str
 
 
@@ -38,6 +45,16 @@ def json_object(text: str) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def count(obj: Any, key: str) -> int:
+    """A token count from a usage object: absent or null is 0, anything else must be a number."""
+    value = obj.get(key) if isinstance(obj, dict) else None
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise MalformedResponse(f"usage field {key!r} has type {type(value).__name__}")
+    return int(value)
 
 
 def field(obj: Any, key: str, kind: type | tuple[type, ...]) -> Any:

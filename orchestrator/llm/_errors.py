@@ -9,18 +9,35 @@
 
 `ProviderRefused` is deliberately not an `LLMError`: a cell that catches `LLMError`
 must not swallow a sweep-wide stop. Messages never contain an API key.
+
+Spend survives a failure: `spent` is what the failing request itself was charged (a 200
+that stopped at the context window still bills its tokens), and `cell_usage` is set by
+the solver to everything the cell was charged up to the failure, so the cell's row can
+carry it.
 """
 
 from __future__ import annotations
 
-from ..solvers._protocol import SolverError
+from typing import TYPE_CHECKING
+
+from ..solvers._protocol import SolverError, Usage
+
+if TYPE_CHECKING:
+    from ._types import Completion
 
 
-class ProviderRefused(SolverError):
+class _Charged(SolverError):
+    def __init__(self, message: str, *, spent: Completion | None = None) -> None:
+        super().__init__(message)
+        self.spent = spent
+        self.cell_usage = Usage()
+
+
+class ProviderRefused(_Charged):
     pass
 
 
-class LLMError(SolverError):
+class LLMError(_Charged):
     pass
 
 

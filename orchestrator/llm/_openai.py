@@ -1,4 +1,9 @@
-"""OpenAI-compatible chat completions: `POST {base_url}/chat/completions`."""
+"""OpenAI-compatible chat completions: `POST {base_url}/chat/completions`.
+
+Never sent: an assistant message with `content: null` and no tool calls (an empty reply
+in the history), which the API rejects. Reasoning models take `max_completion_tokens`,
+no `temperature`, and `reasoning_effort`: all from the provider's config.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import json
 from typing import Any
 
 from ._config import ProviderConfig
-from ._dialect import Decoded, Dialect, MalformedResponse, field, json_object
+from ._dialect import Decoded, Dialect, MalformedResponse, Tokens, count, field, json_object
 from ._types import AssistantMsg, ChatRequest, ImagePart, Message, ToolCall, ToolResultMsg, UserMsg
 
 
@@ -53,7 +58,8 @@ def _messages(system: str, messages: tuple[Message, ...]) -> list[dict[str, Any]
         if isinstance(m, UserMsg):
             out.append(_user(m.text, m.images))
         elif isinstance(m, AssistantMsg):
-            out.append(_assistant(m))
+            if m.text or m.tool_calls:  # an empty reply would be `content: null` alone
+                out.append(_assistant(m))
         else:
             out.append({"role": "tool", "tool_call_id": m.call_id, "content": m.content})
             pending.extend(m.images)
@@ -66,7 +72,7 @@ def _encode(cfg: ProviderConfig, req: ChatRequest) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": cfg.model,
         "messages": _messages(req.system, req.messages),
-        "max_tokens": cfg.max_output_tokens,
+        cfg.max_tokens_param: cfg.max_output_tokens,
     }
     if req.tools:
         body["tools"] = [
@@ -80,11 +86,13 @@ def _encode(cfg: ProviderConfig, req: ChatRequest) -> dict[str, Any]:
             }
             for t in req.tools
         ]
-    if cfg.temperature is not None:
-        body["temperature"] = cfg.temperature
+    if cfg.temperature_sent is not None:
+        body["temperature"] = cfg.temperature_sent
     if cfg.seed is not None:
         body["seed"] = cfg.seed
-    return body
+    if cfg.reasoning_effort:
+        body["reasoning_effort"] = cfg.reasoning_effort
+    return body | cfg.extra_body
 
 
 def _tool_call(raw: Any) -> ToolCall:
@@ -95,18 +103,35 @@ def _tool_call(raw: Any) -> ToolCall:
     return ToolCall(id=str(raw.get("id", "")), name=str(fn.get("name", "")), arguments_json=text)
 
 
+def _content(value: Any) -> str:
+    if isinstance(value, list):  # some compatible servers send parts
+        return "".join(
+            str(p.get("text", "")) for p in value if isinstance(p, dict) and p.get("type") == "text"
+        )
+    return value if isinstance(value, str) else ""
+
+
+def usage_tokens(usage: Any) -> Tokens | None:
+    if not isinstance(usage, dict):
+        return None
+    details = usage.get("prompt_tokens_details")
+    return Tokens(
+        input=count(usage, "prompt_tokens"),
+        output=count(usage, "completion_tokens"),
+        cache_read=count(details, "cached_tokens"),
+    )
+
+
 def _decode(body: Any) -> Decoded:
     choices = field(body, "choices", list)
     if not choices:
         raise MalformedResponse("response has no choices")
     msg = field(choices[0], "message", dict)
     calls = tuple(_tool_call(c) for c in msg.get("tool_calls") or ())
-    usage = body.get("usage") or {}
     return Decoded(
-        message=AssistantMsg(text=msg.get("content") or "", tool_calls=calls),
-        input_tokens=int(usage.get("prompt_tokens", 0)),
-        output_tokens=int(usage.get("completion_tokens", 0)),
-        stop_reason=str(choices[0].get("finish_reason", "")),
+        message=AssistantMsg(text=_content(msg.get("content")), tool_calls=calls),
+        usage=usage_tokens(body.get("usage")),
+        stop_reason=str(choices[0].get("finish_reason") or ""),
     )
 
 

@@ -1,8 +1,13 @@
 """The one retry layer of the LLM path: which failures are transient, and how long to wait.
 
-408, 429, 5xx, transport errors and malformed 2xx bodies are transient; `Retry-After`
-(seconds or an HTTP date) is honoured, with jitter added on top so that cells told to
-come back at the same instant do not all return together.
+The rules are the official SDKs' (`_base_client._should_retry` of openai and anthropic):
+`x-should-retry: true|false` decides when present; otherwise 408, 409, 429 and 5xx are
+retried. Transport errors and malformed 2xx bodies are retried too. The wait is
+`retry-after-ms`, else `Retry-After` (seconds or an HTTP date), with jitter added on top
+so that cells told to come back at the same instant do not all return together; without
+either, exponential backoff. A server asking for more than `retry_after_max_s` is not
+retried (as the openai SDK does past its cap), and account errors never are (see
+`_classify`).
 """
 
 from __future__ import annotations
@@ -12,20 +17,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+import httpx
 from tenacity import RetryCallState
 
 from ._config import ProviderConfig
 
-RETRYABLE_STATUS = frozenset({408, 429})
-_CONTEXT_WORDS = (
-    "context length",
-    "context_length",
-    "maximum context",
-    "context window",
-    "too many tokens",
-    "prompt is too long",
-    "too long",
-)
+RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 
 class Transient(Exception):
@@ -38,12 +35,27 @@ class Transient(Exception):
 
 
 def is_retryable_status(status: int) -> bool:
-    return status in RETRYABLE_STATUS or 500 <= status <= 599
+    return status in RETRYABLE_STATUS or status >= 500
 
 
-def is_context_too_long(status: int, body: str) -> bool:
-    text = body.lower()
-    return status == 413 or (status == 400 and any(w in text for w in _CONTEXT_WORDS))
+def should_retry(status: int, headers: httpx.Headers) -> bool:
+    says = headers.get("x-should-retry")
+    if says == "true":
+        return True
+    if says == "false":
+        return False
+    return is_retryable_status(status)
+
+
+def retry_after(headers: httpx.Headers, now: datetime | None = None) -> float | None:
+    """Seconds the server asked us to wait: `retry-after-ms`, else `Retry-After`."""
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    return parse_retry_after(headers.get("retry-after"), now)
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -52,9 +64,11 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
         return None
     value = value.strip()
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        return max(0.0, seconds) if seconds == seconds else None  # NaN: unreadable
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -43,9 +43,18 @@ class UserMsg(msgspec.Struct, frozen=True, kw_only=True, tag="user"):
     images: tuple[ImagePart, ...] = ()
 
 
+class Thinking(msgspec.Struct, frozen=True, kw_only=True):
+    """An Anthropic thinking block, echoed back verbatim (signature and all) in the history."""
+
+    text: str = ""
+    signature: str = ""
+    redacted_data: str = ""  # set for a `redacted_thinking` block
+
+
 class AssistantMsg(msgspec.Struct, frozen=True, kw_only=True, tag="assistant"):
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
+    thinking: tuple[Thinking, ...] = ()
 
 
 class ToolResultMsg(msgspec.Struct, frozen=True, kw_only=True, tag="tool"):
@@ -67,8 +76,11 @@ class ChatRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 class Completion(msgspec.Struct, frozen=True, kw_only=True):
     message: AssistantMsg
-    input_tokens: int
-    output_tokens: int
+    input_tokens: int  # every input token, cached ones included
+    output_tokens: int  # reasoning/thinking tokens included
+    cache_read_tokens: int = 0  # of input_tokens: read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of input_tokens: written to it (Anthropic)
+    usage_estimated: bool = False  # the response had no usage: tokens are an estimate
     stop_reason: str = ""
     attempts: int = 1
     retry_wait_s: float = 0.0  # slept between attempts: not the cell's working time

@@ -18,6 +18,8 @@ from ..llm import (
     ChatRequest,
     Completion,
     ContextTooLong,
+    LLMError,
+    ProviderRefused,
     ToolResultMsg,
     UserMsg,
 )
@@ -84,14 +86,21 @@ class LLMSolver:
         return message.text
 
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
+        try:
+            return await self._respond(message, workspace)
+        except (LLMError, ProviderRefused) as exc:
+            exc.cell_usage = self.usage  # what the cell was charged, for its row
+            raise
+
+    async def _respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
         before = await workspace.tree_id()
         self.last_turn_waits = Waits()
         self._history.start_turn(UserMsg(text=self._user_text(message)))
         usage, ends, note = Usage(), None, ""
         question = ""
         for _ in range(self.options.max_steps_per_turn):
-            completion = await self._complete(workspace)
-            usage += self._charge(completion)
+            completion, refused = await self._complete(workspace)
+            usage += refused + self._charge(completion)
             reply = completion.message
             self._history.append(reply)
             note = reply.text or note
@@ -136,16 +145,24 @@ class LLMSolver:
             tools=tool_specs(vision=self.options.vision),
         )
 
-    async def _complete(self, workspace: Workspace) -> Completion:
+    async def _complete(self, workspace: Workspace) -> tuple[Completion, Usage]:
+        """One request; a context-length refusal applies the history policy and retries once:
+        keep half the turns, or when only the current turn is left, blank its older tool
+        output."""
         self._check_budget()
+        refused = Usage()
         try:
-            return await self._client.complete(self._request(workspace))
-        except ContextTooLong:
+            return await self._client.complete(self._request(workspace)), refused
+        except ContextTooLong as exc:
+            if exc.spent is not None:  # a 200 that stopped at the window still bills
+                refused = self._charge(exc.spent)
             kept = min(self._keep() or self._history.turns, self._history.turns)
-            if kept <= 1:
-                raise  # only the current turn is left: nothing more to drop
-            self._keep_cap = max(1, kept // 2)
-            return await self._client.complete(self._request(workspace))
+            if kept > 1:
+                self._keep_cap = max(1, kept // 2)
+            elif not self._history.compact_current():
+                raise  # nothing left to drop
+        self._check_budget()
+        return await self._client.complete(self._request(workspace)), refused
 
     def _check_budget(self) -> None:
         if self._ledger is not None:
@@ -156,13 +173,20 @@ class LLMSolver:
             raise BudgetExceeded("tokens", f"cell spent {spent} of {cap} tokens")
 
     def _charge(self, c: Completion) -> Usage:
-        cost = self._client.config.cost_usd(c.input_tokens, c.output_tokens)
+        cost = self._client.config.cost_usd(
+            c.input_tokens,
+            c.output_tokens,
+            cache_read_tokens=c.cache_read_tokens,
+            cache_write_tokens=c.cache_write_tokens,
+        )
         step = Usage(
             input_tokens=c.input_tokens,
             output_tokens=c.output_tokens,
             cost_usd=cost,
             requests=c.attempts,
             wait_s=c.retry_wait_s + c.queue_wait_s,
+            cache_read_tokens=c.cache_read_tokens,
+            estimated_requests=int(c.usage_estimated),
         )
         self.usage += step
         for w in (self.waits, self.last_turn_waits):

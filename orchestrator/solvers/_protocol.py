@@ -32,6 +32,8 @@ class Usage(msgspec.Struct, frozen=True, kw_only=True):
     requests: int = 0
     # Seconds spent waiting on retries and provider queues: not charged to working time.
     wait_s: float = 0.0
+    cache_read_tokens: int = 0  # of input_tokens: served from the provider's prompt cache
+    estimated_requests: int = 0  # responses without usage: their tokens are estimates
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -40,6 +42,8 @@ class Usage(msgspec.Struct, frozen=True, kw_only=True):
             cost_usd=self.cost_usd + other.cost_usd,
             requests=self.requests + other.requests,
             wait_s=self.wait_s + other.wait_s,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            estimated_requests=self.estimated_requests + other.estimated_requests,
         )
 
 
