@@ -9,6 +9,15 @@ text that quotes a unit's `request`), then answers: `view_page` first when offer
 each it deleted), then `done`.
 Faults, consumed in order, replace that answer; every request is recorded with its
 secret headers redacted.
+
+Like the real APIs it rejects, with their documented 400s, the request shapes they
+reject (empty text blocks, empty messages, non-alternating roles, `content: null` with
+no tool calls, `max_tokens`/`temperature` sent to a reasoning model, a temperature with
+Anthropic thinking), checks the key when given one (`api_key=`: 401 in each API's
+error shape), requires `anthropic-version` on the Anthropic routes, lists `models` at
+`GET /v1/models` (OpenAI's list shape, or Anthropic's when the request carries
+`anthropic-version`), and streams server-sent events for `stream: true` (OpenAI chunks
+with `stream_options.include_usage`, Anthropic message events; see `_fake_stream`).
 """
 
 from __future__ import annotations
@@ -25,10 +34,17 @@ import anyio
 import msgspec
 
 from ._fake_reference import ReferenceBook
+from ._fake_stream import stream_anthropic, stream_openai
 from ._fake_wire import (
     Call,
     Conversation,
     Reply,
+    error_anthropic,
+    error_openai,
+    models_anthropic,
+    models_openai,
+    problem_anthropic,
+    problem_openai,
     reply_anthropic,
     reply_openai,
     view_anthropic,
@@ -36,8 +52,14 @@ from ._fake_wire import (
 )
 
 FaultKind = Literal[
-    "status",  # answer HTTP `status` (with `retry_after` if set)
-    "context_too_long",  # 400 saying the context length was exceeded
+    "status",  # answer HTTP `status` in the API's error shape (+ `retry_after`, `headers`)
+    "replay",  # answer `status`, `headers` and `body` verbatim (a recorded response)
+    "context_too_long",  # the API's documented context-length error
+    "no_credit",  # OpenAI 429 insufficient_quota / Anthropic 402 billing_error
+    "error_in_200",  # HTTP 200 whose body is an error (`message`)
+    "no_usage",  # a normal answer without `usage`
+    "context_stop",  # Anthropic: 200 with stop_reason model_context_window_exceeded
+    "stream_error",  # streaming: an error event after the first deltas
     "delay",  # answer normally after `delay_s`
     "truncated_json",  # 200 with half a JSON body
     "bad_args",  # a tool call whose arguments are not JSON
@@ -59,6 +81,8 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True):
     delay_s: float = 0.0
     path: str = "../outside.txt"
     message: str = ""  # error text of a "status" fault (e.g. one echoing a key)
+    headers: dict[str, str] = {}  # extra response headers ("status", "replay")
+    body: str = ""  # "replay": the response body
 
 
 class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,6 +97,7 @@ class _Answer(msgspec.Struct, frozen=True, kw_only=True):
     body: bytes
     headers: dict[str, str] = {}
     delay_s: float = 0.0
+    events: tuple[bytes, ...] = ()  # server-sent events instead of `body`
 
 
 def _json(status: int, obj: Any, **headers: str) -> _Answer:
@@ -94,8 +119,12 @@ class FakeProvider:
         task_dirs: Sequence[Path] = (),
         faults: Sequence[Fault] = (),
         latency_s: float = 0.0,
+        api_key: str = "",
+        models: Sequence[str] = ("pwb-fake",),
     ) -> None:
         self._book = ReferenceBook([*([task_dir] if task_dir else []), *task_dirs])
+        self._api_key = api_key
+        self._models = tuple(models)
         self._faults: list[list[Any]] = []
         self.add_faults(*faults)
         self._latency_s = latency_s
@@ -160,12 +189,41 @@ class FakeProvider:
             )
             n = len(self._requests)
             fault = self._next_fault()
+        anthropic = path == "/v1/messages" or "anthropic-version" in clean
+        refused = self._refuse(anthropic, headers, n)
+        if refused is not None:
+            return refused
+        if method == "GET" and path == "/v1/models":
+            model = self._models[0]
+            return _json(200, models_anthropic(model) if anthropic else models_openai(model))
         if path not in ("/v1/chat/completions", "/v1/messages") or method != "POST":
-            return _json(404, {"error": {"message": f"no route {method} {path}"}})
+            message = f"no route {method} {path}"
+            return _json(
+                404, error_anthropic(404, message, n=n) if anthropic else error_openai(404, message)
+            )
         if not isinstance(body, dict):
-            return _json(400, {"error": {"message": "body is not a JSON object"}})
-        answer = self._answer(path == "/v1/messages", body, n, fault)
+            message = "body is not a JSON object"
+            return _json(
+                400, error_anthropic(400, message, n=n) if anthropic else error_openai(400, message)
+            )
+        answer = self._answer(anthropic, body, n, fault)
         return msgspec.structs.replace(answer, delay_s=answer.delay_s + self._latency_s)
+
+    def _refuse(self, anthropic: bool, headers: dict[str, str], n: int) -> _Answer | None:
+        """The key and version checks of the real APIs."""
+        lower = {k.lower(): v for k, v in headers.items()}
+        if anthropic:
+            if "anthropic-version" not in lower:
+                message = "anthropic-version: header is required"
+                return _json(400, error_anthropic(400, message, n=n))
+            if self._api_key and lower.get("x-api-key") != self._api_key:
+                return _json(401, error_anthropic(401, "invalid x-api-key", n=n))
+        elif self._api_key and lower.get("authorization") != f"Bearer {self._api_key}":
+            message = (
+                "Incorrect API key provided. You can find your API key in your account settings."
+            )
+            return _json(401, error_openai(401, message))
+        return None
 
     def _next_fault(self) -> Fault | None:
         for slot in self._faults:
@@ -174,25 +232,81 @@ class FakeProvider:
                 return slot[0]  # type: ignore[no-any-return]
         return None
 
+    def _error(self, anthropic: bool, status: int, message: str, n: int, **kw: Any) -> Any:
+        return (
+            error_anthropic(status, message, n=n, **kw)
+            if anthropic
+            else error_openai(status, message, **kw)
+        )
+
     def _answer(
         self, anthropic: bool, body: dict[str, Any], n: int, fault: Fault | None
     ) -> _Answer:
-        if fault is not None and fault.kind == "status":
+        kind = fault.kind if fault is not None else None
+        if fault is not None and kind == "replay":
+            return _Answer(status=fault.status, body=fault.body.encode(), headers=fault.headers)
+        if fault is not None and kind == "status":
             extra = {"Retry-After": fault.retry_after} if fault.retry_after else {}
             msg = fault.message or f"injected HTTP {fault.status}"
-            return _json(fault.status, {"error": {"message": msg}}, **extra)
-        if fault is not None and fault.kind == "context_too_long":
-            msg = "This model's maximum context length is 1000 tokens; your messages were too long"
-            return _json(400, {"error": {"message": msg, "code": "context_length_exceeded"}})
+            err = self._error(anthropic, fault.status, msg, n)
+            return _json(fault.status, err, **extra, **fault.headers)
+        if kind == "context_too_long":
+            if anthropic:
+                msg = "prompt is too long: 250000 tokens > 200000 maximum"
+                return _json(400, error_anthropic(400, msg, n=n))
+            msg = (
+                "This model's maximum context length is 128000 tokens. However, your messages "
+                "resulted in 250000 tokens. Please reduce the length of the messages."
+            )
+            return _json(400, error_openai(400, msg, code="context_length_exceeded"))
+        if kind == "no_credit":
+            if anthropic:
+                msg = "Your credit balance is too low to access the Anthropic API."
+                return _json(402, error_anthropic(402, msg, n=n))
+            msg = "You exceeded your current quota, please check your plan and billing details."
+            err = error_openai(429, msg, type_="insufficient_quota", code="insufficient_quota")
+            return _json(429, err)
+        if anthropic and (problem := problem_anthropic(body)):
+            return _json(400, error_anthropic(400, problem, n=n))
+        if not anthropic and (bad := problem_openai(body)):
+            message, param, code = bad
+            err = error_openai(400, message, code=code)
+            err["error"]["param"] = param
+            return _json(400, err)
+        if fault is not None and kind == "error_in_200":
+            return _json(200, self._error(anthropic, 500, fault.message or "upstream failed", n))
         conv = view_anthropic(body) if anthropic else view_openai(body)
         reply = _fault_reply(fault) or self._script(conv)
         data = (reply_anthropic if anthropic else reply_openai)(body, reply, n)
+        if kind == "no_usage":
+            data.pop("usage")
+        if kind == "context_stop" and anthropic:
+            data["stop_reason"] = "model_context_window_exceeded"
+        if body.get("stream") is True:
+            return self._stream(anthropic, body, data, n, fault)
         answer = _json(200, data)
-        if fault is not None and fault.kind == "truncated_json":
+        if fault is not None and kind == "truncated_json":
             answer = msgspec.structs.replace(answer, body=answer.body[: len(answer.body) // 2])
-        if fault is not None and fault.kind == "delay":
+        if fault is not None and kind == "delay":
             answer = msgspec.structs.replace(answer, delay_s=fault.delay_s)
         return answer
+
+    def _stream(
+        self, anthropic: bool, body: dict[str, Any], data: Any, n: int, fault: Fault | None
+    ) -> _Answer:
+        error = None
+        if fault is not None and fault.kind == "stream_error":
+            error = self._error(anthropic, 529, fault.message or "Overloaded", n)
+        if anthropic:
+            events = stream_anthropic(data, error=error)
+        else:
+            options = body.get("stream_options")
+            usage = isinstance(options, dict) and options.get("include_usage") is True
+            events = stream_openai(data, include_usage=usage)
+            if error is not None:  # OpenAI: an error object as a data line, then the end
+                events = [*events[:2], f"data: {json.dumps(error)}\n\n".encode()]
+        delay = fault.delay_s if fault is not None and fault.kind == "delay" else 0.0
+        return _Answer(status=200, body=b"", events=tuple(events), delay_s=delay)
 
     def _script(self, conv: Conversation) -> Reply:
         if conv.new_turn and "view_page" in conv.tools:
@@ -252,13 +366,19 @@ def _handler_for(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
                 answer = _json(400, {"error": {"type": "fake_error", "message": message}})
             fake.sleep(answer.delay_s)
             self.send_response(answer.status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(answer.body)))
-            for k, v in answer.headers.items():
+            headers = {"request-id": "req_fake", "x-request-id": "req_fake"}
+            if answer.events:  # HTTP/1.0: the stream ends when the connection closes
+                headers |= {"content-type": "text/event-stream", "cache-control": "no-cache"}
+            else:
+                headers |= {"content-type": "application/json"}
+                headers["content-length"] = str(len(answer.body))
+            for k, v in (headers | {k.lower(): v for k, v in answer.headers.items()}).items():
                 self.send_header(k, v)
             self.end_headers()
             try:
-                self.wfile.write(answer.body)
+                for chunk in answer.events or (answer.body,):
+                    self.wfile.write(chunk)
+                    self.wfile.flush()
             except OSError:
                 pass  # the client gave up (a read timeout): nothing to answer
 

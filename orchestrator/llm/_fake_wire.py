@@ -1,4 +1,10 @@
-"""The fake provider's view of a request body and its replies, in both dialects."""
+"""The fake provider's view of a request body and its replies, in both dialects.
+
+Replies and errors carry every field of the documented shapes (OpenAI `usage` with its
+token details, `refusal`, `logprobs`; Anthropic `stop_sequence` and cache counts;
+`{"type": "error", "error": {...}, "request_id"}` errors), so the official SDKs parse
+them as they would the real APIs'.
+"""
 
 from __future__ import annotations
 
@@ -65,6 +71,65 @@ def view_anthropic(body: dict[str, Any]) -> Conversation:
     return conv
 
 
+# The documented error type of each status (OpenAI, Anthropic).
+_OPENAI_TYPES = {
+    400: "invalid_request_error",
+    401: "invalid_request_error",
+    403: "permission_error",
+    404: "invalid_request_error",
+    409: "conflict_error",
+    413: "invalid_request_error",
+    429: "requests",
+}
+_OPENAI_CODES = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded"}
+_ANTHROPIC_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    408: "timeout_error",
+    409: "conflict_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+
+
+def error_openai(status: int, message: str, *, type_: str = "", code: str | None = None) -> Any:
+    kind = type_ or _OPENAI_TYPES.get(status, "server_error")
+    code = code if code is not None else _OPENAI_CODES.get(status)
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def error_anthropic(status: int, message: str, *, type_: str = "", n: int = 0) -> Any:
+    kind = type_ or _ANTHROPIC_TYPES.get(status, "api_error")
+    return {
+        "type": "error",
+        "error": {"type": kind, "message": message},
+        "request_id": f"req_fake{n:06d}",
+    }
+
+
+def models_openai(model: str) -> Any:
+    return {
+        "object": "list",
+        "data": [{"id": model, "object": "model", "created": 0, "owned_by": "pwb-fake"}],
+    }
+
+
+def models_anthropic(model: str) -> Any:
+    entry = {
+        "type": "model",
+        "id": model,
+        "display_name": model,
+        "created_at": "2024-01-01T00:00:00Z",
+    }
+    return {"data": [entry], "has_more": False, "first_id": model, "last_id": model}
+
+
 def _usage(body: dict[str, Any], reply: Reply) -> tuple[int, int]:
     # Rough but deterministic: four characters a token.
     out = len(reply.text) + sum(len(json.dumps(c.arguments)) for c in reply.calls)
@@ -85,19 +150,36 @@ def reply_openai(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
         }
         for i, c in enumerate(reply.calls)
     ]
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": reply.text or None,
+        "refusal": None,
+        "annotations": [],
+    }
     if calls:
         message["tool_calls"] = calls
     tin, tout = _usage(body, reply)
+    finish = "tool_calls" if calls else "stop"
     return {
         "id": f"chatcmpl-{n}",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", ""),
-        "choices": [
-            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
-        ],
-        "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": tin,
+            "completion_tokens": tout,
+            "total_tokens": tin + tout,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
+        },
+        "service_tier": "default",
+        "system_fingerprint": "fp_pwbfake",
     }
 
 
@@ -115,5 +197,80 @@ def reply_anthropic(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any
         "model": body.get("model", ""),
         "content": content,
         "stop_reason": "tool_use" if reply.calls else "end_turn",
-        "usage": {"input_tokens": tin, "output_tokens": tout},
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": tin,
+            "output_tokens": tout,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "service_tier": "standard",
+        },
     }
+
+
+REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")  # models that reject the classic sampling knobs
+
+
+def problem_openai(body: dict[str, Any]) -> tuple[str, str, str] | None:
+    """The first request shape the real API rejects: (message, param, code), or None."""
+    model = str(body.get("model", ""))
+    if model.startswith(REASONING_PREFIXES):
+        if "max_tokens" in body:
+            message = (
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead."
+            )
+            return message, "max_tokens", "unsupported_parameter"
+        if "temperature" in body and body["temperature"] != 1:
+            message = (
+                "Unsupported value: 'temperature' does not support 0.0 with this model. "
+                "Only the default (1) value is supported."
+            )
+            return message, "temperature", "unsupported_value"
+    for i, m in enumerate(body.get("messages") or ()):
+        if m.get("role") == "assistant" and m.get("content") is None and not m.get("tool_calls"):
+            message = "Invalid value for 'content': expected a string, got null."
+            return message, f"messages.[{i}].content", "invalid_value"
+    return None
+
+
+def _empty_text(block: Any) -> bool:
+    return (
+        isinstance(block, dict)
+        and block.get("type") == "text"
+        and not str(block.get("text", "")).strip()
+    )
+
+
+def problem_anthropic(body: dict[str, Any]) -> str | None:
+    """The first request shape the real API rejects, in its words, or None."""
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") == "enabled":
+        if "temperature" in body and body["temperature"] != 1:
+            return "temperature may only be set to 1 when thinking is enabled"
+        if int(thinking.get("budget_tokens", 0)) >= int(body.get("max_tokens", 0)):
+            return "`max_tokens` must be greater than `thinking.budget_tokens`"
+    if "system" in body and not str(body["system"]).strip():
+        return "system: text content blocks must be non-empty"
+    messages = body.get("messages") or []
+    for i, m in enumerate(messages):
+        content = m.get("content")
+        if i and messages[i - 1].get("role") == m.get("role"):
+            return (
+                f'messages: roles must alternate between "user" and "assistant", but found '
+                f'multiple "{m.get("role")}" roles in a row'
+            )
+        if not content:
+            return (
+                f"messages.{i}: all messages must have non-empty content except for the "
+                "optional final assistant message"
+            )
+        blocks = content if isinstance(content, list) else []
+        inner: list[Any] = []
+        for r in blocks:
+            if isinstance(r, dict) and r.get("type") == "tool_result":
+                nested = r.get("content")
+                inner += nested if isinstance(nested, list) else []
+        if any(map(_empty_text, [*blocks, *inner])):
+            return "messages: text content blocks must be non-empty"
+    return None

@@ -59,7 +59,9 @@ class ProviderPool:
     async def _open(self, cfg: ProviderConfig, stack: AsyncExitStack) -> ChatClient:
         base_url = cfg.base_url
         if cfg.kind == "fake":
-            fake = FakeProvider(task_dirs=self._fake_tasks, latency_s=cfg.fake_latency_s)
+            fake = FakeProvider(
+                task_dirs=self._fake_tasks, latency_s=cfg.fake_latency_s, models=(cfg.model,)
+            )
             base_url = (await stack.enter_async_context(fake)).base_url
         http = httpx.AsyncClient(
             limits=httpx.Limits(

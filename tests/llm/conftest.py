@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from orchestrator.llm import ChatClient, FakeProvider, ProviderConfig, ProviderPool
+from orchestrator.llm import ChatClient, FakeProvider, Fault, ProviderConfig, ProviderPool
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KEY_ENV = "PWB_TEST_LLM_KEY"
@@ -58,3 +59,18 @@ async def open_client(
 ) -> AsyncIterator[ChatClient]:
     async with ProviderPool([config(fake, kind, **kw)]) as pool:
         yield pool.client("test")
+
+
+WIRE = FIXTURES / "wire"
+
+
+def replay(name: str, times: int = 1) -> Fault:
+    """A recorded response from tests/llm/fixtures/wire/, served verbatim."""
+    data = json.loads((WIRE / f"{name}.json").read_text())
+    return Fault(
+        kind="replay",
+        times=times,
+        status=data["status"],
+        headers=data["headers"],
+        body=json.dumps(data["body"]),
+    )
