@@ -19,7 +19,6 @@ from orchestrator.llm import (
     ChatRequest,
     ContextTooLong,
     FakeProvider,
-    Fault,
     LLMError,
     ProviderConfig,
     ProviderRefused,
@@ -40,7 +39,9 @@ TOOL = ToolSpec(name="read_file", description="Read.", parameters={"type": "obje
 # ------------------------------------------------------------ reasoning request options
 async def test_default_openai_options_are_refused_by_a_reasoning_model(api_key: str) -> None:
     async with FakeProvider() as fake, open_client(fake, model="o3") as client:
-        with pytest.raises(LLMError, match="unsupported_parameter: Unsupported parameter: 'max_tokens'"):
+        with pytest.raises(
+            LLMError, match="unsupported_parameter: Unsupported parameter: 'max_tokens'"
+        ):
             await client.complete(REQ)
     assert len(fake.requests) == 1  # a 400 is not retried
 
@@ -119,7 +120,11 @@ kind = "noop"
     path.write_text(good.replace("thinking_budget_tokens = 4000", "thinking_budget_tokens = 500"))
     with pytest.raises(ConfigError, match="thinking_budget_tokens must be >= 1024"):
         load_config(path)
-    path.write_text(good.replace('max_tokens_param = "max_completion_tokens"', 'max_tokens_param = "max_output"'))
+    path.write_text(
+        good.replace(
+            'max_tokens_param = "max_completion_tokens"', 'max_tokens_param = "max_output"'
+        )
+    )
     with pytest.raises(ConfigError, match="max_tokens_param"):
         load_config(path)
 
@@ -129,7 +134,10 @@ EMPTY_HISTORY = ChatRequest(
     system="s",
     messages=(
         UserMsg(text="make a footer"),
-        AssistantMsg(text="", tool_calls=(ToolCall(id="c1", name="read_file", arguments_json='{"path": "a"}'),)),
+        AssistantMsg(
+            text="",
+            tool_calls=(ToolCall(id="c1", name="read_file", arguments_json='{"path": "a"}'),),
+        ),
         ToolResultMsg(call_id="c1", name="read_file", content=""),  # an empty file
         AssistantMsg(text=""),  # an empty reply
         UserMsg(text="  \n"),  # whitespace only
@@ -160,15 +168,23 @@ async def test_empty_blocks_and_messages_are_never_sent(api_key: str, kind: str)
 def test_the_fake_rejects_what_the_apis_reject() -> None:
     """The checks above can fail: each rejected shape is named."""
     assert problem_openai({"model": "m", "messages": [{"role": "assistant", "content": None}]})
-    assert problem_anthropic({"messages": [{"role": "user", "content": [{"type": "text", "text": ""}]}]})
+    assert problem_anthropic(
+        {"messages": [{"role": "user", "content": [{"type": "text", "text": ""}]}]}
+    )
     assert problem_anthropic({"messages": [{"role": "user", "content": []}]})
     assert problem_anthropic(
         {"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]}
     )
-    tool_result = {"type": "tool_result", "tool_use_id": "x", "content": [{"type": "text", "text": " "}]}
+    tool_result = {
+        "type": "tool_result",
+        "tool_use_id": "x",
+        "content": [{"type": "text", "text": " "}],
+    }
     assert problem_anthropic({"messages": [{"role": "user", "content": [tool_result]}]})
     thinking = {"type": "enabled", "budget_tokens": 2000}
-    assert problem_anthropic({"thinking": thinking, "temperature": 0.0, "max_tokens": 4096, "messages": []})
+    assert problem_anthropic(
+        {"thinking": thinking, "temperature": 0.0, "max_tokens": 4096, "messages": []}
+    )
 
 
 # ------------------------------------------------------------ retry rules
@@ -223,7 +239,11 @@ async def test_a_retry_after_beyond_the_cap_is_not_retried(api_key: str) -> None
 @pytest.mark.parametrize(
     ("fixture", "kind", "says"),
     [
-        ("openai_insufficient_quota_429", "openai", "insufficient_quota: You exceeded your current quota"),
+        (
+            "openai_insufficient_quota_429",
+            "openai",
+            "insufficient_quota: You exceeded your current quota",
+        ),
         ("anthropic_billing_402", "anthropic", "billing_error: Your organization has no remaining"),
         ("anthropic_spend_limit_429", "anthropic", "enforced_spend_limit_reached"),
         ("anthropic_credit_balance_400", "anthropic", "credit balance is too low"),
@@ -245,7 +265,9 @@ async def test_account_errors_open_the_breaker_at_once(
 async def test_a_200_with_an_error_body_keeps_the_provider_message(api_key: str) -> None:
     async with FakeProvider(faults=[replay("openai_error_in_200", times=0)]) as fake:
         async with open_client(fake, max_attempts=2) as client:
-            with pytest.raises(LLMError, match="Upstream provider returned error: model overloaded"):
+            with pytest.raises(
+                LLMError, match="Upstream provider returned error: model overloaded"
+            ):
                 await client.complete(REQ)
     assert len(fake.requests) == 2  # its code (502) is a server error: retried
 
@@ -303,7 +325,11 @@ async def test_anthropic_cache_reads_and_writes_are_priced_at_their_rates(api_ke
         async with open_client(fake, "anthropic", **prices) as client:
             done = await client.complete(REQ)
             cfg = client.config
-    assert (done.input_tokens, done.cache_read_tokens, done.cache_write_tokens) == (4050, 3000, 1000)
+    assert (done.input_tokens, done.cache_read_tokens, done.cache_write_tokens) == (
+        4050,
+        3000,
+        1000,
+    )
     cost = cfg.cost_usd(4050, 400, cache_read_tokens=3000, cache_write_tokens=1000)
     assert cost == pytest.approx((50 * 1.0 + 3000 * 0.1 + 1000 * 1.25 + 400 * 2.0) / 1e6)
 
@@ -312,7 +338,9 @@ async def test_anthropic_cache_reads_and_writes_are_priced_at_their_rates(api_ke
     ("fixture", "kind"),
     [("openai_completion_no_usage", "openai"), ("anthropic_message_no_usage", "anthropic")],
 )
-async def test_missing_usage_is_estimated_and_flagged(api_key: str, fixture: str, kind: str) -> None:
+async def test_missing_usage_is_estimated_and_flagged(
+    api_key: str, fixture: str, kind: str
+) -> None:
     async with FakeProvider(faults=[replay(fixture)]) as fake:
         async with open_client(fake, kind) as client:
             done = await client.complete(EMPTY_HISTORY)
@@ -323,7 +351,13 @@ async def test_missing_usage_is_estimated_and_flagged(api_key: str, fixture: str
 
 def test_cached_prices_default_to_the_input_price() -> None:
     cfg = msgspec.convert(
-        {"name": "p", "kind": "openai", "model": "m", "base_url": "http://x", "price_in_per_mtok": 3.0},
+        {
+            "name": "p",
+            "kind": "openai",
+            "model": "m",
+            "base_url": "http://x",
+            "price_in_per_mtok": 3.0,
+        },
         ProviderConfig,
     )
     assert cfg.cost_usd(1000, 0, cache_read_tokens=600) == pytest.approx(3000 / 1e6)

@@ -25,7 +25,8 @@ def anyio_backend() -> str:
 
 
 @pytest.mark.parametrize(
-    ("kind", "empty"), [("openai", "openai_completion_empty"), ("anthropic", "anthropic_message_empty")]
+    ("kind", "empty"),
+    [("openai", "openai_completion_empty"), ("anthropic", "anthropic_message_empty")],
 )
 async def test_an_empty_reply_does_not_poison_the_history(
     api_key: str, tiny_task: Path, tmp_path: Path, kind: str, empty: str
@@ -45,13 +46,19 @@ async def test_context_error_on_the_first_turn_blanks_older_tool_output_and_retr
 ) -> None:
     task = load_task(tiny_task)
     ws = await workspace(task, tmp_path)
-    faults = [Fault(kind="unknown_tool"), Fault(kind="unknown_tool"), Fault(kind="context_too_long")]
+    faults = [
+        Fault(kind="unknown_tool"),
+        Fault(kind="unknown_tool"),
+        Fault(kind="context_too_long"),
+    ]
     async with FakeProvider(task_dir=tiny_task, faults=faults) as fake:
         async with open_client(fake) as client:
             turn = await LLMSolver(client, AgentOptions()).respond(reveal(task, 0), ws)
     assert turn.end == "done" and len(fake.requests) == 4
     refused, retried = fake.requests[2].body, fake.requests[3].body
-    tools = [[m["content"] for m in b["messages"] if m["role"] == "tool"] for b in (refused, retried)]
+    tools = [
+        [m["content"] for m in b["messages"] if m["role"] == "tool"] for b in (refused, retried)
+    ]
     assert COMPACTED not in tools[0]
     assert tools[1][0] == COMPACTED and tools[1][1] == tools[0][1]  # the last step is kept
 
@@ -61,7 +68,9 @@ async def test_context_error_with_nothing_to_drop_ends_the_cell(
 ) -> None:
     task = load_task(tiny_task)
     ws = await workspace(task, tmp_path)
-    async with FakeProvider(task_dir=tiny_task, faults=[Fault(kind="context_too_long", times=0)]) as fake:
+    async with FakeProvider(
+        task_dir=tiny_task, faults=[Fault(kind="context_too_long", times=0)]
+    ) as fake:
         async with open_client(fake) as client:
             with pytest.raises(LLMError, match="context_length_exceeded"):
                 await LLMSolver(client, AgentOptions()).respond(reveal(task, 0), ws)
@@ -82,9 +91,12 @@ async def test_a_context_window_stop_bills_its_tokens_then_truncates(
     assert turn.end == "edited"
     assert turn.usage.input_tokens > 199000 and turn.usage.output_tokens > 1000
     assert ledger.spent_tokens == solver.usage.input_tokens + solver.usage.output_tokens
-    users = sum(m["role"] == "user" and isinstance(m["content"], list) and any(
-        b.get("type") == "text" and "Next thing" in b.get("text", "") for b in m["content"]
-    ) for m in fake.requests[-2].body["messages"])
+    users = sum(
+        m["role"] == "user"
+        and isinstance(m["content"], list)
+        and any(b.get("type") == "text" and "Next thing" in b.get("text", "") for b in m["content"])
+        for m in fake.requests[-2].body["messages"]
+    )
     assert users == 1  # the retry kept only the current turn
 
 
@@ -96,7 +108,9 @@ async def test_missing_usage_is_charged_as_a_flagged_estimate(
     ledger = Ledger(max_tokens=10**9)
     async with FakeProvider(task_dir=tiny_task, faults=[Fault(kind="no_usage", times=0)]) as fake:
         async with open_client(fake) as client:
-            turn = await LLMSolver(client, AgentOptions(), ledger=ledger).respond(reveal(task, 0), ws)
+            turn = await LLMSolver(client, AgentOptions(), ledger=ledger).respond(
+                reveal(task, 0), ws
+            )
     assert turn.usage.estimated_requests == 2 == turn.usage.requests
     assert turn.usage.input_tokens > 100 and turn.usage.cost_usd > 0
     assert ledger.spent_tokens == turn.usage.input_tokens + turn.usage.output_tokens
