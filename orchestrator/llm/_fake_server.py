@@ -216,7 +216,8 @@ class FakeProvider:
             if "anthropic-version" not in lower:
                 message = "anthropic-version: header is required"
                 return _json(400, error_anthropic(400, message, n=n))
-            if self._api_key and lower.get("x-api-key") != self._api_key:
+            keys = (lower.get("x-api-key"), lower.get("authorization", "").removeprefix("Bearer "))
+            if self._api_key and self._api_key not in keys:  # newer SDKs send a bearer token
                 return _json(401, error_anthropic(401, "invalid x-api-key", n=n))
         elif self._api_key and lower.get("authorization") != f"Bearer {self._api_key}":
             message = (

@@ -133,7 +133,8 @@ def models_anthropic(model: str) -> Any:
 def _usage(body: dict[str, Any], reply: Reply) -> tuple[int, int]:
     # Rough but deterministic: four characters a token.
     out = len(reply.text) + sum(len(json.dumps(c.arguments)) for c in reply.calls)
-    return len(json.dumps(body)) // 4, out // 4 + 1
+    sent = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+    return len(json.dumps(sent)) // 4, out // 4 + 1
 
 
 def reply_openai(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
