@@ -127,7 +127,8 @@ def config_hash(cfg: BenchConfig, solver: SolverConfig, arm: Arm) -> str:
                 "model": provider.model,
                 "t": provider.temperature,
                 "seed": provider.seed,
-            },
+            }
+            | provider.request_options(),
             "arm": arm,
             "scoring": cfg.scoring,
         },

@@ -68,6 +68,19 @@ class ProviderConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
         if self.reasoning_effort and self.kind == "anthropic":
             raise ValueError(f"provider {self.name!r}: reasoning_effort is for openai")
 
+    def request_options(self) -> dict[str, Any]:
+        """The request options that change answers, only where not the default (for hashes)."""
+        defaults = ProviderConfig(name=self.name, kind=self.kind, model=self.model, base_url="-")
+        names = (
+            "send_temperature",
+            "max_output_tokens",
+            "max_tokens_param",
+            "reasoning_effort",
+            "thinking_budget_tokens",
+            "extra_body",
+        )
+        return {n: getattr(self, n) for n in names if getattr(self, n) != getattr(defaults, n)}
+
     @property
     def temperature_sent(self) -> float | None:
         """The temperature to put in a request, or None to leave it out."""

@@ -361,3 +361,29 @@ def test_cached_prices_default_to_the_input_price() -> None:
         ProviderConfig,
     )
     assert cfg.cost_usd(1000, 0, cache_read_tokens=600) == pytest.approx(3000 / 1e6)
+
+
+def test_request_options_enter_the_config_hash_only_when_set(tmp_path: Any) -> None:
+    from orchestrator.config import config_hash
+
+    base = """
+[[providers]]
+name = "p"
+kind = "openai"
+base_url = "https://api.example/v1"
+model = "o3"
+{extra}
+
+[[solvers]]
+name = "llm"
+kind = "llm"
+provider = "p"
+"""
+    path = tmp_path / "bench.toml"
+    hashes = []
+    for extra in ("", 'reasoning_effort = "high"', 'reasoning_effort = "low"'):
+        path.write_text(base.format(extra=extra))
+        cfg = load_config(path)
+        hashes.append(config_hash(cfg, cfg.solvers[0], "staged"))
+    assert len(set(hashes)) == 3
+    assert cfg.provider("p").request_options() == {"reasoning_effort": "low"}
