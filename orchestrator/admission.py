@@ -25,7 +25,7 @@ from .events import read_events
 from .results import VerifyReport
 from .solvers import ReferenceSolver
 from .verifier import BrowserPool
-from .workspace import Workspace
+from .workspace import Workspace, discard_under
 
 
 class ControlResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -58,6 +58,7 @@ class Admitter:
 
     def _ctx(self, task: TaskPackage, name: str) -> CellContext:
         cell_dir = self.out / task.contract.id / name
+        discard_under(cell_dir)
         shutil.rmtree(cell_dir, ignore_errors=True)
         return CellContext(
             task=task,

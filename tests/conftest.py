@@ -35,3 +35,9 @@ def require_docker() -> None:
 def require_chromium() -> None:
     if not CHROMIUM.exists():
         _missing("Chromium at /usr/bin/chromium")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _workspace_store(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Workspaces of this test session live (and are cleaned up) with its temp files."""
+    os.environ.setdefault("PWB_WORKSPACES", str(tmp_path_factory.mktemp("workspaces")))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from ..results import CheckResult, GateStatus, VerifyReport
 from ..scoring import baseline_regressions, score_cell
 from ..solvers import MessageKind, Solver, SolverTurn, Usage, UserMessage
 from ..solvers._scaffold import SandboxedSolver
-from ..workspace import EditEvent, Workspace
+from ..workspace import EditEvent, Workspace, discard, discard_under
 from ._baseline import BaselineResult
 from ._context import CellContext, CellReport
 from ._flips import FlipTracker
@@ -228,6 +227,7 @@ async def _open_sandbox(
 async def run_baseline(ctx: CellContext) -> dict[str, GateStatus]:
     """The full suite on untouched R0, in a sandbox of its own."""
     root = ctx.cell_dir / "baseline"
+    await anyio.to_thread.run_sync(discard, root / "workspace")
     ws = await Workspace.create(ctx.task.repo, root / "workspace", ctx.task.contract.allowed_paths)
     async with AsyncExitStack() as stack:
         sb = await _open_sandbox(ctx, ws, stack, tag="-baseline")
@@ -262,8 +262,8 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
     ctx.cell_dir.mkdir(parents=True, exist_ok=True)
     await ctx.resolve_image()
     ws_dir = ctx.cell_dir / "workspace"
-    if ws_dir.exists():  # a retried attempt starts from R0 again
-        await anyio.to_thread.run_sync(_rmtree, ws_dir)
+    # A retried attempt starts from R0 again.
+    await anyio.to_thread.run_sync(discard_under, ctx.cell_dir)
     ws = await Workspace.create(task.repo, ws_dir, task.contract.allowed_paths)
     with EventLog(ctx.cell_dir / "events.jsonl") as log:
         log.emit("start", text=f"{task.contract.id} {solver.name} {arm}")
@@ -330,7 +330,3 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             checkpoints=cp.count,
             usage=run.counters.usage,
         )
-
-
-def _rmtree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

@@ -11,6 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import anyio
+
 from sandbox import BackendKind
 
 from ..contract import ContractError, TaskPackage, load_task
@@ -32,17 +34,21 @@ async def _capture_one(
 ) -> bool:
     with tempfile.TemporaryDirectory(prefix="pwb-capture-") as tmp:
         ws = await Workspace.create(task.repo, Path(tmp) / "ws", task.contract.allowed_paths)
-        for patch in patches:
-            await ws.apply_patch(patch)
-        async with served(task, ws.root, backend) as (url, health):
-            if not health.serve_ok:
-                print(
-                    f"{name}: not served: {health.build_detail or health.serve_detail}",
-                    file=sys.stderr,
-                )
-                return False
-            out = task.evidence / name
-            summaries = await capture(pool, task, url, out)
+        try:
+            for patch in patches:
+                await ws.apply_patch(patch)
+            async with served(task, ws.root, backend) as (url, health):
+                if not health.serve_ok:
+                    print(
+                        f"{name}: not served: {health.build_detail or health.serve_detail}",
+                        file=sys.stderr,
+                    )
+                    return False
+                out = task.evidence / name
+                summaries = await capture(pool, task, url, out)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await ws.discard()
     for s in summaries:
         print(f"{name}/{s.state}: status {s.status} {s.error}".rstrip())
     return all(not s.error for s in summaries)

@@ -65,9 +65,9 @@ async def served(
 
 
 async def _scope(task: TaskPackage, root: Path) -> tuple[str, ...]:
-    if not (root / ".git").is_dir():
+    ws = Workspace.attach(root, task.contract.allowed_paths)
+    if ws is None:
         return ()  # not a harness workspace: no R0 commit to diff against
-    ws = Workspace(root=root.resolve(), allowed_paths=task.contract.allowed_paths)
     return await ws.scope_violations()
 
 

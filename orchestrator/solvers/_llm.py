@@ -106,20 +106,22 @@ class LLMSolver:
             note = reply.text or note
             if not reply.tool_calls:
                 break
-            ends, question = self._run_calls(reply, message, workspace)
+            ends, question = await self._run_calls(reply, message, workspace)
             if ends is not None:
                 break
         changed = await workspace.tree_id() != before
         return SolverTurn(end=_end(ends, changed), question=question, note=note, usage=usage)
 
-    def _run_calls(
+    async def _run_calls(
         self, reply: AssistantMsg, message: UserMessage, ws: Workspace
     ) -> tuple[str | None, str]:
         """Run every call (each needs a result in the history); report how the turn ends."""
         ends: str | None = None
         question = ""
         for call in reply.tool_calls:
-            out = run_tool(call, ws, vision=self.options.vision, screenshots=message.screenshots)
+            out = await run_tool(
+                call, ws, vision=self.options.vision, screenshots=message.screenshots
+            )
             result = ToolResultMsg(
                 call_id=call.id,
                 name=call.name,

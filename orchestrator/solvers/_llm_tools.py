@@ -88,7 +88,7 @@ def _arguments(call: ToolCall, tools: dict[str, _Tool]) -> dict[str, str] | Tool
     return {k: v for k, v in args.items() if isinstance(v, str)}
 
 
-def run_tool(
+async def run_tool(
     call: ToolCall, ws: Workspace, *, vision: bool, screenshots: Sequence[Path]
 ) -> ToolOutcome:
     tools = {t.name: t for t in _TOOLS if vision or t.name not in _VISION_ONLY}
@@ -96,31 +96,33 @@ def run_tool(
     if isinstance(args, ToolOutcome):
         return args
     try:
-        return _dispatch(call.name, args, ws, screenshots)
-    except (WorkspaceError, OSError) as exc:  # PathRefused says why; the model is told verbatim
+        return await _dispatch(call.name, args, ws, screenshots)
+    except WorkspaceError as exc:  # PathRefused says why; the model is told verbatim
         return _error(str(exc))
 
 
-def _dispatch(name: str, a: dict[str, str], ws: Workspace, shots: Sequence[Path]) -> ToolOutcome:
+async def _dispatch(
+    name: str, a: dict[str, str], ws: Workspace, shots: Sequence[Path]
+) -> ToolOutcome:
     if name == "list_files":
-        files = ws.list_files(a.get("under", ""))
+        files = await ws.list_files(a.get("under", ""))
         more = f"\n... {len(files) - MAX_LISTED} more" if len(files) > MAX_LISTED else ""
         return ToolOutcome(content="\n".join(files[:MAX_LISTED]) + more or "(no files)")
     if name == "read_file":
-        return ToolOutcome(content=ws.read_file(a["path"]))
+        return ToolOutcome(content=await ws.read_file(a["path"]))
     if name == "search":
-        hits = ws.search(a["pattern"], a.get("under", ""))
+        hits = await ws.search(a["pattern"], a.get("under", ""))
         return ToolOutcome(
             content="\n".join(f"{h.path}:{h.line}: {h.text}" for h in hits) or "(no hits)"
         )
     if name == "edit":
-        ws.edit(a["path"], a["search"], a["replace"])
+        await ws.edit(a["path"], a["search"], a["replace"])
         return ToolOutcome(content=f"edited {a['path']}")
     if name == "write_file":
-        ws.write_file(a["path"], a["content"])
+        await ws.write_file(a["path"], a["content"])
         return ToolOutcome(content=f"wrote {a['path']} ({len(a['content'])} characters)")
     if name == "delete_file":
-        ws.delete_file(a["path"])
+        await ws.delete_file(a["path"])
         return ToolOutcome(content=f"deleted {a['path']}")
     if name == "ask_user":
         return ToolOutcome(

@@ -19,10 +19,9 @@ import msgspec
 from sandbox import Sandbox
 
 from ..budget import BudgetExceeded, Ledger
-from ..workspace import Workspace
+from ..workspace import PROMPT_FILE, Workspace
 from ._protocol import SolverError, SolverTurn, Usage, UserMessage
 
-PROMPT_FILE = ".pwb-prompt.md"
 _USAGE = re.compile(r"^pwb-usage: (\{.*\})\s*$", re.M)
 
 
@@ -57,15 +56,14 @@ class ScaffoldSolver:
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
         if self._sandbox is None:
             raise SolverError("scaffold solver has no sandbox attached")
-        prompt = workspace.root / PROMPT_FILE
-        prompt.write_text(message.text, encoding="utf-8")
+        await workspace.write_prompt(message.text)
         env = {k: os.environ[k] for k in self.config.pass_env if k in os.environ}
         try:
             result = await self._sandbox.run(
                 self._command(), timeout=self.config.wall_time_s, env=env
             )
         finally:
-            prompt.unlink(missing_ok=True)
+            await workspace.remove_prompt()
         usage = _usage(result.output_tail)
         self.ledger.charge(usage.input_tokens + usage.output_tokens, usage.cost_usd)
         if self.config.max_usd is not None and usage.cost_usd > self.config.max_usd:

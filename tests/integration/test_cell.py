@@ -103,11 +103,11 @@ class _OutsideWriter:
 
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
         try:
-            workspace.write_file("server.py", "import os")
+            await workspace.write_file("server.py", "import os")
         except WorkspaceError as exc:
             self.told.append(str(exc))
-        html = workspace.read_file("index.html")
-        workspace.write_file("index.html", html.replace(">Welcome<", ">Welcome back<"))
+        html = await workspace.read_file("index.html")
+        await workspace.write_file("index.html", html.replace(">Welcome<", ">Welcome back<"))
         return SolverTurn(end="edited")
 
     async def aclose(self) -> None:

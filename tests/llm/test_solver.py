@@ -104,7 +104,7 @@ async def test_fake_kind_through_the_pool_needs_no_key(tiny_task: Path, tmp_path
     async with ProviderPool([cfg], fake_tasks=[tiny_task]) as pool:
         solver = LLMSolver(pool.client("fake"), AgentOptions())
         turn = await solver.respond(reveal(task, 0), ws)
-    assert turn.end == "edited" and "Fresh every morning" in ws.read_file("index.html")
+    assert turn.end == "edited" and "Fresh every morning" in await ws.read_file("index.html")
 
 
 async def test_write_outside_allowed_paths_is_refused_and_explained(
@@ -115,7 +115,7 @@ async def test_write_outside_allowed_paths_is_refused_and_explained(
     fault = Fault(kind="outside_path", path="server.py")
     async with FakeProvider(task_dir=tiny_task, faults=[fault]) as fake, open_client(fake) as c:
         turn = await LLMSolver(c, AgentOptions()).respond(reveal(task, 0), ws)
-    assert turn.end == "done" and "escaped" not in ws.read_file("server.py")
+    assert turn.end == "done" and "escaped" not in await ws.read_file("server.py")
     told = tool_messages(fake.requests[1].body)
     assert told and "outside allowed paths" in told[0] and told[0].startswith("error:")
 

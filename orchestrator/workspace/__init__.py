@@ -1,0 +1,32 @@
+"""A cell's workspace: R0 in a repository kept outside the work tree, and the solver's
+file tools, all through one resolver that follows no link."""
+
+from ._errors import DiskLimitExceeded as DiskLimitExceeded
+from ._errors import PatchError as PatchError
+from ._errors import PathRefused as PathRefused
+from ._errors import WorkspaceError as WorkspaceError
+from ._paths import path_allowed as path_allowed
+from ._snapshot import PROMPT_FILE as PROMPT_FILE
+from ._store import default_store as default_store
+from ._store import discard as discard
+from ._store import discard_under as discard_under
+from ._walk import SearchHit as SearchHit
+from ._workspace import MAX_READ_BYTES as MAX_READ_BYTES
+from ._workspace import EditEvent as EditEvent
+from ._workspace import Workspace as Workspace
+
+__all__ = [
+    "MAX_READ_BYTES",
+    "PROMPT_FILE",
+    "DiskLimitExceeded",
+    "EditEvent",
+    "PatchError",
+    "PathRefused",
+    "SearchHit",
+    "Workspace",
+    "WorkspaceError",
+    "default_store",
+    "discard",
+    "discard_under",
+    "path_allowed",
+]
