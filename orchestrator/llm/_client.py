@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 import httpx
@@ -152,13 +152,14 @@ class ChatClient:
             code = err.get("code")
             named = code if isinstance(code, int) and 400 <= code <= 599 else 0
             info = error_info(named, resp.text)
-            return self._fail(info, resp.headers, key, in_200=True)
-        return self._fail(error_info(status, resp.text), resp.headers, key, in_200=False)
+            self._fail(info, resp.headers, key, in_200=True)
+        self._fail(error_info(status, resp.text), resp.headers, key, in_200=False)
 
-    def _fail(self, info: ErrorInfo, headers: httpx.Headers, key: str, *, in_200: bool) -> Decoded:
+    def _fail(self, info: ErrorInfo, headers: httpx.Headers, key: str, *, in_200: bool) -> NoReturn:
         status = info.status
         detail = redact(info.describe(), key)
-        where = f"provider {self.config.name!r}: HTTP {'200 with error' if in_200 else status}"
+        http = f"HTTP 200 with error {status or ''}".strip() if in_200 else f"HTTP {status}"
+        where = f"provider {self.config.name!r}: {http}"
         verdict = info.verdict
         if verdict == "no_credit":
             self._breaker.trip(f"the account cannot pay ({detail})")
@@ -172,7 +173,7 @@ class ChatClient:
         if verdict == "context":
             raise ContextTooLong(f"{where}: request too long: {detail}")
         if in_200 and status == 0:
-            raise Transient(f"HTTP 200 with an error body: {detail}")
+            raise Transient(f"{http}: {detail}")
         if should_retry(status, headers):
             wait = retry_after(headers)
             if wait is not None and wait > self.config.retry_after_max_s:
@@ -180,7 +181,7 @@ class ChatClient:
                     f"{where}: {detail} (asked to retry after {wait:.0f} s, more than "
                     f"retry_after_max_s = {self.config.retry_after_max_s:.0f} s)"
                 )
-            raise Transient(f"HTTP {status}: {detail}", wait)
+            raise Transient(f"{http}: {detail}", wait)
         raise LLMError(f"{where}: {detail}")
 
     def _json(self, resp: httpx.Response) -> Any:

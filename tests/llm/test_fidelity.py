@@ -19,6 +19,7 @@ from orchestrator.llm import (
     ChatRequest,
     ContextTooLong,
     FakeProvider,
+    Fault,
     LLMError,
     ProviderConfig,
     ProviderRefused,
@@ -387,3 +388,35 @@ provider = "p"
         hashes.append(config_hash(cfg, cfg.solvers[0], "staged"))
     assert len(set(hashes)) == 3
     assert cfg.provider("p").request_options() == {"reasoning_effort": "low"}
+
+
+@pytest.mark.parametrize(
+    ("error", "raised"),
+    [
+        (
+            {
+                "message": "too many tokens",
+                "type": "invalid_request_error",
+                "code": "context_length_exceeded",
+            },
+            ContextTooLong,
+        ),
+        (
+            {
+                "message": "You exceeded your current quota",
+                "type": "insufficient_quota",
+                "code": "insufficient_quota",
+            },
+            ProviderRefused,
+        ),
+        ({"message": "Invalid model", "code": 400}, LLMError),
+    ],
+)
+async def test_a_200_with_an_error_body_is_judged_as_that_error(
+    api_key: str, error: dict[str, Any], raised: type[Exception]
+) -> None:
+    fault = Fault(kind="replay", status=200, body=json.dumps({"error": error}), times=0)
+    async with FakeProvider(faults=[fault]) as fake, open_client(fake) as client:
+        with pytest.raises(raised, match=error["message"]) as info:
+            await client.complete(REQ)
+    assert type(info.value) is raised and len(fake.requests) == 1
