@@ -6,6 +6,7 @@ concurrent sweeps never share one.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -52,26 +53,53 @@ class Ledger:
             raise BudgetExceeded("tokens", f"{self.spent_tokens} of {self.max_tokens} tokens")
 
 
-# The running cell's deadline scope, set by the scheduler around each attempt.
+# The running cell's deadline scope, set by the scheduler around each attempt; the grace
+# it reserves for the final checkpoint; and the solver phase's own (earlier) deadline.
 _CELL_SCOPE: ContextVar[anyio.CancelScope | None] = ContextVar("pwb_cell_scope", default=None)
+_GRACE_S: ContextVar[float] = ContextVar("pwb_grace_s", default=0.0)
+_WORK_SCOPE: ContextVar[anyio.CancelScope | None] = ContextVar("pwb_work_scope", default=None)
 
 
 @contextmanager
-def cell_deadline(seconds: float) -> Iterator[anyio.CancelScope]:
-    """`fail_after` for one cell whose deadline `credit_wait` can push back."""
-    with anyio.fail_after(seconds) as scope:
+def cell_deadline(seconds: float, grace_s: float = 0.0) -> Iterator[anyio.CancelScope]:
+    """`fail_after` for one cell whose deadline `credit_wait` can push back.
+
+    The solver works for `seconds` (see `solver_phase`); the cell then has `grace_s` more
+    to take its final checkpoint before it is cut off without scores.
+    """
+    with anyio.fail_after(seconds + grace_s) as scope:
         token = _CELL_SCOPE.set(scope)
+        grace = _GRACE_S.set(grace_s)
         try:
             yield scope
         finally:
+            _GRACE_S.reset(grace)
             _CELL_SCOPE.reset(token)
+
+
+@contextmanager
+def solver_phase() -> Iterator[anyio.CancelScope]:
+    """The part of a cell the wall-time budget stops: it ends the grace time before the
+    cell's deadline, so the final checkpoint still fits. `cancelled_caught` on the scope
+    says the budget ran out (no deadline outside a scheduled cell)."""
+    outer = _CELL_SCOPE.get()
+    deadline = math.inf if outer is None else outer.deadline - _GRACE_S.get()
+    with anyio.CancelScope(deadline=deadline) as scope:
+        token = _WORK_SCOPE.set(scope)
+        try:
+            yield scope
+        finally:
+            _WORK_SCOPE.reset(token)
 
 
 def credit_wait(seconds: float) -> None:
     """Time spent waiting (retries, provider queues, limiters) is not working time."""
-    scope = _CELL_SCOPE.get()
-    if scope is not None and seconds > 0:
-        scope.deadline += seconds
+    if seconds <= 0:
+        return
+    for var in (_CELL_SCOPE, _WORK_SCOPE):
+        scope = var.get()
+        if scope is not None:
+            scope.deadline += seconds
 
 
 @contextmanager

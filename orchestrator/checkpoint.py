@@ -13,7 +13,7 @@ from sandbox import ExecResult, Sandbox, ServeOutcome
 
 from .contract import TaskPackage
 from .results import VerifyReport
-from .verifier import BrowserPool, RunHealth, verify
+from .verifier import BrowserPool, RunHealth, applicability, verify
 from .workspace import Workspace
 
 
@@ -70,6 +70,7 @@ class Checkpointer:
         t0 = time.monotonic()
         build, served = await self._prepare()
         health = RunHealth(
+            **applicability(self.task.contract),
             build_ok=build is None or build.ok,
             build_detail="" if build is None or build.ok else _exec_detail(build),
             serve_ok=served is not None and served.ready,

@@ -56,7 +56,8 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     # Docker: install host firewall rules per sweep network (needs root); false runs
     # cells whose sandboxes can reach the host, recorded as not isolated.
     docker_firewall: bool = True
-    cell_timeout_s: float = 1800.0
+    cell_timeout_s: float = 1800.0  # the solver's wall time; then the final checkpoint
+    final_grace_s: float = 180.0  # a budget-stopped cell's time for its final checkpoint
     infra_retries: int = 2
     max_usd: float | None = None
     max_tokens: int | None = None

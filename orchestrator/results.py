@@ -26,6 +26,9 @@ class CheckResult(_Rec, frozen=True, kw_only=True):
     # Grounded message: describe + state (route, viewport, actions) + what was seen.
     message: str = ""
     authored: bool = True
+    # False: the check could not be evaluated here (e.g. the state never loaded, or the
+    # stack has no build step); `observed` says why. It counts neither as pass nor fail.
+    applicable: bool = True
 
 
 class GateResult(_Rec, frozen=True, kw_only=True):
@@ -62,4 +65,4 @@ class VerifyReport(_Rec, frozen=True, kw_only=True):
 
     @property
     def failed(self) -> tuple[CheckResult, ...]:
-        return tuple(c for c in self.checks if not c.passed)
+        return tuple(c for c in self.checks if c.applicable and not c.passed)

@@ -15,10 +15,42 @@ from .results import GateStatus
 
 
 class Weights(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    stage: float = 0.4
-    gate: float = 0.4
-    final_pass: float = 0.2
+    """The WCS terms (README "Scores"). Eq. 3 is cited by the paper but not printed in it;
+    the defaults are read off its one worked value, Appendix J.1: 4 stages + 2 reworks,
+    3 of 6 cleared, 19/19 final gates, no break -> 0.875. With the positive weights
+    summing to 1 that pins `stage` at 0.25; the rest goes 0.25 to Gate% and 0.5 to the
+    final pass so a `noop` (no stage, no final pass) stays below 0.25."""
+
+    stage: float = 0.25
+    gate: float = 0.25
+    final_pass: float = 0.5
     per_break: float = 0.05
+    # The break term never takes more than this: one run of flips cannot erase the rest.
+    max_break: float = 0.25
+
+    def __post_init__(self) -> None:
+        terms = {
+            "stage": self.stage,
+            "gate": self.gate,
+            "final_pass": self.final_pass,
+            "per_break": self.per_break,
+            "max_break": self.max_break,
+        }
+        for name, value in terms.items():
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, got {value}")
+        total = self.stage + self.gate + self.final_pass
+        if abs(total - 1.0) > 1e-9:
+            raise ValueError(f"stage + gate + final_pass must sum to 1, got {total:g}")
+        if self.max_break >= total:
+            raise ValueError(
+                f"max_break must be below 1 (the positive terms), got {self.max_break}"
+            )
+
+    def wcs(self, stage: float, gate: float, final_pass: bool, breaks: int) -> float:
+        penalty = min(self.max_break, self.per_break * breaks)
+        raw = self.stage * stage + self.gate * gate + self.final_pass * final_pass - penalty
+        return min(1.0, max(0.0, raw))
 
 
 def _all_pass(gates: dict[str, GateStatus], family: frozenset[Gate]) -> bool:
@@ -36,12 +68,6 @@ def score_cell(
     gate = sum(s == "pass" for s in applicable) / len(applicable) if applicable else 0.0
     final_pass = bool(applicable) and all(s == "pass" for s in applicable)
     breaks = len(flips)
-    wcs = (
-        weights.stage * stage
-        + weights.gate * gate
-        + weights.final_pass * final_pass
-        - weights.per_break * breaks
-    )
     completion = _all_pass(final_gates, COMPLETION_GATES)
     conservative = _all_pass(final_gates, CONSERVATIVE_CONTINUITY_GATES)
     broad = _all_pass(final_gates, BROAD_CONTINUITY_GATES)
@@ -51,7 +77,7 @@ def score_cell(
         final_pass=final_pass,
         breaks=breaks,
         whole_task=all(u.cleared for u in units) and final_pass and breaks == 0,
-        wcs=min(1.0, max(0.0, wcs)),
+        wcs=weights.wcs(stage, gate, final_pass, breaks),
         completion_pass=completion,
         continuity_pass=conservative,
         continuity_pass_broad=broad,

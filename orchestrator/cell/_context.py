@@ -76,3 +76,6 @@ class CellReport(msgspec.Struct, frozen=True, kw_only=True):
     turns: int
     checkpoints: int
     usage: Usage
+    # Why a budget (turns, tokens, money, wall time) stopped the solver; "" = it finished.
+    # A stopped cell still has its final checkpoint and scores.
+    stopped: str = ""

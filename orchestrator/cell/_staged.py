@@ -9,7 +9,7 @@ import anyio
 
 from sandbox import Labels, Sandbox
 
-from ..budget import credit_wait, waiting
+from ..budget import BudgetExceeded, credit_wait, solver_phase, waiting
 from ..checkpoint import Checkpointer
 from ..contract import TaskPackage, Unit
 from ..events import CheckpointSummary, EventLog
@@ -34,8 +34,8 @@ def summarize(index: int, unit: str, report: VerifyReport, cell_dir: Path) -> Ch
         unit=unit,
         build_ok=build,
         serve_ok=serve,
-        passed=sum(c.passed for c in report.checks),
-        failed=sum(not c.passed for c in report.checks),
+        passed=sum(c.applicable and c.passed for c in report.checks),
+        failed=sum(c.applicable and not c.passed for c in report.checks),
         gates={g.gate: g.status for g in report.gates},
         checks=report.checks,
         screenshots=shots,
@@ -103,6 +103,14 @@ class StagedRun:
         self.last_report = report
         return index, report
 
+    def _clearing(self, unit: Unit) -> set[str]:
+        """What must pass at one checkpoint for `unit` to clear: a stage, its own checks; a
+        rework verifies every earlier stage again, so also every protected check (the
+        cleared units' and the preservation checks)."""
+        if unit.kind == "rework":
+            return set(unit.checks) | self.protected | self.preservation
+        return set(unit.checks)
+
     def _screens(self) -> tuple[Path, ...]:
         if self.last_report is None:
             return ()
@@ -128,7 +136,7 @@ class StagedRun:
                     unit.id, unit_checks | self.protected | self.preservation
                 )
                 verified_tree = after
-                if all(_passed(report, c) for c in unit_checks):
+                if all(_passed(report, c) for c in self._clearing(unit)):
                     self.protected |= unit_checks
                     self.log.emit("cleared", unit=unit.id, turn=turn_no)
                     return UnitOutcome(
@@ -284,11 +292,22 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
                 solver.attach_sandbox(sb)
             run = StagedRun(ctx, solver, ws, cp, log)
             outcomes: list[UnitOutcome] = []
-            if arm == "staged":
-                for i, unit in enumerate(task.contract.units):
-                    outcomes.append(await run.run_unit(i, unit))
-            else:
-                await run.run_full_spec()
+            stopped = ""
+            with solver_phase() as phase:
+                try:
+                    if arm == "staged":
+                        for i, unit in enumerate(task.contract.units):
+                            outcomes.append(await run.run_unit(i, unit))
+                    else:
+                        await run.run_full_spec()
+                except BudgetExceeded as exc:
+                    stopped = str(exc)
+            if phase.cancelled_caught:
+                stopped = "wall_time budget exceeded: the solver ran out of cell time"
+            if stopped:
+                # Scored on what it delivered: the units it did not reach are not cleared.
+                log.emit("budget", text=stopped)
+                outcomes += [_unreached(u) for u in task.contract.units[len(outcomes) :]]
             _, final = await run.checkpoint("", None)
         log.emit("final", text=f"gates: {_gates(final)}")
         if arm == "full-spec":
@@ -329,4 +348,9 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             turns=run.counters.turns,
             checkpoints=cp.count,
             usage=run.counters.usage,
+            stopped=stopped,
         )
+
+
+def _unreached(unit: Unit) -> UnitOutcome:
+    return UnitOutcome(id=unit.id, kind=unit.kind, cleared=False, capped=False, turns=0)

@@ -14,7 +14,7 @@ from sandbox import BackendKind, Labels, ServeSpec, open_backend
 
 from ..contract import ContractError, TaskPackage, load_task
 from ..results import VerifyReport
-from ..verifier import BrowserPool, RunHealth, VerifierInfraError, verify
+from ..verifier import BrowserPool, RunHealth, VerifierInfraError, applicability, verify
 from ..workspace import Workspace
 from ._loop import run_async
 
@@ -53,6 +53,7 @@ async def served(
             yield (
                 "",
                 RunHealth(
+                    **applicability(task.contract),
                     build_ok=False,
                     build_detail=detail,
                     serve_ok=False,
@@ -61,7 +62,10 @@ async def served(
             )
             return
         outcome = await box.serve()
-        yield outcome.base_url, RunHealth(serve_ok=outcome.ready, serve_detail=outcome.detail)
+        health = RunHealth(
+            **applicability(task.contract), serve_ok=outcome.ready, serve_detail=outcome.detail
+        )
+        yield outcome.base_url, health
 
 
 async def _scope(task: TaskPackage, root: Path) -> tuple[str, ...]:

@@ -50,7 +50,8 @@ def score_table(rows: Sequence[ManifestRow], *, infra_as_zero: bool) -> ScoreTab
                 infra=infra,
                 task=row_rate(pop, lambda s: s.whole_task),
                 gate=row_mean(pop, lambda s: s.gate),
-                stage=row_mean(pop, lambda s: s.stage),
+                # Stage% needs checkpoints: undefined for full-spec (the paper's Table 2).
+                stage=row_mean(pop if arm == "staged" else [], lambda s: s.stage),
                 wcs=row_mean(pop, lambda s: s.wcs),
                 capability_gate={
                     c: row_mean([r for r in pop if r.labels.capability == c], lambda s: s.gate)

@@ -65,10 +65,12 @@ class Scheduler:
         ledger: Ledger | None = None,
         progress: Progress | None = None,
         retry_delay_s: float = 0.5,
+        final_grace_s: float = 0.0,
     ) -> None:
         self._write = write
         self._limiter = anyio.CapacityLimiter(concurrency)
         self.cell_timeout_s = cell_timeout_s
+        self.final_grace_s = final_grace_s
         self.infra_retries = infra_retries
         self.ledger = ledger or Ledger()
         self.progress: Progress = progress or _NoProgress()
@@ -115,12 +117,15 @@ class Scheduler:
         t0 = time.time()
         for n in range(1, self.infra_retries + 2):
             try:
-                with cell_deadline(self.cell_timeout_s):
+                with cell_deadline(self.cell_timeout_s, self.final_grace_s):
                     row = await attempt(job, n)
                 self._finish(job, **_row_fields(row), attempts=n, started_at=t0)
                 return
             except TimeoutError:
-                error = f"cell exceeded its wall-time budget of {self.cell_timeout_s:g} s"
+                error = (
+                    f"cell exceeded its wall-time budget of {self.cell_timeout_s:g} s"
+                    f" and {self.final_grace_s:g} s of grace for its final checkpoint"
+                )
                 self._finish(job, status="budget", error=error, attempts=n, started_at=t0)
                 return
             except BudgetExceeded as exc:

@@ -83,7 +83,8 @@ class SweepResources:
                 await solver.aclose()
         return msgspec.structs.replace(
             row,
-            status="ok",
+            status="budget" if report.stopped else "ok",
+            error=report.stopped,
             image=report.image,
             units=report.units,
             final_gates=report.final_gates,

@@ -81,6 +81,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
                 manifest.append,
                 concurrency=cfg.sweep.concurrency,
                 cell_timeout_s=cfg.sweep.cell_timeout_s,
+                final_grace_s=cfg.sweep.final_grace_s,
                 infra_retries=cfg.sweep.infra_retries,
                 ledger=ledger,
                 progress=progress,

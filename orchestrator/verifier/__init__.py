@@ -22,6 +22,7 @@ from ._errors import ReplayError as ReplayError
 from ._errors import VerifierError as VerifierError
 from ._errors import VerifierInfraError as VerifierInfraError
 from ._health import RunHealth as RunHealth
+from ._health import applicability as applicability
 from ._replay import ReplayOptions as ReplayOptions
 from ._replay_capture import CaptureSummary as CaptureSummary
 from ._replay_capture import capture as capture
@@ -37,6 +38,7 @@ __all__ = [
     "RunHealth",
     "VerifierError",
     "VerifierInfraError",
+    "applicability",
     "capture",
     "verify",
 ]

@@ -70,8 +70,12 @@ def state_health(
     if expected_status is not None:
         routes = f"The route must answer with status {expected_status}."
         describe = {**HEALTH_DESCRIBE, "routes": routes}
-    if obs.error:
-        verdicts = {g: (False, obs.error) for g in verdicts}
+    unloaded = obs.error or obs.nav_error
+    if unloaded:
+        # The page never loaded: `routes` fails with the reason; overflow, console, network
+        # and assets were never observed, so they are not applicable rather than a pass.
+        why = f"not applicable: the state did not load ({unloaded})"
+        verdicts = {g: (False, unloaded if g == "routes" else why) for g in verdicts}
     return [
         CheckResult(
             id=f"{gate}@{obs.state}",
@@ -81,6 +85,7 @@ def state_health(
             observed=observed,
             message=grounded(describe[gate], where, observed),
             authored=False,
+            applicable=not unloaded or gate == "routes",
         )
         for gate, (ok, observed) in verdicts.items()
     ]
@@ -94,15 +99,24 @@ def run_health(health: RunHealth) -> list[CheckResult]:
         "serve": (health.serve_ok, health.serve_detail or ("ready" if health.serve_ok else "down")),
         "scope": (not health.scope_violations, scope),
     }
+    # A gate that cannot fail is not applicable (it would inflate Gate%): no install or
+    # build command to fail, or a static file server that became ready. A failure of
+    # either is still reported as one.
+    moot: dict[Gate, str] = {}
+    if not health.build_applicable and health.build_ok:
+        moot["build"] = "not applicable: the stack has no install or build command"
+    if not health.serve_applicable and health.serve_ok:
+        moot["serve"] = "not applicable: a static file server cannot fail on the workspace"
     return [
         CheckResult(
             id=f"{gate}@run",
             gate=gate,
             state="run",
-            passed=ok,
-            observed=observed,
-            message=grounded(HEALTH_DESCRIBE[gate], "the whole run", observed),
+            passed=ok and gate not in moot,
+            observed=moot.get(gate, observed),
+            message=grounded(HEALTH_DESCRIBE[gate], "the whole run", moot.get(gate, observed)),
             authored=False,
+            applicable=gate not in moot,
         )
         for gate, (ok, observed) in verdicts.items()
     ]
@@ -114,10 +128,12 @@ def grounded(describe: str, where: str, observed: str) -> str:
 
 
 def gate_results(checks: Iterable[CheckResult]) -> tuple[GateResult, ...]:
-    """pass when every evaluated check passes, fail when one fails, n/a when none ran."""
+    """pass when every evaluated check passes, fail when one fails, n/a when none ran (or
+    none was applicable)."""
     by_gate: dict[Gate, list[CheckResult]] = {}
     for c in checks:
-        by_gate.setdefault(c.gate, []).append(c)
+        if c.applicable:
+            by_gate.setdefault(c.gate, []).append(c)
     out = []
     for gate in GATES:
         got = by_gate.get(gate, [])

@@ -43,9 +43,9 @@ def test_wcs_formula_and_clamp() -> None:
     assert s.stage == 0.5
     assert s.gate == pytest.approx(2 / 3)
     assert not s.final_pass
-    assert s.wcs == pytest.approx(0.4 * 0.5 + 0.4 * 2 / 3)
+    assert s.wcs == pytest.approx(0.25 * 0.5 + 0.25 * 2 / 3)
     assert s.complete_not_cleared and not s.whole_task
-    zero = score_cell(_units(False), {"dom": "fail"}, (), Weights(per_break=1.0))
+    zero = score_cell(_units(False), {"dom": "fail"}, (), Weights(per_break=1.0, max_break=0.9))
     assert zero.wcs == 0.0
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 import anyio
+import msgspec
 import pytest
 
-from orchestrator.budget import BudgetExceeded, Ledger
+from orchestrator.budget import BudgetExceeded, Ledger, solver_phase
 from orchestrator.records import ManifestRow
 from orchestrator.sweep import CellFailure, Job, Scheduler, StopSweep
 from tests.core.test_manifest import row
@@ -112,6 +113,41 @@ async def test_per_cell_deadline_is_a_budget_row() -> None:
     await Scheduler(written.append, concurrency=2, cell_timeout_s=0.05).run(jobs(2), attempt)
     assert [r.status for r in written] == ["budget", "budget"]
     assert "wall-time" in written[0].error
+
+
+async def test_wall_time_stops_the_solver_phase_and_leaves_grace_for_the_final_checkpoint() -> None:
+    phases: list[str] = []
+
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        with solver_phase() as phase:
+            await anyio.sleep(10)  # a solver that would run past its wall time
+        assert phase.cancelled_caught
+        phases.append("stopped")
+        await anyio.sleep(0.1)  # the final checkpoint, inside the grace time
+        phases.append("checkpointed")
+        return msgspec.structs.replace(job.template, status="budget", error="wall_time")
+
+    written: list[ManifestRow] = []
+    sched = Scheduler(written.append, concurrency=1, cell_timeout_s=0.1, final_grace_s=2.0)
+    await sched.run(jobs(1), attempt)
+    assert phases == ["stopped", "checkpointed"]
+    assert [(r.status, r.error) for r in written] == [("budget", "wall_time")]
+
+
+async def test_a_final_checkpoint_past_the_grace_time_is_cut_off() -> None:
+    async def attempt(job: Job, n: int) -> ManifestRow:
+        with solver_phase():
+            await anyio.sleep(10)
+        await anyio.sleep(10)  # the final checkpoint hangs: the grace is bounded
+        return job.template
+
+    written: list[ManifestRow] = []
+    with anyio.fail_after(5):
+        await Scheduler(written.append, concurrency=1, cell_timeout_s=0.05, final_grace_s=0.1).run(
+            jobs(1), attempt
+        )
+    assert [r.status for r in written] == ["budget"]
+    assert "grace" in written[0].error
 
 
 async def test_budget_exceeded_and_llm_error_are_scored_apart() -> None:

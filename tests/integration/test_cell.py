@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 
+from orchestrator.budget import BudgetExceeded, cell_deadline
 from orchestrator.cell import BaselineCache, CellContext, run_cell
 from orchestrator.contract import TaskPackage, load_task
 from orchestrator.events import read_events
@@ -145,3 +147,77 @@ async def test_admission_with_repeat_replays_the_reference_and_finds_no_flaky_ch
     controls = {c.control: c for c in result.controls}
     assert "navigation" in controls["negative:drop-about"].failing_gates
     assert "text" in controls["r0"].failing_gates
+
+
+class _Scripted:
+    """Plays the reference for the first `ref_units` units, then calls `then`."""
+
+    name = "scripted"
+
+    def __init__(self, task: TaskPackage, ref_units: int, then: str) -> None:
+        self._ref = ReferenceSolver(task)
+        self._ref_units = ref_units
+        self._then = then
+
+    async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
+        if message.unit_index < self._ref_units:
+            return await self._ref.respond(message, workspace)
+        if self._then == "tokens":
+            raise BudgetExceeded("tokens", "cell spent 900 of 800 tokens")
+        if self._then == "hang":
+            await anyio.sleep(3600)
+        # "rework": do the rework's own change, but undo u1's greeting on the way.
+        html = workspace.read_file("index.html")
+        html = html.replace("<li>Pears</li></ul>", "<li>Pears</li><li>Plums</li></ul>")
+        workspace.write_file("index.html", html.replace(">Welcome back<", ">Welcome<"))
+        return SolverTurn(end="edited")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_rework_clears_only_when_every_protected_check_passes_with_it(
+    require_docker: None, pool: BrowserPool, tmp_path: Path
+) -> None:
+    root = make_tiny_task(tmp_path / "tasks", turns=1)
+    toml = root / "task.toml"
+    toml.write_text(toml.read_text().replace('id = "u3"\n', 'id = "u3"\nkind = "rework"\n'))
+    task = load_task(root)
+    assert task.contract.units[2].kind == "rework"
+    report = await run_cell(ctx_for(task, pool, tmp_path, "rw"), _Scripted(task, 2, "rework"))
+    events = read_events(tmp_path / "rw" / "events.jsonl")
+    last = [e.checkpoint for e in events if e.kind == "checkpoint" and e.unit == "u3"][-1]
+    assert last is not None
+    own = {c.id: c.passed for c in last.checks}
+    assert own["plums-listed"] and not own["greeting-text"]  # its own check passes...
+    assert [u.cleared for u in report.units] == [True, True, False]  # ...it does not clear
+    assert report.units[2].capped
+    assert [f.check for f in report.flips] == ["greeting-text"]
+    # The reference, which keeps every earlier stage, clears the same rework.
+    ref = await run_cell(ctx_for(task, pool, tmp_path, "rw-ref"), ReferenceSolver(task))
+    assert [u.cleared for u in ref.units] == [True, True, True]
+
+
+async def test_a_budget_stop_still_gets_a_final_checkpoint_and_scores(
+    require_docker: None, pool: BrowserPool, tiny: TaskPackage, tmp_path: Path
+) -> None:
+    report = await run_cell(ctx_for(tiny, pool, tmp_path, "tok"), _Scripted(tiny, 1, "tokens"))
+    assert "tokens budget exceeded" in report.stopped
+    assert [u.cleared for u in report.units] == [True, False, False]
+    assert report.checkpoints == 2  # u1's, then the final one despite the stop
+    assert report.final_gates["text"] == "fail" and report.final_gates["navigation"] == "pass"
+    assert report.scores.stage == pytest.approx(1 / 3) and report.scores.wcs > 0
+    kinds = [e.kind for e in read_events(tmp_path / "tok" / "events.jsonl")]
+    assert kinds.index("budget") < kinds.index("final")
+
+
+async def test_wall_time_stops_the_solver_and_the_grace_time_takes_the_final_checkpoint(
+    require_docker: None, pool: BrowserPool, tiny: TaskPackage, tmp_path: Path
+) -> None:
+    ctx = ctx_for(tiny, pool, tmp_path, "wall")
+    ctx.baseline = None
+    with cell_deadline(20.0, grace_s=120.0):
+        report = await run_cell(ctx, _Scripted(tiny, 1, "hang"))
+    assert "wall_time budget exceeded" in report.stopped
+    assert [u.cleared for u in report.units] == [True, False, False]
+    assert report.checkpoints == 2 and report.final_gates["text"] == "fail"

@@ -152,3 +152,16 @@ def test_empty_rates_render_as_dash() -> None:
     assert fmt_rate(Rate(k=0, n=0, lo=0.0, hi=1.0)) == "—"
     assert fmt_mean(Mean(n=0, value=math.nan, lo=math.nan, hi=math.nan)) == "—"
     assert fmt_rate(Rate(k=5, n=10, lo=0.2366, hi=0.7634)) == "50.0% [23.7, 76.3] (5/10)"
+
+
+def test_stage_is_undefined_for_the_full_spec_arm(known_run: KnownRun) -> None:
+    from orchestrator.report._tables import scores_table
+
+    rep = _report(known_run)
+    full = next(r for r in rep.scores.rows if r.arm == "full-spec")
+    assert full.stage.n == 0
+    table = scores_table(rep.scores, "scores")
+    col = table.headers.index("Stage%")
+    cells = {(r[0], r[1]): r[col] for r in table.rows}
+    assert cells[("a", "full-spec")] == "—"
+    assert cells[("a", "staged")] != "—"
