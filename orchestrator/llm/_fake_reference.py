@@ -53,18 +53,28 @@ class ReferenceBook:
         self._lock = threading.Lock()
 
     def match(self, user_texts: Sequence[str]) -> tuple[TaskPackage, str] | None:
-        """The unit whose request the newest user text quotes (longest request wins)."""
+        """The furthest unit of the plan that the newest quoting user text asks for.
+
+        A staged reveal quotes one unit; a full-spec request quotes them all, and then the
+        whole plan is played (through its last unit). A request quoted only because it is
+        part of a longer quoted request does not count.
+        """
         for text in reversed(user_texts):
             said = _norm(text)
-            found = [
-                (len(u.request), task, u.id)
-                for task in self.tasks
-                for u in task.contract.units
-                if _norm(u.request) in said
-            ]
-            if found:
-                _, task, unit_id = max(found, key=lambda f: f[0])
-                return task, unit_id
+            best: tuple[int, int, TaskPackage, str] | None = None
+            for task in self.tasks:
+                asked = [
+                    (i, _norm(u.request))
+                    for i, u in enumerate(task.contract.units)
+                    if _norm(u.request) in said
+                ]
+                own = [i for i, r in asked if not any(r != o and r in o for _, o in asked)]
+                if own:
+                    key = (len(own), max(own))
+                    if best is None or key > best[:2]:
+                        best = (*key, task, task.contract.units[max(own)].id)
+            if best is not None:
+                return best[2], best[3]
         return None
 
     def changed_files(self, task: TaskPackage, unit_id: str) -> dict[str, str | None]:

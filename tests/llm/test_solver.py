@@ -252,3 +252,32 @@ async def test_api_key_leaks_nowhere(api_key: str, tiny_task: Path, tmp_path: Pa
         if p.is_file():
             everything += p.read_bytes().decode(errors="replace")
     assert KEY not in everything
+
+
+@pytest.mark.parametrize("root", _playable_tasks(), ids=lambda p: p.name)
+async def test_full_spec_request_plays_the_whole_plan(
+    api_key: str, root: Path, tmp_path: Path
+) -> None:
+    """The full-spec arm's one request quotes every unit: the fake delivers all of them."""
+    from orchestrator.persona import SimulatedUser
+
+    task = load_task(root)
+    units = task.contract.units
+    text = SimulatedUser(task.contract).full_spec()
+    msg = UserMessage(kind="full_spec", text=text, unit_id=units[-1].id, unit_index=len(units) - 1)
+    ws = await workspace(task, tmp_path)
+    ref = await workspace(task, tmp_path, "ref")
+    for unit in units:
+        await ref.apply_patch(task.reference_patch(unit.id))
+    async with FakeProvider(task_dir=task.root) as fake, open_client(fake, "openai") as client:
+        turn = await LLMSolver(client, AgentOptions(), ledger=Ledger()).respond(msg, ws)
+    assert turn.end == "edited"
+    assert texts(ws.root) == texts(ref.root)
+
+
+def test_a_staged_reveal_still_plays_through_its_own_unit(tiny_task: Path) -> None:
+    task = load_task(tiny_task)
+    book = ReferenceBook([tiny_task])
+    for i, unit in enumerate(task.contract.units):
+        found = book.match(["earlier words", reveal(task, i).text, "pushback without a request"])
+        assert found is not None and found[1] == unit.id
