@@ -29,6 +29,8 @@ class CheckResult(_Rec, frozen=True, kw_only=True):
     # False: the check could not be evaluated here (e.g. the state never loaded, or the
     # stack has no build step); `observed` says why. It counts neither as pass nor fail.
     applicable: bool = True
+    # A failing visual check: where its render differs from the reference (x, y, w, h).
+    region: tuple[int, int, int, int] | None = None
 
 
 class GateResult(_Rec, frozen=True, kw_only=True):

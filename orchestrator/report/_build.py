@@ -21,6 +21,7 @@ import msgspec
 
 from ._aggregate import aggregate
 from ._cells import CellView, cell_view
+from ._evidence import crop_region
 from ._html import render_cell, render_index
 from ._load import load_run
 from ._markdown import render_markdown
@@ -53,7 +54,15 @@ def _cell_page(view: CellView, out: Path, refs_out: Path) -> None:
             ref = _rel(copy, page_dir)
         fin = None if pair.final is None else _rel(pair.final, page_dir)
         shots.append((pair.state, ref, fin))
-    html = render_cell(view, "timeline.png", shots)
+    regions: list[tuple[str, str, tuple[int, int, int, int], str | None, str | None]] = []
+    for n, reg in enumerate(view.regions):
+        crops: list[str | None] = []
+        for which, src in (("reference", reg.reference), ("final", reg.final)):
+            name = f"diff-{n}-{which}.png"
+            ok = src is not None and crop_region(src, reg.box, page_dir / name)
+            crops.append(name if ok else None)
+        regions.append((reg.check, reg.state, reg.box, crops[0], crops[1]))
+    html = render_cell(view, "timeline.png", shots, regions)
     (page_dir / "index.html").write_text(html, encoding="utf-8")
 
 

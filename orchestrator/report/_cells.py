@@ -10,11 +10,13 @@ from pathlib import Path
 
 import msgspec
 
+from ..contract import ContractError, Visual, load_task
 from ..events import CheckpointSummary, Event, read_events
 from ..records import ManifestRow
 from ._model import cell_dir_name
 
 _TEXT_LIMIT = 240
+BARE_SUFFIX = "~bare"  # the verifier's key for a state's action-free load
 
 
 class TimelineItem(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,6 +38,16 @@ class ShotPair(msgspec.Struct, frozen=True, kw_only=True):
     final: Path | None
 
 
+class DiffRegion(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a failing visual check's render differs from its reference."""
+
+    check: str
+    state: str
+    box: tuple[int, int, int, int]  # x, y, width, height
+    reference: Path | None  # the image the check compared against
+    final: Path | None  # the final screenshot, when it is the same kind of image
+
+
 class CellView(msgspec.Struct, frozen=True, kw_only=True):
     row: ManifestRow
     dir: str
@@ -43,6 +55,7 @@ class CellView(msgspec.Struct, frozen=True, kw_only=True):
     checkpoints: tuple[CheckpointSummary, ...]
     failing: tuple[FailingGate, ...]
     shots: tuple[ShotPair, ...]
+    regions: tuple[DiffRegion, ...] = ()
 
 
 def _clip(text: str) -> str:
@@ -82,6 +95,77 @@ def _inside(base: Path, rel: str) -> Path | None:
     return path if path.is_relative_to(base.resolve()) and path.is_file() else None
 
 
+def final_shots(cell_dir: Path, final: CheckpointSummary | None) -> dict[str, Path]:
+    """State id -> the final checkpoint's screenshot. Paths in the log are relative to the
+    checkpoint's artifact directory (`artifacts/checkpoint-NNN<label>/`); a path that
+    resolves outside the cell directory is ignored."""
+    if final is None:
+        return {}
+    out: dict[str, Path] = {}
+    bases = sorted((cell_dir / "artifacts").glob(f"checkpoint-{final.index:03d}*"))
+    for state, rel in final.screenshots.items():
+        if state.endswith(BARE_SUFFIX):
+            continue  # the bare load behind `require_interaction`, not a state of its own
+        for base in [*bases, cell_dir]:
+            path = _inside(base, rel)
+            if path is not None and path.is_relative_to(cell_dir.resolve()):
+                out[state] = path
+                break
+    return out
+
+
+def reference_shots(task_root: Path | None) -> dict[str, Path]:
+    """State id -> its reference render: one image per state, the viewport `<state>.png`
+    (the `<state>.full.png` capture only when no viewport one exists)."""
+    if task_root is None:
+        return {}
+    ref_dir = task_root / "evidence" / "reference"
+    if not ref_dir.is_dir():
+        return {}
+    out: dict[str, Path] = {}
+    for p in sorted(ref_dir.glob("*.png")):
+        state = p.name.removesuffix(".png").removesuffix(".full")
+        if state not in out or not p.name.endswith(".full.png"):
+            out[state] = p
+    return out
+
+
+def _full_page(task_root: Path | None) -> dict[str, bool]:
+    """Visual check id -> whether it compares a full-page render."""
+    if task_root is None:
+        return {}
+    try:
+        contract = load_task(task_root).contract
+    except ContractError:
+        return {}
+    return {c.id: c.assert_.full_page for c in contract.checks if isinstance(c.assert_, Visual)}
+
+
+def _regions(
+    final: CheckpointSummary | None, finals: dict[str, Path], task_root: Path | None
+) -> tuple[DiffRegion, ...]:
+    failing = [c for c in final.checks if c.region is not None and not c.passed] if final else []
+    if not failing:
+        return ()
+    full = _full_page(task_root)
+    ref_dir = task_root / "evidence" / "reference" if task_root is not None else None
+    out = []
+    for c in failing:
+        assert c.region is not None
+        suffix = ".full.png" if full.get(c.id) else ".png"
+        ref = ref_dir / f"{c.state}{suffix}" if ref_dir is not None else None
+        out.append(
+            DiffRegion(
+                check=c.id,
+                state=c.state,
+                box=c.region,
+                reference=ref if ref is not None and ref.is_file() else None,
+                final=None if full.get(c.id) else finals.get(c.state),
+            )
+        )
+    return tuple(out)
+
+
 def _failing(row: ManifestRow, final: CheckpointSummary | None) -> tuple[FailingGate, ...]:
     msgs: dict[str, list[str]] = {g: [] for g, s in row.final_gates.items() if s == "fail"}
     for c in final.checks if final else ():
@@ -97,19 +181,17 @@ def cell_view(row: ManifestRow, run_dir: Path, task_root: Path | None) -> CellVi
     events = read_events(log) if log.is_file() else []
     t0 = events[0].t if events else 0.0
     final = final_checkpoint(events)
-    shots = final.screenshots if final else {}
-    finals = {s: p for s, rel in shots.items() if (p := _inside(cell_dir, rel))}
-    refs: dict[str, Path] = {}
-    if task_root is not None:
-        ref_dir = task_root / "evidence" / "reference"
-        refs = {p.stem: p for p in sorted(ref_dir.glob("*.png"))} if ref_dir.is_dir() else {}
+    finals = final_shots(cell_dir, final)
+    refs = reference_shots(task_root)
     pairs = tuple(
         ShotPair(state=s, reference=refs.get(s), final=finals.get(s))
         for s in sorted(set(finals) | set(refs))
     )
+    regions = _regions(final, finals, task_root)
     return CellView(
         row=row,
         dir=name,
+        regions=regions,
         timeline=tuple(
             TimelineItem(t=e.t - t0, kind=e.kind, unit=e.unit, turn=e.turn, detail=_detail(e))
             for e in events

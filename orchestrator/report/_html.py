@@ -83,10 +83,30 @@ def _img(src: str | None, alt: str) -> str:
     return f"<img src='{quote(src)}' alt='{escape(alt, quote=True)}'>"
 
 
+Region = tuple[str, str, tuple[int, int, int, int], str | None, str | None]
+
+
+def _regions(regions: Sequence[Region]) -> list[str]:
+    out = ["<h2>Where failing visual checks differ</h2>", "<div id='regions'>"]
+    for check, state, (x, y, w, h), ref, fin in regions:
+        out.append(
+            f"<h3>{escape(check)} on {escape(state)}: {w}x{h} at ({x}, {y})</h3>"
+            "<div class='shots'>"
+            f"<figure>{_img(ref, 'reference region')}<figcaption>reference</figcaption></figure>"
+            f"<figure>{_img(fin, 'final region')}<figcaption>final</figcaption></figure></div>"
+        )
+    out.append("</div>")
+    return out
+
+
 def render_cell(
-    view: CellView, timeline_png: str, shots: Sequence[tuple[str, str | None, str | None]]
+    view: CellView,
+    timeline_png: str,
+    shots: Sequence[tuple[str, str | None, str | None]],
+    regions: Sequence[Region] = (),
 ) -> str:
-    """`timeline_png` and the (state, reference, final) paths are relative to the page."""
+    """`timeline_png`, the (state, reference, final) paths and the region crops are
+    relative to the page."""
     r = view.row
     s = r.scores
     body = [
@@ -174,6 +194,8 @@ def render_cell(
         body.append("</ul>")
     else:
         body.append("<p>none</p>")
+    if regions:
+        body += _regions(regions)
     body.append("<h2>Reference vs final</h2>")
     for state, ref, fin in shots:
         body.append(

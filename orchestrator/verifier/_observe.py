@@ -14,6 +14,8 @@ class Outcome(_Rec, frozen=True, kw_only=True):
 
     passed: bool
     observed: str
+    # Visual checks: the box (x, y, width, height, image pixels) holding every differing pixel.
+    region: tuple[int, int, int, int] | None = None
 
 
 class PageHealth(_Rec, frozen=True, kw_only=True):

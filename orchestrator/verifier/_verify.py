@@ -152,6 +152,7 @@ def _authored(
         passed=passed,
         observed=observed,
         message=grounded(check.describe, summarize_state(contract, state), observed),
+        region=None if passed else outcome.region,
     )
 
 

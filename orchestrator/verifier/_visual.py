@@ -32,10 +32,14 @@ def _paint(pixels: NDArray[np.int16], boxes: list[Box]) -> None:
             pixels[y0:y1, x0:x1] = MASK_RGB
 
 
-def diff_fraction(
+Region = tuple[int, int, int, int]  # x, y, width, height
+
+
+def diff_region(
     current: bytes, reference: Path, masks: list[Box], pixel_tolerance: int
-) -> float | str:
-    """Fraction of differing pixels, or why the images cannot be compared."""
+) -> tuple[float, Region | None] | str:
+    """Fraction of differing pixels and the box holding them (None when none differ), or
+    why the images cannot be compared."""
     cur, ref = _load(current), _load(reference)
     if cur.shape != ref.shape:
         return f"size {cur.shape[1]}x{cur.shape[0]} vs reference {ref.shape[1]}x{ref.shape[0]}"
@@ -43,8 +47,13 @@ def diff_fraction(
     # that moved or was never masked at capture time is ignored in both.
     _paint(cur, masks)
     _paint(ref, masks)
-    delta = np.abs(cur - ref).max(axis=2)
-    return float((delta > pixel_tolerance).mean())
+    differs = np.abs(cur - ref).max(axis=2) > pixel_tolerance
+    if not differs.any():
+        return 0.0, None
+    ys, xs = np.nonzero(differs.any(axis=1))[0], np.nonzero(differs.any(axis=0))[0]
+    x0, y0 = int(xs[0]), int(ys[0])
+    box = (x0, y0, int(xs[-1]) - x0 + 1, int(ys[-1]) - y0 + 1)
+    return float(differs.mean()), box
 
 
 def compare(
@@ -55,10 +64,14 @@ def compare(
             passed=False,
             observed=f"no reference render at {reference}; run `python -m orchestrator capture`",
         )
-    frac = diff_fraction(current, reference, masks, pixel_tolerance)
-    if isinstance(frac, str):
-        return Outcome(passed=False, observed=frac)
+    got = diff_region(current, reference, masks, pixel_tolerance)
+    if isinstance(got, str):
+        return Outcome(passed=False, observed=got)
+    frac, box = got
+    passed = frac <= threshold
+    where = "" if passed or box is None else f", inside {box[2]}x{box[3]} at ({box[0]}, {box[1]})"
     return Outcome(
-        passed=frac <= threshold,
-        observed=f"{frac:.2%} of pixels differ (threshold {threshold:.2%})",
+        passed=passed,
+        observed=f"{frac:.2%} of pixels differ (threshold {threshold:.2%}){where}",
+        region=None if passed else box,
     )

@@ -67,6 +67,7 @@ def make_task(tasks_dir: Path, task_id: str, capability: str) -> str:
     ref = root / "evidence" / "reference"
     ref.mkdir(parents=True)
     Image.new("RGB", (40, 30), (0, 120, 255)).save(ref / "home.png")
+    Image.new("RGB", (40, 90), (0, 120, 255)).save(ref / "home.full.png")
     return load_task(root).contract_hash
 
 
@@ -220,9 +221,11 @@ def known_rows(h: dict[str, str]) -> list[ManifestRow]:
 
 
 def write_events(cell_dir: Path) -> None:
-    shots = cell_dir / "shots"
+    # Where a cell writes them: relative to the checkpoint's artifact directory.
+    shots = cell_dir / "artifacts" / "checkpoint-001-final" / "states"
     shots.mkdir(parents=True)
-    Image.new("RGB", (40, 30), (255, 80, 0)).save(shots / "final-home.png")
+    Image.new("RGB", (40, 30), (255, 80, 0)).save(shots / "home.png")
+    (shots.parents[2] / "artifacts" / "checkpoint-000" / "states").mkdir(parents=True)
     cp0 = CheckpointSummary(
         index=0, unit="u1", build_ok=True, serve_ok=True, passed=3, failed=0, gates={"dom": "pass"}
     )
@@ -237,8 +240,16 @@ def write_events(cell_dir: Path) -> None:
         checks=(
             CheckResult(id="c1", gate="dom", state="home", passed=False, message=HERO_MESSAGE),
             CheckResult(id="c2", gate="text", state="home", passed=True),
+            CheckResult(
+                id="v1",
+                gate="visual_regression",
+                state="home",
+                passed=False,
+                observed="12.00% of pixels differ",
+                region=(5, 5, 10, 8),
+            ),
         ),
-        screenshots={"home": "shots/final-home.png", "evil": "../../../etc/passwd"},
+        screenshots={"home": "states/home.png", "evil": "../../../../../etc/passwd"},
     )
     events = [
         Event(t=100.0, kind="start"),

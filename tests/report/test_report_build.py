@@ -53,7 +53,10 @@ def test_cell_page_escapes_text_and_ignores_escaping_paths(known_run: KnownRun) 
     assert "I added &lt;h1&gt;." in html
     assert "passwd" not in html and "<h3>evil</h3>" not in html
     assert "src='../../tasks/t1/reference/home.png'" in html
-    assert "src='../../../cells/t1__a__staged__1/shots/final-home.png'" in html
+    assert (
+        "src='../../../cells/t1__a__staged__1/artifacts/checkpoint-001-final/states/home.png'"
+        in html
+    )
 
 
 def test_report_is_deterministic_and_regenerated(known_run: KnownRun) -> None:
@@ -68,3 +71,24 @@ def test_report_is_deterministic_and_regenerated(known_run: KnownRun) -> None:
 
 def test_missing_manifest_exits_1(tmp_path: Path) -> None:
     assert main(["report", str(tmp_path), "--tasks-dir", str(tmp_path)]) == 1
+
+
+def test_cell_page_shows_one_reference_and_the_final_shot_per_state(known_run: KnownRun) -> None:
+    assert _report(known_run) == 0
+    page = known_run.run_dir / "report/cells" / SHOT_CELL.replace("/", "__") / "index.html"
+    html = page.read_text()
+    assert "home.full.png" not in html and html.count("<h3>home</h3>") == 1
+    assert "no final screenshot" not in html
+
+
+def test_failing_visual_check_shows_the_region_that_differs(known_run: KnownRun) -> None:
+    assert _report(known_run) == 0
+    page_dir = known_run.run_dir / "report/cells" / SHOT_CELL.replace("/", "__")
+    html = (page_dir / "index.html").read_text()
+    assert "v1 on home: 10x8 at (5, 5)" in html
+    for which in ("reference", "final"):
+        assert f"src='diff-0-{which}.png'" in html
+        with Image.open(page_dir / f"diff-0-{which}.png") as im:
+            # 10x8 plus the margin, clipped to the 40x30 image.
+            assert im.size == (min(40, 5 + 10 + 24), min(30, 5 + 8 + 24))
+            assert im.getpixel((5, 5)) == (220, 0, 0)  # the box is outlined
