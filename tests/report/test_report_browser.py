@@ -50,9 +50,10 @@ def test_html_report_opens_from_disk(known_run: KnownRun, chromium: None) -> Non
             page.get_by_role("link", name=SHOT_CELL, exact=True).click()
             page.wait_for_load_state("load")
             assert page.locator("h1").inner_text() == SHOT_CELL
-            shots = page.locator(".shots img")
-            assert shots.count() == 2
-            assert shots.evaluate_all(LOADED_IMAGES) == [True, True]
+            shots = page.locator(".shots img")  # reference + final, and the region crops
+            assert shots.count() == 4
+            assert shots.evaluate_all(LOADED_IMAGES) == [True] * 4
+            assert page.locator("#regions img").count() == 2
             assert page.locator("img.plot").evaluate_all(LOADED_IMAGES) == [True]
             failing = page.locator("#failing").inner_text()
             assert "<b>Hero</b> heading missing" in failing  # shown as text, not markup
