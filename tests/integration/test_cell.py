@@ -167,9 +167,9 @@ class _Scripted:
         if self._then == "hang":
             await anyio.sleep(3600)
         # "rework": do the rework's own change, but undo u1's greeting on the way.
-        html = workspace.read_file("index.html")
+        html = await workspace.read_file("index.html")
         html = html.replace("<li>Pears</li></ul>", "<li>Pears</li><li>Plums</li></ul>")
-        workspace.write_file("index.html", html.replace(">Welcome back<", ">Welcome<"))
+        await workspace.write_file("index.html", html.replace(">Welcome back<", ">Welcome<"))
         return SolverTurn(end="edited")
 
     async def aclose(self) -> None:
