@@ -56,6 +56,10 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     # Docker: install host firewall rules per sweep network (needs root); false runs
     # cells whose sandboxes can reach the host, recorded as not isolated.
     docker_firewall: bool = True
+    # backend = "auto" with no Docker at all runs cells unisolated only when this is true.
+    allow_unisolated: bool = False
+    # A cell whose work tree grows past this (checked before each checkpoint) ends there.
+    workspace_disk_mb: int = 1024
     cell_timeout_s: float = 1800.0  # the solver's wall time; then the final checkpoint
     final_grace_s: float = 180.0  # a budget-stopped cell's time for its final checkpoint
     infra_retries: int = 2

@@ -30,6 +30,7 @@ EventKind = Literal[
     "final",
     "baseline",
     "budget",
+    "disk_limit",
     "error",
     "end",
 ]

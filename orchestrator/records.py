@@ -78,6 +78,7 @@ class ManifestRow(_Rec, frozen=True, kw_only=True):
     contract_hash: str
     config_hash: str
     image: str = ""
+    backend: str = ""  # "docker" | "local" (no isolation); "" in rows of older sweeps
     solver: str
     arm: Arm
     repeat: int = 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 from pathlib import Path
 from typing import Literal
 
@@ -20,24 +22,42 @@ DOCKER_SOCK = Path("/var/run/docker.sock")
 BackendKind = Literal["auto", "docker", "local"]
 
 
-async def docker_available(sock: Path = DOCKER_SOCK) -> bool:
+async def docker_available(sock: Path | None = None) -> bool:
     """True when the daemon answers `/_ping` on its unix socket within 3 s."""
-    if not sock.exists():
+    if not (sock or DOCKER_SOCK).exists():
         return False
     with anyio.move_on_after(3):
-        return await ping()
+        return await ping(sock)
     return False
 
 
-async def open_backend(kind: BackendKind = "auto", *, firewall: bool = True) -> Backend:
-    """The backend for `kind`; `docker` without a daemon raises BackendUnavailable.
+def docker_configured(sock: Path | None = None) -> bool:
+    """Docker is meant to be used here: its socket exists, `DOCKER_HOST` names one, or
+    its daemon is installed."""
+    if os.environ.get("DOCKER_HOST") or (sock or DOCKER_SOCK).exists():
+        return True
+    return shutil.which("dockerd") is not None
 
-    Docker with `firewall` (the default) raises FirewallUnavailable when the host
-    firewall cannot be installed: isolation is never claimed without it.
+
+async def open_backend(
+    kind: BackendKind = "auto",
+    *,
+    firewall: bool = True,
+    allow_unisolated: bool = False,
+    sock: Path | None = None,
+) -> Backend:
+    """The backend for `kind`; never falls back to no isolation silently.
+
+    `docker` without a daemon raises BackendUnavailable. `auto` is Docker when its
+    daemon answers; when Docker is installed or configured but does not answer it is
+    still required (BackendUnavailable); with no Docker at all, the local backend needs
+    `allow_unisolated` (`[sweep] allow_unisolated = true`; `--backend local` asks for it
+    by name). Docker with `firewall` (the default) raises FirewallUnavailable when the
+    host firewall cannot be installed: isolation is never claimed without it.
     """
     if kind == "local":
         return LocalBackend()
-    if await docker_available():
+    if await docker_available(sock):
         if not firewall:
             log.warning("docker_firewall = false: sandboxes can reach the host's services")
             return DockerBackend(firewall=False)
@@ -48,6 +68,16 @@ async def open_backend(kind: BackendKind = "auto", *, firewall: bool = True) -> 
             raise FirewallUnavailable(f"{exc}{hint}") from exc
         return DockerBackend()
     if kind == "docker":
-        raise BackendUnavailable(f"the Docker daemon does not answer at {DOCKER_SOCK}")
-    log.warning("Docker daemon not reachable at %s: falling back to local processes", DOCKER_SOCK)
+        raise BackendUnavailable(f"the Docker daemon does not answer at {sock or DOCKER_SOCK}")
+    if docker_configured(sock):
+        raise BackendUnavailable(
+            f"Docker is installed but its daemon does not answer at {sock or DOCKER_SOCK}: "
+            "start it, or pass --backend local to run without isolation"
+        )
+    if not allow_unisolated:
+        raise BackendUnavailable(
+            "no Docker found and backend = 'auto': pass --backend local or set "
+            "[sweep] allow_unisolated = true to run cells without isolation"
+        )
+    log.warning("no Docker found: running cells as local processes (allow_unisolated = true)")
     return LocalBackend()

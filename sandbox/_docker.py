@@ -31,7 +31,7 @@ from anyio.abc import TaskGroup
 from . import _firewall
 from ._docker_errors import is_gone, translate
 from ._firewall import Allow, bridge_name
-from ._ownership import container_user, grant
+from ._ownership import container_user, grant, reclaim
 from ._ready import wait_ready
 from ._tail import Tail
 from ._types import (
@@ -45,7 +45,14 @@ from ._types import (
 )
 
 PORT = 8080  # inside the container; each container has its own network namespace
+TMPFS_MB = 256
+# The root filesystem is read-only: HOME and npm's cache live on the /tmp tmpfs. The npm
+# stack images keep the task's dependency tarballs in /opt/pwb/npm-cache; npm needs to
+# write its cache, so it is copied to /tmp (≈20 MB) before anything installs.
+_RO_ENV = {"HOME": "/tmp", "npm_config_cache": "/tmp/npm-cache"}
+_SEED_SH = "if [ -d /opt/pwb/npm-cache ]; then cp -a /opt/pwb/npm-cache /tmp/npm-cache; fi"
 _CLEANUP_S = 10.0
+_RECLAIM_S = 60.0
 _PIDFILE = "/tmp/pwb-server.pid"
 # `timeout` exits 124 when the command ran out of time.
 _TIMED_OUT = 124
@@ -81,8 +88,11 @@ def host_config(workspace: Path, network: str, limits: Limits) -> dict[str, Any]
         "NanoCpus": int(limits.cpus * 1e9),
         "PidsLimit": limits.pids,
         "LogConfig": {"Type": "json-file", "Config": {"max-size": "1m", "max-file": "1"}},
-        # Scratch space is RAM-backed and bounded (counts against Memory).
-        "Tmpfs": {"/tmp": "rw,nosuid,nodev,size=256m"},
+        # Disk is bounded: the root filesystem is read-only (no writable layer to fill),
+        # scratch space is RAM-backed and bounded (counts against Memory), and the
+        # workspace mount is measured at every checkpoint by the cell.
+        "ReadonlyRootfs": True,
+        "Tmpfs": {"/tmp": f"rw,nosuid,nodev,size={TMPFS_MB}m"},
     }
 
 
@@ -309,7 +319,10 @@ class DockerBackend:
             "Cmd": ["sleep", str(limits.ttl_seconds)],
             "User": f"{uid}:{gid}",
             "WorkingDir": "/workspace",
-            "Env": [f"PORT={PORT}", *(f"{k}={v}" for k, v in spec.env.items())],
+            "Env": [
+                f"PORT={PORT}",
+                *(f"{k}={v}" for k, v in (_RO_ENV | dict(spec.env)).items()),
+            ],
             "Labels": labels.as_dict(time.time() + limits.ttl_seconds),
             "ExposedPorts": {f"{PORT}/tcp": {}},
             "HostConfig": host_config(workspace, net, limits),
@@ -341,6 +354,8 @@ class DockerBackend:
                     box = DockerSandbox(
                         container, ip, workspace, spec, limits, tg, isolated=self._firewall
                     )
+                    if spec.install or spec.build:
+                        await box._exec(["sh", "-c", _SEED_SH], Tail(1024))
                     if spec.prestart:
                         await box.prestart()
                     try:
@@ -350,6 +365,8 @@ class DockerBackend:
             finally:
                 if container is not None:
                     await _remove(container)
+                    with anyio.move_on_after(_RECLAIM_S, shield=True):
+                        await anyio.to_thread.run_sync(reclaim, workspace)
 
 
 async def _remove(container: aiodocker.containers.DockerContainer) -> None:

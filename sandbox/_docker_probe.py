@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import aiodocker
 
 
-async def ping() -> bool:
+async def ping(sock: Path | None = None) -> bool:
+    """True when the daemon (at `sock`, else the default/`DOCKER_HOST`) answers."""
     try:
-        async with aiodocker.Docker() as docker:
+        async with aiodocker.Docker(url=f"unix://{sock}" if sock else None) as docker:
             await docker.version()
     except (aiodocker.DockerError, OSError):
         return False

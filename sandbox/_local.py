@@ -2,14 +2,19 @@
 
 It does NOT isolate anything (no container, full network, the solver's code runs as
 this user); it exists so the harness works on machines without Docker, and says so.
+What it can do it does: processes get a minimal environment (`PATH`, locale, a private
+`HOME`/`TMPDIR`), plus the stack's env and the variables a caller passes by name
+(`pass_env`), never the harness's whole environment (API keys).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import socket
+import tempfile
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -27,6 +32,15 @@ log = logging.getLogger("sandbox.local")
 
 _CLEANUP_S = 10.0
 _TERM_GRACE_S = 3.0
+# Taken from the host environment; everything else must be passed by name.
+_HOST_VARS = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+
+
+def base_env(home: Path) -> dict[str, str]:
+    """The environment every local sandbox process starts from."""
+    env = {k: os.environ[k] for k in _HOST_VARS if k in os.environ}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    return env | {"HOME": str(home), "TMPDIR": str(home)}
 
 
 def _free_port() -> int:
@@ -61,8 +75,11 @@ async def _pump(proc: Process, tail: Tail) -> None:
 class LocalSandbox:
     isolated = False
 
-    def __init__(self, workspace: Path, spec: ServeSpec, limits: Limits, tg: TaskGroup) -> None:
+    def __init__(
+        self, workspace: Path, spec: ServeSpec, limits: Limits, tg: TaskGroup, home: Path
+    ) -> None:
         self._workspace = workspace
+        self._home = home
         self._spec = spec
         self._limits = limits
         self._tg = tg
@@ -74,7 +91,7 @@ class LocalSandbox:
         return self._workspace
 
     def _env(self, port: int | None = None) -> Mapping[str, str]:
-        env = {**os.environ, **self._spec.env}
+        env = {**base_env(self._home), **self._spec.env}
         if port is not None:
             env["PORT"] = str(port)
         return env
@@ -178,10 +195,14 @@ class LocalBackend:
         self, workspace: Path, spec: ServeSpec, labels: Labels, limits: Limits | None = None
     ) -> AsyncIterator[Sandbox]:
         del labels  # nothing to label: processes die with their sandbox
-        async with anyio.create_task_group() as tg:
-            box = LocalSandbox(workspace, spec, limits or Limits(), tg)
-            try:
-                yield box
-            finally:
-                await box.stop_server()  # shielded + bounded inside
-                tg.cancel_scope.cancel()
+        home = Path(tempfile.mkdtemp(prefix="pwb-local-home-"))
+        try:
+            async with anyio.create_task_group() as tg:
+                box = LocalSandbox(workspace, spec, limits or Limits(), tg, home)
+                try:
+                    yield box
+                finally:
+                    await box.stop_server()  # shielded + bounded inside
+                    tg.cancel_scope.cancel()
+        finally:
+            shutil.rmtree(home, ignore_errors=True)

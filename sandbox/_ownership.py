@@ -43,3 +43,25 @@ def grant(workspace: Path, uid: int, gid: int) -> None:
         # Dependency trees are written by the container itself; walking them is slow.
         if "node_modules" in dirs:
             dirs.remove("node_modules")
+
+
+def reclaim(workspace: Path) -> None:
+    """Blocking (run in a thread, after the container is gone): give every entry of the
+    workspace back to the host user, so nothing the sandbox made stays owned by `pwb`.
+    Links are changed themselves (`lchown`), never followed."""
+    uid, gid = os.getuid(), os.getgid()
+    if uid != 0:
+        return  # the container ran as us: nothing to give back
+    for root, dirs, files in os.walk(workspace):
+        for name in (*dirs, *files):
+            path = os.path.join(root, name)
+            try:
+                lst = os.lstat(path)
+                if lst.st_uid != uid or lst.st_gid != gid:
+                    os.lchown(path, uid, gid)
+            except FileNotFoundError:
+                continue
+    st = os.lstat(workspace)
+    if st.st_gid != gid:
+        os.lchown(workspace, uid, gid)
+    os.chmod(workspace, stat.S_IMODE(st.st_mode) & ~stat.S_IWGRP)

@@ -35,6 +35,8 @@ class CellContext:
     # Docker: builds (once, cached by content hash) the task image a cell runs.
     image_builder: ImageBuilder | None = None
     image: str = ""  # resolved by `resolve_image` before the sandbox opens
+    # The work tree's disk use is checked before every checkpoint; past it the cell ends.
+    disk_limit_mb: int = 1024
 
     @property
     def serve_spec(self) -> ServeSpec:
@@ -79,3 +81,6 @@ class CellReport(msgspec.Struct, frozen=True, kw_only=True):
     # Why a budget (turns, tokens, money, wall time) stopped the solver; "" = it finished.
     # A stopped cell still has its final checkpoint and scores.
     stopped: str = ""
+    # Why the cell ended on the solver's account without a final checkpoint (the work
+    # tree went past its disk limit); scored on the units it cleared.
+    ended: str = ""

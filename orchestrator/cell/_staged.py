@@ -19,7 +19,7 @@ from ..results import CheckResult, GateStatus, VerifyReport
 from ..scoring import baseline_regressions, score_cell
 from ..solvers import MessageKind, Solver, SolverTurn, Usage, UserMessage
 from ..solvers._scaffold import SandboxedSolver
-from ..workspace import EditEvent, Workspace, discard, discard_under
+from ..workspace import DiskLimitExceeded, EditEvent, Workspace, discard, discard_under
 from ._baseline import BaselineResult
 from ._context import CellContext, CellReport
 from ._flips import FlipTracker
@@ -88,6 +88,7 @@ class StagedRun:
     async def checkpoint(
         self, unit_id: str, check_ids: set[str] | None
     ) -> tuple[int, VerifyReport]:
+        await self.ws.check_disk(self.ctx.disk_limit_mb << 20)
         index, report, _ = await self.cp.run(unit_id, check_ids, label="" if unit_id else "-final")
         summary = summarize(index, unit_id, report, self.ctx.cell_dir)
         self.log.emit("checkpoint", unit=unit_id, checkpoint=summary)
@@ -293,6 +294,8 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             run = StagedRun(ctx, solver, ws, cp, log)
             outcomes: list[UnitOutcome] = []
             stopped = ""
+            ended = ""  # the disk limit: the solver's doing, its tree is not verified
+            final: VerifyReport | None = None
             with solver_phase() as phase:
                 try:
                     if arm == "staged":
@@ -302,20 +305,30 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
                         await run.run_full_spec()
                 except BudgetExceeded as exc:
                     stopped = str(exc)
+                except DiskLimitExceeded as exc:
+                    ended = str(exc)
             if phase.cancelled_caught:
                 stopped = "wall_time budget exceeded: the solver ran out of cell time"
             if stopped:
                 # Scored on what it delivered: the units it did not reach are not cleared.
                 log.emit("budget", text=stopped)
-                outcomes += [_unreached(u) for u in task.contract.units[len(outcomes) :]]
-            _, final = await run.checkpoint("", None)
-        log.emit("final", text=f"gates: {_gates(final)}")
+            if not ended:
+                try:
+                    _, final = await run.checkpoint("", None)
+                except DiskLimitExceeded as exc:
+                    ended = str(exc)
+            if ended:
+                # Scored on the units it cleared; no final gates, so no final pass.
+                log.emit("disk_limit", text=ended)
+            outcomes += [_unreached(u) for u in task.contract.units[len(outcomes) :]]
+        final_gates = _gates(final) if final is not None else {}
+        log.emit("final", text=f"gates: {final_gates}")
         if arm == "full-spec":
             outcomes = [
                 UnitOutcome(
                     id=u.id,
                     kind=u.kind,
-                    cleared=all(_passed(final, c) for c in u.checks),
+                    cleared=final is not None and all(_passed(final, c) for c in u.checks),
                     capped=False,
                     turns=run.counters.turns,
                 )
@@ -326,10 +339,9 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             key = f"{task.contract_hash[:16]}-{ctx.backend.name}"
             baseline = await ctx.baseline.get(key, lambda: run_baseline(ctx))
             log.emit("baseline", text=f"gates: {baseline.gates}")
-        final_gates = _gates(final)
         regressions = (
             baseline_regressions(baseline.gates, final_gates, _failed_by_gate(final))
-            if baseline
+            if baseline and final is not None
             else ()
         )
         flips = tuple(run.flips.flips)
@@ -349,6 +361,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             checkpoints=cp.count,
             usage=run.counters.usage,
             stopped=stopped,
+            ended=ended,
         )
 
 

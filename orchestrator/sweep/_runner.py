@@ -63,6 +63,7 @@ class SweepResources:
             weights=self.cfg.scoring,
             sandbox_limiter=self.sandbox_limiter,
             image_builder=self.image_builder,
+            disk_limit_mb=self.cfg.sweep.workspace_disk_mb,
         )
         t0 = time.monotonic()
         solver = make_solver(solver_cfg, task, self.cfg, self.providers, self.ledger)
@@ -84,7 +85,8 @@ class SweepResources:
         return msgspec.structs.replace(
             row,
             status="budget" if report.stopped else "ok",
-            error=report.stopped,
+            # A disk-limit end is the solver's own result: `ok`, scored, with the reason.
+            error=report.stopped or report.ended,
             image=report.image,
             units=report.units,
             final_gates=report.final_gates,
@@ -111,7 +113,11 @@ async def open_resources(
     tasks: list[TaskPackage],
     ledger: Ledger,
 ) -> AsyncIterator[SweepResources]:
-    backend = await open_backend(cfg.sweep.backend, firewall=cfg.sweep.docker_firewall)
+    backend = await open_backend(
+        cfg.sweep.backend,
+        firewall=cfg.sweep.docker_firewall,
+        allow_unisolated=cfg.sweep.allow_unisolated,
+    )
     if backend.name == "docker":
         # A crashed earlier run of this sweep, or anything past its time-to-live.
         await collect_garbage(sweep=sweep_name)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
+import msgspec
 
 from ..budget import Ledger
 from ..config import BenchConfig
@@ -64,6 +65,13 @@ async def _watch_signals(scope: anyio.CancelScope, opts: SweepOptions) -> None:
             scope.cancel()
 
 
+def _on_backend(job: Job, backend: str) -> Job:
+    """Every row says where its cell ran (`docker` or the unisolated `local`)."""
+    return msgspec.structs.replace(
+        job, template=msgspec.structs.replace(job.template, backend=backend)
+    )
+
+
 async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[ManifestRow]]:
     run_dir = opts.run_dir or new_run_dir(cfg)
     tasks = select_tasks(cfg, opts.tasks)
@@ -91,6 +99,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
                 tg.start_soon(manifest.sync_in_background)
                 if todo:
                     async with open_resources(cfg, run_dir, run_dir.name, tasks, ledger) as res:
+                        todo = [_on_backend(j, res.backend.name) for j in todo]
                         rows = await scheduler.run(todo, res.attempt)
                 tg.cancel_scope.cancel()
         if scheduler.stopped_reason:

@@ -105,6 +105,7 @@ async def test_every_cell_gets_exactly_one_row(require_chromium: None, tmp_path:
         f"tiny-shop/reference/staged/{i}" for i in range(6)
     )
     assert {r.status for r in on_disk} == {"ok"}
+    assert {r.backend for r in on_disk} == {"local"}  # every row says where it ran
     assert all(r.scores is not None and r.scores.whole_task for r in on_disk)
 
 

@@ -1,0 +1,82 @@
+"""A disk flood from inside the sandbox ends the cell with a clear, solver-owned outcome.
+
+The solver clears unit 1 honestly, then, during unit 2, has the container fill the
+workspace past the cell's disk limit. The next checkpoint does not verify the flooded
+tree: the cell ends there, `ended` names the limit, the remaining units are not
+cleared, there are no final gates (so no final pass), and the events say why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestrator.cell import CellContext, run_cell
+from orchestrator.contract import TaskPackage, load_task
+from orchestrator.events import read_events
+from orchestrator.solvers import ReferenceSolver, SolverTurn, UserMessage
+from orchestrator.verifier import BrowserPool
+from orchestrator.workspace import Workspace
+from sandbox import DockerBackend, Labels, Sandbox
+from tests.fixtures.tinytask import make_tiny_task
+
+pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser]
+
+
+class Flooder:
+    """Reference for unit 1; then floods the workspace from inside the container."""
+
+    name = "flooder"
+
+    def __init__(self, task: TaskPackage) -> None:
+        self._reference = ReferenceSolver(task)
+        self._sandbox: Sandbox | None = None
+        self.flood_output = ""
+
+    def attach_sandbox(self, sandbox: Sandbox) -> None:
+        self._sandbox = sandbox
+
+    async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
+        if message.unit_index == 0:
+            return await self._reference.respond(message, workspace)
+        assert self._sandbox is not None
+        result = await self._sandbox.run("dd if=/dev/urandom of=flood.bin bs=1M count=6")
+        self.flood_output = result.output_tail
+        return SolverTurn(end="edited")
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.fixture
+async def pool(require_chromium: None) -> object:
+    async with BrowserPool(max_contexts=2) as p:
+        yield p
+
+
+async def test_disk_flood_ends_the_cell_with_the_disk_limit_outcome(
+    require_docker: None, pool: BrowserPool, tmp_path: Path
+) -> None:
+    task = load_task(make_tiny_task(tmp_path / "tasks", turns=2))
+    ctx = CellContext(
+        task=task,
+        backend=DockerBackend(),
+        pool=pool,
+        cell_dir=tmp_path / "cell",
+        labels=Labels(sweep="pytest-flood", cell="flood"),
+        disk_limit_mb=4,
+    )
+    solver = Flooder(task)
+    report = await run_cell(ctx, solver)
+    assert "workspace disk limit exceeded" in report.ended, solver.flood_output
+    assert "limit 4 MiB" in report.ended
+    assert report.units[0].cleared
+    assert not any(u.cleared for u in report.units[1:])
+    assert report.final_gates == {} and not report.scores.final_pass
+    assert not report.scores.whole_task
+    events = read_events(tmp_path / "cell" / "events.jsonl")
+    kinds = [e.kind for e in events]
+    assert "disk_limit" in kinds and kinds[-1] == "end"
+    # The flooded tree was never verified: one checkpoint (unit 1's), none after it.
+    assert report.checkpoints == 1
