@@ -29,6 +29,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from ..contract import Viewport
 from ._errors import BrowserCrashed, ReplayError, VerifierError, VerifierInfraError
+from ._replay_world import register_engine
 
 T = TypeVar("T")
 
@@ -99,6 +100,7 @@ class BrowserPool:
             raise VerifierError("a BrowserPool cannot be entered twice")
         try:
             self._pw = await async_playwright().start()
+            await register_engine(self._pw.selectors)  # the probes (`_replay_world.py`)
         except PlaywrightError as exc:
             raise VerifierInfraError(f"cannot start the Playwright driver: {exc}") from exc
         try:

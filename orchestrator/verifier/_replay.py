@@ -5,8 +5,9 @@ stylesheet injected into every document disables animations, transitions and the
 and `Date` is pinned with `clock.set_fixed_time` (timers keep running, so pages that
 use `setTimeout` still work). After loading and after every action the page settles:
 no same-origin request in flight for `quiet_ms` (cheaper than Playwright's fixed 500 ms
-`networkidle`), web fonts ready, two animation frames; then the state's `settle`
-selector, when given, must be visible.
+`networkidle`), web fonts ready, two animation frames (awaited in an isolated world,
+where the site cannot fake them); then the state's `settle` selector, when given, must
+be visible.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ..contract import (
     WaitFor,
 )
 from ._plan import describe_action
+from ._replay_world import settle_frames
 
 FIXED_TIME = "2024-01-01T12:00:00Z"
 FREEZE_CSS = (
@@ -46,10 +48,6 @@ _INJECT = (
     " (document.head || document.documentElement).appendChild(s); };"
     " if (document.documentElement) add();"
     " else document.addEventListener('DOMContentLoaded', add); })();"
-)
-_FRAMES = (
-    "async () => { await document.fonts.ready;"
-    " await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))); }"
 )
 # Resource types graded by the `assets` gate; every other failed request is `network`.
 ASSET_TYPES = frozenset({"image", "font", "stylesheet"})
@@ -160,7 +158,7 @@ async def prepare(page: Page, opts: ReplayOptions) -> None:
 
 async def settle(page: Page, rec: Recorder, opts: ReplayOptions, selector: str | None) -> None:
     await rec.quiet(opts)
-    await page.evaluate(_FRAMES)
+    await settle_frames(page, opts.settle_timeout)
     if selector:
         await page.locator(selector).first.wait_for(
             state="visible", timeout=opts.settle_timeout * 1000

@@ -19,18 +19,10 @@ from ._browser import BrowserPool, BrowserSession
 from ._errors import ReplayError
 from ._plan import action_chain
 from ._replay import Recorder, ReplayOptions, navigate, prepare, run_actions, settle
+from ._replay_world import probe_page
 
 # Anchors whose boxes and key styles are frozen as evidence (`visual_anchors` authoring).
 ANCHORS = "h1, h2, h3, nav, header, footer, main, button, [role=button], [role=navigation]"
-_ANCHORS_JS = """sel => [...document.querySelectorAll(sel)].map((el, i) => {
-  const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
-  return {tag: el.tagName.toLowerCase(), id: el.id, index: i,
-          text: el.innerText.replace(/\\s+/g, ' ').trim().slice(0, 120),
-          box: {x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height},
-          style: {color: cs.color, 'background-color': cs.backgroundColor,
-                  'font-family': cs.fontFamily, 'font-size': cs.fontSize,
-                  'font-weight': cs.fontWeight, display: cs.display}};
-})"""
 
 
 class CaptureSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,7 +55,7 @@ async def _capture_one(
     await page.screenshot(path=out / f"{sid}.full.png", full_page=True, animations="disabled")
     text = await page.locator("body").inner_text()
     aria = await page.locator("body").aria_snapshot()
-    anchors = await page.evaluate(_ANCHORS_JS, ANCHORS)
+    anchors = await probe_page(page, "anchors", ANCHORS)
     await anyio.Path(out / f"{sid}.txt").write_text(text, encoding="utf-8")
     await anyio.Path(out / f"{sid}.aria.yaml").write_text(aria, encoding="utf-8")
     payload = json.dumps({"state": sid, "anchors": anchors}, indent=1)

@@ -4,6 +4,10 @@ Conventions: single-element kinds (text_*, attribute, style, token, box) read th
 match; `visible` needs at least one visible match, `hidden` none; texts are compared
 after collapsing whitespace. Computed values are normalised by the browser itself (a
 probe element), so `#fff` equals `rgb(255, 255, 255)`.
+
+Nothing here runs in the page's own JavaScript world (`_replay_world.py`): locator
+reads run in Playwright's utility world, the other probes through `probe_each` /
+`probe_page`, cookies and the URL come from the browser.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from ..contract import (
     Visual,
 )
 from ._observe import Outcome
-from ._replay_js import BOX, BOXES, COMPUTED, CONTAINED, LINKS, NORMALISE, TOKEN
+from ._replay_world import probe_each, probe_page
 from ._visual import compare
 
 NO_MATCH = "no element matches"
@@ -106,7 +110,7 @@ async def _presence(page: Page, a: Exists | Absent | Count | Visible | Hidden) -
 
 async def _text(page: Page, a: TextEquals | TextContains | TextRegex | TextOrder) -> Outcome:
     if isinstance(a, TextOrder):
-        texts = [_norm(t) for t in await page.locator(a.selector).all_inner_texts()]
+        texts = [_norm(t) for t in await _texts(page.locator(a.selector))]
         return _ok(_in_order(texts, a.values), f"texts {_short(texts)}")
     text = await _first_text(page, a.selector)
     if text is None:
@@ -119,6 +123,11 @@ async def _text(page: Page, a: TextEquals | TextContains | TextRegex | TextOrder
         case TextRegex(pattern=p):
             ok = re.search(p, text) is not None
     return _ok(ok, f"text {_short(text)}")
+
+
+async def _texts(loc: Locator) -> list[str]:
+    """`innerText` of every match (`all_inner_texts` would read it in the page's world)."""
+    return [str(t) for t in await probe_each(loc, "text")] if await loc.count() else []
 
 
 def _in_order(texts: list[str], values: tuple[str, ...]) -> bool:
@@ -154,7 +163,7 @@ async def _role(page: Page, a: Role) -> Outcome:
     n = await scope.get_by_role(role, name=a.name, exact=a.exact).count()
     if n:
         return _ok(True, f"{n} {a.role} named {a.name!r}")
-    names = [_norm(t) for t in await scope.get_by_role(role).all_inner_texts()]
+    names = [_norm(t) for t in await _texts(scope.get_by_role(role))]
     return _ok(False, f"no {a.role} named {a.name!r}; {a.role}s present: {_short(names)}")
 
 
@@ -163,11 +172,11 @@ async def _style(page: Page, a: Style | Token) -> Outcome:
     if await loc.count() == 0:
         return _ok(False, NO_MATCH)
     if isinstance(a, Style):
-        actual = str(await loc.first.evaluate(COMPUTED, a.property))
-        want = str(await loc.first.evaluate(NORMALISE, [a.property, a.equals]))
+        (got,) = await probe_each(loc.first, "style", [a.property, a.equals])
+        actual, want = str(got["actual"]), str(got["want"])
         ok = actual in (want, a.equals)
         return _ok(ok, f"{a.property}: {actual} (expected {want})")
-    raw = await loc.first.evaluate(TOKEN, [a.property, a.token])
+    (raw,) = await probe_each(loc.first, "token", [a.property, a.token])
     if not raw["defined"]:
         return _ok(False, f"token {a.token} is not defined on :root")
     observed = f"{a.property}: {raw['actual']} vs {a.token} = {raw['token']}"
@@ -181,9 +190,9 @@ async def _geometry(page: Page, a: Box | Contained) -> Outcome:
     if await loc.count() == 0:
         return _ok(False, NO_MATCH)
     if isinstance(a, Contained):
-        outside = await loc.evaluate_all(CONTAINED)
+        outside = [o for o in await probe_each(loc, "contained") if o is not None]
         return _ok(not outside, f"outside the viewport: {_short(outside)}" if outside else "inside")
-    box = await loc.first.evaluate(BOX)
+    (box,) = await probe_each(loc.first, "box")
     want = {"x": a.x, "y": a.y, "width": a.width, "height": a.height}
     bad = [k for k, v in want.items() if v is not None and abs(box[k] - v) > a.tolerance]
     shown = ", ".join(f"{k}={box[k]:.0f}" for k in ("x", "y", "width", "height"))
@@ -194,7 +203,8 @@ async def _links(page: Page, a: Links) -> Outcome:
     region = page.locator(a.selector)
     if await region.count() == 0:
         return _ok(False, NO_MATCH)
-    found: list[list[str]] = await region.first.evaluate(LINKS)
+    found: list[list[str]]
+    (found,) = await probe_each(region.first, "links")
     pairs = [(_norm(t), h, r) for t, h, r in found]
     it = iter(pairs)
     ok = all(any(t == _norm(e.text) and e.href in (h, r) for t, h, r in it) for e in a.entries)
@@ -216,7 +226,7 @@ async def _state_artifact(page: Page, a: Storage | Cookie | Url) -> Outcome:
         return _ok(ok, f"url {url}")
     if isinstance(a, Storage):
         area = "localStorage" if a.area == "local" else "sessionStorage"
-        value = await page.evaluate(f"k => window.{area}.getItem(k)", a.key)
+        value = await probe_page(page, "storage", [a.area, a.key])
         label = f"{area}[{a.key!r}]"
         contains = a.contains
     else:
@@ -238,8 +248,8 @@ async def _visual(page: Page, a: Visual, state_id: str, ref_dir: Path | None) ->
     shot = await page.screenshot(
         full_page=a.full_page, mask=masks, mask_color="#FF00FF", animations="disabled"
     )
-    boxes = [b for m in masks for b in await m.evaluate_all(BOXES)]
-    offset = (0.0, 0.0) if a.full_page else await page.evaluate("[scrollX, scrollY]")
+    boxes = [b for m in masks if await m.count() for b in await probe_each(m, "box")]
+    offset = (0.0, 0.0) if a.full_page else await probe_page(page, "scroll")
     rects = [(b["x"] - offset[0], b["y"] - offset[1], b["width"], b["height"]) for b in boxes]
     # Decoding and diffing two page-sized images is CPU work: keep it off the event loop.
     return await anyio.to_thread.run_sync(

@@ -1,64 +1,144 @@
-"""Browser-side snippets used by the checks (kept apart so the Python stays readable)."""
+"""Browser-side probes, run outside the page's own JavaScript world (see `_replay_world.py`).
+
+`PROBE_ENGINE` is a Playwright selector engine registered with `content_script=True`,
+so it runs in Playwright's utility world: it shares the DOM with the page but none of
+its globals or prototypes. The site may redefine `getBoundingClientRect`,
+`getComputedStyle`, `Storage.prototype.getItem`, `innerText`... in its own world;
+here they are the browser's. Nothing the site can observe is left behind: no
+attribute is set, the sentinel of `token` is an adopted stylesheet (no attribute
+mutation, so no custom-element callback runs in the middle of a probe), and the
+result travels in a detached element that never enters the document.
+
+A selector `<elements> >> pwb-probe=<hex of {"n": nonce, "p": probe, "a": arg}>` calls
+`PROBES[p](element, arg)` for every element the left side matched, in order, and
+returns one detached node whose text is the JSON list of the results; with nothing
+on the left the probe runs once with the document.
+"""
 
 from __future__ import annotations
 
-COMPUTED = "(el, prop) => getComputedStyle(el).getPropertyValue(prop).trim()"
+ENGINE_NAME = "pwb-probe"
 
-# Let the browser serialise a value the way it serialises computed styles.
-NORMALISE = """(el, [prop, value]) => {
-  const probe = document.createElement('div');
-  probe.style.setProperty(prop, value);
-  document.body.appendChild(probe);
-  const out = getComputedStyle(probe).getPropertyValue(prop).trim();
-  probe.remove();
-  return out;
-}"""
-
-# Resolve the token on :root, normalise it through a probe, compare with the element,
-# then change the token on :root and see whether the element follows (a literal with the
-# same value would not).
-TOKEN = """(el, [prop, token]) => {
-  const root = document.documentElement;
-  const raw = getComputedStyle(root).getPropertyValue(token).trim();
-  if (!raw) return {defined: false};
-  const norm = value => {
+PROBE_ENGINE = r"""(() => {
+  const css = (el, prop) => getComputedStyle(el).getPropertyValue(prop).trim();
+  // Serialise a value the way the browser serialises computed styles. Inline and
+  // !important, so no stylesheet of the site can bend the expected value.
+  const norm = (prop, value) => {
     const probe = document.createElement('div');
-    probe.style.setProperty(prop, value);
-    document.body.appendChild(probe);
-    const out = getComputedStyle(probe).getPropertyValue(prop).trim();
+    probe.style.setProperty(prop, value, 'important');
+    (document.body || document.documentElement).appendChild(probe);
+    const out = css(probe, prop);
     probe.remove();
     return out;
   };
-  const read = () => getComputedStyle(el).getPropertyValue(prop).trim();
-  const tokenValue = norm(raw), actual = read();
-  let sentinel = null;
-  if (/^rgba?\\(/.test(tokenValue)) sentinel = 'rgb(1, 2, 3)';
-  else if (/^-?[\\d.]+px$/.test(tokenValue)) sentinel = (parseFloat(tokenValue) + 3) + 'px';
-  let follows = null;
-  if (sentinel !== null) {
-    const before = root.style.getPropertyValue(token);
-    root.style.setProperty(token, sentinel);
-    follows = read() !== actual;
-    if (before) root.style.setProperty(token, before); else root.style.removeProperty(token);
-  }
-  return {defined: true, token: tokenValue, actual, follows};
-}"""
+  const rect = el => el.getBoundingClientRect();
+  const box = el => { const r = rect(el);
+    return {x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height}; };
+  const text = el => (typeof el.innerText === 'string' ? el.innerText : el.textContent) || '';
+  const withSheet = (cssText, read) => {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(cssText);
+    const before = [...document.adoptedStyleSheets];  // a copy: the property is live
+    document.adoptedStyleSheets = [...before, sheet];
+    try { return read(); } finally { document.adoptedStyleSheets = before; }
+  };
+  const PROBES = {
+    // The element's value first, before anything is added to the document.
+    style: (el, [prop, want]) => {
+      const actual = css(el, prop);
+      return {actual, want: norm(prop, want)};
+    },
+    // Resolve the token on :root and compare with the element, then override the
+    // token on :root and see whether the element follows (a literal would not).
+    token: (el, [prop, token]) => {
+      const actual = css(el, prop);
+      const raw = css(document.documentElement, token);
+      if (!raw) return {defined: false};
+      const tokenValue = norm(prop, raw);
+      let sentinel = null;
+      if (/^rgba?\(/.test(tokenValue)) sentinel = 'rgb(1, 2, 3)';
+      else if (/^-?[\d.]+px$/.test(tokenValue)) sentinel = (parseFloat(tokenValue) + 3) + 'px';
+      let follows = null;
+      if (sentinel !== null && /^--[\w-]+$/.test(token)) {
+        follows = withSheet(`:root:root:root { ${token}: ${sentinel} !important; }`,
+                            () => css(el, prop) !== actual);
+      }
+      return {defined: true, token: tokenValue, actual, follows};
+    },
+    box,
+    contained: el => {
+      const r = rect(el);
+      if (r.width === 0 && r.height === 0) return null;
+      if (!(r.left < -0.5 || r.right > document.documentElement.clientWidth + 0.5)) return null;
+      const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
+      return `${name} [${Math.round(r.left)}, ${Math.round(r.right)}]`;
+    },
+    links: region => [...region.querySelectorAll('a[href]')].map(a => {
+      const u = new URL(a.href);
+      const rel = u.origin === location.origin ? u.pathname + u.search + u.hash : a.href;
+      return [text(a), a.getAttribute('href'), rel];
+    }),
+    text,
+    scroll: () => [scrollX, scrollY],
+    storage: (_doc, [area, key]) => (area === 'local' ? localStorage : sessionStorage).getItem(key),
+    // Page health and the content fingerprint's input (rules in `_replay_probe.py`).
+    health: (_doc, withContent) => {
+      const de = document.documentElement, body = document.body;
+      const sw = de.scrollWidth, cw = de.clientWidth;
+      let overflow = sw > cw + 1;
+      if (body && !overflow) {
+        const ox = getComputedStyle(body).overflowX;
+        overflow = (ox === 'auto' || ox === 'scroll') && body.scrollWidth > body.clientWidth + 1;
+      }
+      const shown = el => { const r = rect(el);
+        return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden'; };
+      const bodyText = body ? text(body).trim() : '';
+      const media = [...document.querySelectorAll('img, svg, canvas, video, picture')]
+        .some(el => shown(el) && (el.tagName !== 'IMG' || el.naturalWidth > 0));
+      const broken = [...document.images]
+        .filter(img => img.getAttribute('src') && img.complete && img.naturalWidth === 0)
+        .filter(img => { const u = new URL(img.currentSrc || img.src, location.href);
+                         return u.origin === location.origin || u.protocol === 'data:'; })
+        .map(img => img.getAttribute('src'));
+      let content = '';
+      if (withContent && body) {
+        const tags = [];
+        for (const el of body.querySelectorAll('*')) {
+          const r = rect(el);
+          if (r.width > 0 && r.height > 0) tags.push(el.tagName);
+        }
+        content = text(body).replace(/\s+/g, ' ').trim() + '\n' + tags.join(',');
+      }
+      return {scroll_width: sw, client_width: cw, overflow, blank: !bodyText && !media,
+              broken_images: broken, content};
+    },
+    // Evidence: boxes and key styles of the anchor elements (`capture`).
+    anchors: (_doc, sel) => [...document.querySelectorAll(sel)].map((el, i) => {
+      const cs = getComputedStyle(el);
+      return {tag: el.tagName.toLowerCase(), id: el.id, index: i,
+              text: text(el).replace(/\s+/g, ' ').trim().slice(0, 120), box: box(el),
+              style: {color: cs.color, 'background-color': cs.backgroundColor,
+                      'font-family': cs.fontFamily, 'font-size': cs.fontSize,
+                      'font-weight': cs.fontWeight, display: cs.display}};
+    }),
+  };
+  // One run per query: Playwright calls queryAll once per matched root, in order; a
+  // root seen again (or a new nonce) starts a new run. All roots share one result node.
+  let run = null;
+  const queryAll = (root, body) => {
+    const spec = JSON.parse(decodeURIComponent(body.replace(/../g, '%$&')));
+    if (!run || run.nonce !== spec.n || run.seen.has(root))
+      run = {nonce: spec.n, seen: new Set(), out: [], node: document.createElement('div')};
+    run.seen.add(root);
+    run.out.push(PROBES[spec.p](root, spec.a));
+    run.node.textContent = JSON.stringify(run.out);
+    return [run.node];
+  };
+  return {queryAll, query: (root, body) => queryAll(root, body)[0]};
+})()"""
 
-BOX = """el => { const r = el.getBoundingClientRect();
-  return {x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height}; }"""
-
-BOXES = f"els => els.map({BOX})"
-
-CONTAINED = """els => els.filter(el => {
-  const r = el.getBoundingClientRect();
-  if (r.width === 0 && r.height === 0) return false;
-  return r.left < -0.5 || r.right > document.documentElement.clientWidth + 0.5;
-}).map(el => { const r = el.getBoundingClientRect();
-  const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
-  return `${name} [${Math.round(r.left)}, ${Math.round(r.right)}]`; })"""
-
-LINKS = """region => [...region.querySelectorAll('a[href]')].map(a => {
-  const u = new URL(a.href);
-  const rel = u.origin === location.origin ? u.pathname + u.search + u.hash : a.href;
-  return [a.innerText, a.getAttribute('href'), rel];
-})"""
+# Awaited in an isolated world of its own (CDP): web fonts loaded, then two frames.
+FRAMES = (
+    "(async () => { await document.fonts.ready;"
+    " await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))); })()"
+)

@@ -1,4 +1,6 @@
-"""Read page health and a content fingerprint from a settled page, in one script each.
+"""Read page health and a content fingerprint from a settled page, in one probe.
+
+The probe (`health` in `_replay_js.py`) runs outside the page's JavaScript world.
 
 Rules (documented in the package docstring):
 - overflow: the document scrolls horizontally — ``documentElement.scrollWidth >
@@ -21,42 +23,12 @@ import hashlib
 from playwright.async_api import Page
 
 from ._observe import PageHealth
-
-_HEALTH = """(withContent) => {
-  const de = document.documentElement, body = document.body;
-  const sw = de.scrollWidth, cw = de.clientWidth;
-  let overflow = sw > cw + 1;
-  if (body && !overflow) {
-    const ox = getComputedStyle(body).overflowX;
-    overflow = (ox === 'auto' || ox === 'scroll') && body.scrollWidth > body.clientWidth + 1;
-  }
-  const shown = el => { const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden'; };
-  const text = body ? body.innerText.trim() : '';
-  const media = [...document.querySelectorAll('img, svg, canvas, video, picture')]
-    .some(el => shown(el) && (el.tagName !== 'IMG' || el.naturalWidth > 0));
-  const broken = [...document.images]
-    .filter(img => img.getAttribute('src') && img.complete && img.naturalWidth === 0)
-    .filter(img => { const u = new URL(img.currentSrc || img.src, location.href);
-                     return u.origin === location.origin || u.protocol === 'data:'; })
-    .map(img => img.getAttribute('src'));
-  let content = '';
-  if (withContent && body) {
-    const tags = [];
-    for (const el of body.querySelectorAll('*')) {
-      const r = el.getBoundingClientRect();
-      if (r.width > 0 && r.height > 0) tags.push(el.tagName);
-    }
-    content = body.innerText.replace(/\\s+/g, ' ').trim() + '\\n' + tags.join(',');
-  }
-  return {scroll_width: sw, client_width: cw, overflow, blank: !text && !media,
-          broken_images: broken, content};
-}"""
+from ._replay_world import probe_page
 
 
 async def read_health(page: Page, with_fingerprint: bool) -> tuple[PageHealth, str]:
     """Page health and, when asked, the content fingerprint ("" otherwise), in one call."""
-    raw = await page.evaluate(_HEALTH, with_fingerprint)
+    raw = await probe_page(page, "health", with_fingerprint)
     health = PageHealth(
         scroll_width=int(raw["scroll_width"]),
         client_width=int(raw["client_width"]),

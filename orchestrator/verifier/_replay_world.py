@@ -1,0 +1,91 @@
+"""Read the page from outside its own JavaScript world: every verdict comes from here.
+
+`page.evaluate` and `locator.evaluate` run in the site's main world, where its code
+can redefine whatever a probe reads (`Element.prototype.getBoundingClientRect`,
+`getComputedStyle`, `Storage.prototype.getItem`, `innerText`, `document.fonts`) and
+forge a verdict. So:
+
+- element and page probes run in Playwright's utility world through the selector
+  engine of `_replay_js.py` (`probe_each`, `probe_page`): Playwright resolves the
+  task's selector there and the probe reads the element in the same synchronous call;
+- the settle wait (fonts, two frames) is awaited in an isolated world made with CDP
+  `Page.createIsolatedWorld` (a selector engine cannot await);
+- locator reads (`count`, `inner_text`, `get_attribute`, `filter(visible=True)`,
+  `get_by_role`) already run in the utility world; `all_inner_texts`/`evaluate*` do
+  not, and are not used for verdicts; cookies and the URL come from the browser.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import anyio
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator, Page, Selectors
+
+from ._replay_js import ENGINE_NAME, FRAMES, PROBE_ENGINE
+
+# A probe is one synchronous call; this bounds the case of the element vanishing
+# between the caller's count and the probe (Playwright would wait for it to reappear).
+PROBE_TIMEOUT_MS = 10_000.0
+
+
+async def register_engine(selectors: Selectors) -> None:
+    """Once per Playwright instance, before any context (BrowserPool does it)."""
+    await selectors.register(ENGINE_NAME, PROBE_ENGINE, content_script=True)
+
+
+def _selector(probe: str, arg: object) -> str:
+    spec = json.dumps({"n": uuid.uuid4().hex, "p": probe, "a": arg})
+    return f"{ENGINE_NAME}={spec.encode().hex()}"
+
+
+async def _read(loc: Locator) -> list[Any]:
+    raw = await loc.text_content(timeout=PROBE_TIMEOUT_MS)
+    out: list[Any] = json.loads(raw or "[]")
+    return out
+
+
+async def probe_each(loc: Locator, probe: str, arg: object = None) -> list[Any]:
+    """`probe` on every element `loc` matches, in order; the caller knows there is one."""
+    return await _read(loc.locator(_selector(probe, arg)))
+
+
+async def probe_page(page: Page, probe: str, arg: object = None) -> Any:
+    """`probe` once, with the document."""
+    (result,) = await _read(page.locator(_selector(probe, arg)))
+    return result
+
+
+async def settle_frames(page: Page, timeout: float) -> None:
+    """Web fonts ready and two animation frames, awaited where the site cannot reach.
+
+    Bounded by `timeout`; a navigation in the middle (the world goes with its
+    document) ends the wait early, as the old document is no longer the one read.
+    """
+    session = await page.context.new_cdp_session(page)
+    try:
+        with anyio.move_on_after(timeout):
+            tree = await session.send("Page.getFrameTree")
+            world = await session.send(
+                "Page.createIsolatedWorld",
+                {"frameId": tree["frameTree"]["frame"]["id"], "worldName": "pwb-settle"},
+            )
+            await session.send(
+                "Runtime.evaluate",
+                {
+                    "expression": FRAMES,
+                    "contextId": world["executionContextId"],
+                    "awaitPromise": True,
+                },
+            )
+    except PlaywrightError:
+        pass  # navigated away, or the page closed: nothing left to wait for
+    finally:
+        with anyio.move_on_after(5, shield=True):
+            try:
+                await session.detach()
+            except PlaywrightError:
+                pass  # the page (and its session) is already gone
