@@ -32,6 +32,7 @@ class ScaffoldConfig(_Cfg, frozen=True, kw_only=True):
     pass_env: tuple[str, ...] = ()  # env var names passed through (e.g. API keys)
     wall_time_s: float = 1800.0
     max_usd: float | None = None
+    backbone: str = ""  # the model it drives, for the report's scaffold x backbone grid
 
 
 class SolverConfig(_Cfg, frozen=True, kw_only=True):

@@ -18,6 +18,12 @@ class BaselineResult(msgspec.Struct, frozen=True, kw_only=True):
     key: str
     gates: dict[str, GateStatus]
 
+    @property
+    def covered(self) -> bool:
+        """The untouched R0 built, served and was verified: only then can the baseline
+        channel say what R0 passed (paper Appendix E: "covered" runs)."""
+        return self.gates.get("build") != "fail" and self.gates.get("serve") != "fail"
+
 
 class BaselineCache:
     def __init__(self, directory: Path) -> None:

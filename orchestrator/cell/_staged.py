@@ -341,7 +341,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             log.emit("baseline", text=f"gates: {baseline.gates}")
         regressions = (
             baseline_regressions(baseline.gates, final_gates, _failed_by_gate(final))
-            if baseline and final is not None
+            if baseline and baseline.covered and final is not None
             else ()
         )
         flips = tuple(run.flips.flips)
@@ -354,7 +354,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             scores=scores,
             flips=flips,
             baseline_regressions=regressions,
-            baseline_covered=baseline is not None,
+            baseline_covered=baseline is not None and baseline.covered,
             edits_applied=run.counters.applied,
             edits_refused=run.counters.refused,
             turns=run.counters.turns,

@@ -26,7 +26,14 @@ from ._html import render_cell, render_index
 from ._load import load_run
 from ._markdown import render_markdown
 from ._model import Report
-from ._plots import cell_timeline, gate_pass_rates, score_distributions
+from ._plots import (
+    ablation_deltas,
+    cell_timeline,
+    gate_pass_rates,
+    regime_gap,
+    rerun_variability,
+    score_distributions,
+)
 
 
 class ReportFiles(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,10 +80,26 @@ def write_report(run_dir: Path, tasks_dir: Path) -> ReportFiles:
     for sub in ("cells", "plots", "tasks"):
         shutil.rmtree(out / sub, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
+    results = [r for r in run.rows if r.status != "cancelled"]
     plots = [
-        ("Score distributions per solver", score_distributions(run.rows, out / "plots/scores.png")),
-        ("Final pass rate per gate", gate_pass_rates(run.rows, out / "plots/gates.png")),
+        ("Score distributions per solver", score_distributions(results, out / "plots/scores.png")),
+        ("Final pass rate per gate", gate_pass_rates(results, out / "plots/gates.png")),
     ]
+    if rep.regimes:
+        plots.append(
+            ("Build vs Change: mean WCS", regime_gap(rep.regimes, out / "plots/regimes.png"))
+        )
+    if rep.variability:
+        plots.append(
+            (
+                "Rerun variability: SD of WCS per cell",
+                rerun_variability(rep.variability, out / "plots/reruns.png"),
+            )
+        )
+    if rep.ablations:
+        plots.append(
+            ("Ablation pairs: ΔGate%", ablation_deltas(rep.ablations, out / "plots/ablations.png"))
+        )
     for row in run.rows:
         view = cell_view(row, run_dir, run.task_roots.get(row.task))
         _cell_page(view, out, out / "tasks")

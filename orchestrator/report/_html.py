@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from ._cells import CellView
 from ._model import Report
-from ._tables import Table, load_note, tables
+from ._tables import Table, header_note, load_note, tables
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em}
@@ -53,6 +53,7 @@ def _table(t: Table) -> str:
 def render_index(rep: Report, plots: Sequence[tuple[str, str]]) -> str:
     """`plots` are (title, path relative to the report directory)."""
     body = [f"<h1>ProductWebBench report: {escape(rep.run_dir)}</h1>"]
+    body.append(f"<p class='note' id='header'>{escape(header_note(rep))}</p>")
     body.append(f"<p class='note' id='load'>{escape(load_note(rep))}</p>")
     body += [_table(t) for t in tables(rep)]
     body.append("<h2>Plots</h2>")

@@ -15,6 +15,7 @@ import msgspec
 
 from ..contract import ContractError, load_task
 from ..records import ManifestRow
+from ..solver_cards import SolverCard, guess_card, read_cards
 
 
 class ReportError(Exception):
@@ -34,6 +35,10 @@ class LoadedRun(msgspec.Struct, frozen=True, kw_only=True):
     rows: tuple[ManifestRow, ...]
     stats: LoadStats
     task_roots: dict[str, Path]  # task id -> its current package directory
+    cards: dict[str, SolverCard] = {}  # RUN_DIR/solvers.json: what each solver is
+
+    def card(self, solver: str) -> SolverCard:
+        return self.cards.get(solver) or guess_card(solver)
 
 
 def read_manifest(path: Path) -> tuple[list[ManifestRow], int]:
@@ -83,7 +88,7 @@ def load_run(run_dir: Path, tasks_dir: Path) -> LoadedRun:
         missing_task=missing,
         kept=len(kept),
     )
-    return LoadedRun(rows=tuple(kept), stats=stats, task_roots=roots)
+    return LoadedRun(rows=tuple(kept), stats=stats, task_roots=roots, cards=read_cards(run_dir))
 
 
 def _current_hash(root: Path) -> str | None:

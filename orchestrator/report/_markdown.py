@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from ._model import Report
-from ._tables import Table, load_note, tables
+from ._tables import Table, header_note, load_note, tables
 
 
 def _cell(text: str) -> str:
@@ -25,7 +25,8 @@ def _table(t: Table) -> list[str]:
 
 def render_markdown(rep: Report, plots: Sequence[tuple[str, str]]) -> str:
     """`plots` are (title, path relative to RUN_DIR)."""
-    lines = [f"# ProductWebBench report: {_cell(rep.run_dir)}", "", load_note(rep), ""]
+    lines = [f"# ProductWebBench report: {_cell(rep.run_dir)}", "", header_note(rep), ""]
+    lines += [load_note(rep), ""]
     for t in tables(rep):
         lines += _table(t)
     lines += ["## Plots", ""]

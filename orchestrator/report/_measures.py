@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from ..records import ManifestRow, Scores
+from ..records import BaselineRegression, Flip, ManifestRow, Scores, UnitOutcome
 from ._model import Mean, Rate
 from ._stats import cluster_bootstrap, wilson
 
@@ -34,5 +34,32 @@ def row_rate(rows: Sequence[ManifestRow], get: Callable[[Scores], bool]) -> Rate
 
 
 def completing(row: ManifestRow) -> bool:
-    """A run that finished on its own terms (status ok) and was scored."""
-    return row.status == "ok" and row.scores is not None
+    """Requested-work completion (paper §3.3): every completion-family gate passes on the
+    final workspace, whatever the status (a budget-stopped run can complete)."""
+    return row.scores is not None and row.scores.completion_pass
+
+
+# Accessors for the parts of a row the report reads, so the row's shape can change in one
+# place (a delivered result exists only when a final checkpoint ran).
+def row_flips(row: ManifestRow) -> tuple[Flip, ...]:
+    return row.flips if row.scores is not None else ()
+
+
+def row_regressions(row: ManifestRow) -> tuple[BaselineRegression, ...]:
+    return row.baseline_regressions if row.scores is not None else ()
+
+
+def row_covered(row: ManifestRow) -> bool:
+    return row.baseline_covered if row.scores is not None else False
+
+
+def row_units(row: ManifestRow) -> tuple[UnitOutcome, ...]:
+    return row.units
+
+
+def row_tokens(row: ManifestRow) -> int:
+    return row.input_tokens + row.output_tokens
+
+
+def row_cost(row: ManifestRow) -> float:
+    return row.cost_usd

@@ -38,9 +38,13 @@ class Mean(_Rec, frozen=True, kw_only=True):
 class SolverScores(_Rec, frozen=True, kw_only=True):
     solver: str
     arm: str
+    role: str  # "model", "control" or "scripted" (solver_cards.Role)
     cells: int  # rows in this table's population
     infra: int  # infra_error rows of the solver (excluded or counted as zero)
-    task: Rate  # whole_task
+    task: Rate  # whole_task, Wilson interval
+    # Task% with a task-clustered bootstrap interval: set when a task has several repeats,
+    # whose verdicts are not independent draws.
+    task_clustered: Mean | None = None
     gate: Mean
     stage: Mean
     wcs: Mean
@@ -78,14 +82,83 @@ class GateCount(_Rec, frozen=True, kw_only=True):
 
 
 class PairedRow(_Rec, frozen=True, kw_only=True):
+    """Staged vs full-spec on measures both arms share only (final gate pass, Gate%)."""
+
     solver: str
     pairs: int  # (task, solver) packages run in both arms
     gate_staged: Mean
     gate_full: Mean
     gate_delta: Mean  # staged minus full-spec, clustered by task
-    task_staged: Rate
-    task_full: Rate
+    final_staged: Rate
+    final_full: Rate
+
+
+class CostRow(_Rec, frozen=True, kw_only=True):
+    """What a solver was charged, over every row whatever its status."""
+
+    solver: str
+    role: str
+    cells: int
+    tokens: int
+    cost_usd: float
+
+
+class BreakdownRow(_Rec, frozen=True, kw_only=True):
+    """One solver's scores within one group (regime, facet or stack)."""
+
+    solver: str
+    arm: str
+    group: str
+    cells: int
+    gate: Mean
+    stage: Mean  # n == 0 for full-spec
+    wcs: Mean
+
+
+class VariabilityRow(_Rec, frozen=True, kw_only=True):
+    """Rerun variability (paper Figure 15): cells run more than once."""
+
+    solver: str
+    arm: str
+    cells: int  # (task, solver, arm) with >= 2 scored repeats
+    sd_mean: float  # mean over cells of the per-cell SD of WCS
+    sd_max: float
+    agree: Rate  # cells whose whole-task verdict is the same in every repeat
+    sds: tuple[float, ...] = ()
+
+
+class AblationRow(_Rec, frozen=True, kw_only=True):
+    """Two solvers that differ in exactly one option, paired on the same packages."""
+
+    option: str
+    arm: str
+    a: str  # solver with option = a_value
+    b: str
+    a_value: str
+    b_value: str
+    pairs: int  # tasks both ran
+    gate_delta: Mean  # a minus b, task-clustered bootstrap
     wcs_delta: Mean
+    task_a: Rate
+    task_b: Rate
+
+
+class GridCell(_Rec, frozen=True, kw_only=True):
+    """Full-spec scaffold x backbone: one scaffold driving one model."""
+
+    scaffold: str
+    backbone: str
+    cells: int
+    gate: Mean
+    final: Rate
+
+
+class Header(_Rec, frozen=True, kw_only=True):
+    statuses: dict[str, int]  # current rows by status
+    cancelled: int  # left out of every score table (a user stop is not a result)
+    controls: tuple[str, ...]  # reference / negative / noop / thrash
+    scripted: tuple[str, ...]  # solvers on a scripted provider (fake)
+    repeats: int  # most repeats of any (task, solver, arm)
 
 
 class Correlation(_Rec, frozen=True, kw_only=True):
@@ -112,15 +185,24 @@ class CellEntry(_Rec, frozen=True, kw_only=True):
 class Report(_Rec, frozen=True, kw_only=True):
     run_dir: str
     load: LoadStats
+    header: Header
     solvers: tuple[str, ...]
     scores: ScoreTable  # infra_error rows excluded
     scores_infra_zero: ScoreTable  # infra_error rows counted as zero
-    continuity: tuple[ContinuityRow, ...]
-    regressions: tuple[RegressionRow, ...]
+    continuity: tuple[ContinuityRow, ...]  # Change tasks
+    continuity_build: tuple[ContinuityRow, ...]  # Build tasks, reported apart
+    regressions: tuple[RegressionRow, ...]  # Change tasks
     regression_arm: str
     gate_counts: tuple[GateCount, ...]
     paired: tuple[PairedRow, ...]
     correlations: tuple[Correlation, ...]
+    cost: tuple[CostRow, ...] = ()
+    regimes: tuple[BreakdownRow, ...] = ()
+    facets: tuple[BreakdownRow, ...] = ()
+    stacks: tuple[BreakdownRow, ...] = ()
+    variability: tuple[VariabilityRow, ...] = ()
+    ablations: tuple[AblationRow, ...] = ()
+    grid: tuple[GridCell, ...] = ()
     cells: tuple[CellEntry, ...]
 
 

@@ -13,6 +13,7 @@ from matplotlib.ticker import MaxNLocator
 from ..contract import GATES
 from ..events import CheckpointSummary
 from ..records import Flip, ManifestRow
+from ._model import AblationRow, BreakdownRow, VariabilityRow
 
 DPI = 100
 
@@ -99,4 +100,59 @@ def cell_timeline(
     ax.set_ylabel("share passing")
     if xs or flips:
         ax.legend(loc="lower left", fontsize="small")
+    return _save(fig, out)
+
+
+def rerun_variability(rows: Sequence[VariabilityRow], out: Path) -> Path:
+    """Per-cell SD of WCS across repeats, one strip per solver and arm (paper Figure 15)."""
+    fig = Figure(figsize=(4 + 0.6 * max(1, len(rows)), 3.5), layout="constrained")
+    ax = fig.subplots()
+    for i, v in enumerate(rows):
+        ax.scatter([i] * len(v.sds), v.sds, alpha=0.6)
+        ax.hlines(v.sd_mean, i - 0.3, i + 0.3, color="black")
+    ax.set_xticks(range(len(rows)), labels=[_label(v.solver, v.arm) for v in rows])
+    ax.tick_params(axis="x", labelrotation=30)
+    ax.set_ylabel("SD of WCS across repeats")
+    ax.set_ylim(bottom=0)
+    return _save(fig, out)
+
+
+def regime_gap(rows: Sequence[BreakdownRow], out: Path) -> Path:
+    """Mean WCS per solver on Build and on Change tasks, with 95% CIs (paper Figure 6)."""
+    labels = sorted({_label(r.solver, r.arm) for r in rows})
+    regimes = sorted({r.group for r in rows})
+    fig = Figure(figsize=(4 + 0.8 * max(1, len(labels)), 3.5), layout="constrained")
+    ax = fig.subplots()
+    width = 0.8 / max(1, len(regimes))
+    for j, regime in enumerate(regimes):
+        got = {_label(r.solver, r.arm): r.wcs for r in rows if r.group == regime}
+        xs = [i + j * width for i, lab in enumerate(labels) if lab in got]
+        ms = [got[lab] for lab in labels if lab in got]
+        err = [[m.value - m.lo for m in ms], [m.hi - m.value for m in ms]]
+        ax.bar(xs, [m.value for m in ms], width=width, yerr=err, capsize=3, label=regime)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))], labels=labels)
+    ax.tick_params(axis="x", labelrotation=30)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("mean WCS")
+    if regimes:
+        ax.legend(fontsize="small")
+    return _save(fig, out)
+
+
+def ablation_deltas(rows: Sequence[AblationRow], out: Path) -> Path:
+    """Paired ΔGate (points) per ablation pair with 95% CIs (paper Figure 7)."""
+    fig = Figure(figsize=(7, 1 + 0.5 * max(1, len(rows))), layout="constrained")
+    ax = fig.subplots()
+    for i, a in enumerate(rows):
+        d = a.gate_delta
+        ax.errorbar(
+            100 * d.value,
+            i,
+            xerr=[[100 * (d.value - d.lo)], [100 * (d.hi - d.value)]],
+            fmt="o",
+            capsize=3,
+        )
+    ax.set_yticks(range(len(rows)), labels=[f"{a.option}: {a.a} − {a.b}" for a in rows])
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("ΔGate% (points), a minus b")
     return _save(fig, out)

@@ -2,45 +2,26 @@
 
 from __future__ import annotations
 
-import math
-
-import msgspec
-
-from ._model import Mean, Rate, Report, ScoreTable
-
-
-class Table(msgspec.Struct, frozen=True, kw_only=True):
-    id: str
-    title: str
-    note: str
-    headers: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-
-
-def fmt_rate(r: Rate) -> str:
-    if r.n == 0:
-        return "—"
-    return f"{100 * r.value:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}] ({r.k}/{r.n})"
-
-
-def fmt_mean(m: Mean, *, percent: bool = True) -> str:
-    if m.n == 0 or math.isnan(m.value):
-        return "—"
-    s = 100.0 if percent else 1.0
-    digits = 1 if percent else 3
-    return f"{s * m.value:.{digits}f} [{s * m.lo:.{digits}f}, {s * m.hi:.{digits}f}]"
+from ._model import Report, ScoreTable
+from ._tables_analyses import analysis_tables
+from ._tables_fmt import Table as Table
+from ._tables_fmt import fmt_mean as fmt_mean
+from ._tables_fmt import fmt_rate as fmt_rate
 
 
 def scores_table(t: ScoreTable, id: str) -> Table:
     return Table(
         id=id,
         title=f"Scores per solver ({t.title})",
-        note="Task% with Wilson 95% CI; Gate%, Stage%, WCS means with task-clustered "
-        "bootstrap 95% CI. Other failures (llm_error, budget, cancelled) keep the scores "
-        "they have, zero when unscored.",
+        note="Task% with Wilson 95% CI, or a task-clustered bootstrap CI when tasks were "
+        "repeated; Gate%, Stage%, WCS means with task-clustered bootstrap 95% CI. Stage% "
+        "is undefined for full-spec (—). llm_error and budget rows keep the scores of their "
+        "final checkpoint, zero when unscored; cancelled rows are left out. Controls and "
+        "scripted solvers are labelled in the role column.",
         headers=(
             "solver",
             "arm",
+            "role",
             "cells",
             "infra",
             "Task%",
@@ -53,9 +34,12 @@ def scores_table(t: ScoreTable, id: str) -> Table:
             (
                 r.solver,
                 r.arm,
+                r.role,
                 str(r.cells),
                 str(r.infra),
-                fmt_rate(r.task),
+                fmt_rate(r.task)
+                if r.task_clustered is None
+                else f"{fmt_mean(r.task_clustered)} ({r.task.k}/{r.task.n}, clustered)",
                 fmt_mean(r.gate),
                 fmt_mean(r.stage),
                 fmt_mean(r.wcs, percent=False),
@@ -71,9 +55,11 @@ def tables(rep: Report) -> tuple[Table, ...]:
     out.append(
         Table(
             id="continuity",
-            title="Completion vs continuity",
-            note="Complete-but-not-cleared: among rows passing every completion gate, the share "
-            "failing a conservative (gates 5-18) / broad (adds visual_regression) continuity gate.",
+            title="Completion vs continuity (Change tasks)",
+            note="Complete-but-not-cleared: among completing runs (every completion-family gate "
+            "passes), the share failing a conservative (gates 5-18) / broad (adds "
+            "visual_regression) continuity gate. Change tasks only, as in the paper; 'all' "
+            "pools the models under test (no control, no scripted solver).",
             headers=("solver", "arm", "conservative", "broad"),
             rows=tuple(
                 (c.solver, c.arm, fmt_rate(c.conservative), fmt_rate(c.broad))
@@ -83,11 +69,25 @@ def tables(rep: Report) -> tuple[Table, ...]:
     )
     out.append(
         Table(
+            id="continuity-build",
+            title="Completion vs continuity (Build tasks, reported apart)",
+            note="The same reading on Build tasks, which the paper reports apart.",
+            headers=("solver", "arm", "conservative", "broad"),
+            rows=tuple(
+                (c.solver, c.arm, fmt_rate(c.conservative), fmt_rate(c.broad))
+                for c in rep.continuity_build
+            ),
+        )
+    )
+    out.append(
+        Table(
             id="regressions",
-            title=f"Regressions ({rep.regression_arm} arm)",
-            note="Protected flip among completing runs; baseline, union, overlap and "
-            "caught-and-still-failing among covered completing runs; flipped-but-clean among "
-            "completing runs. Wilson 95% CI.",
+            title=f"Regressions (Change tasks, {rep.regression_arm} arm)",
+            note="Completing = every completion-family gate passes. Protected flip among "
+            "completing runs; baseline, union, overlap and caught-and-still-failing among "
+            "covered completing runs (the untouched R0 served and was verified); "
+            "flipped-but-clean among completing runs. Wilson 95% CI. 'all' pools the models "
+            "under test.",
             headers=(
                 "solver",
                 "protected flip",
@@ -132,18 +132,21 @@ def tables(rep: Report) -> tuple[Table, ...]:
         out.append(
             Table(
                 id="paired",
-                title="Staged vs full-spec on the same packages",
-                note="Paired by (task, solver), repeats averaged; deltas are staged minus "
-                "full-spec with task-clustered bootstrap 95% CI.",
+                title="Staged vs full-spec on the same packages (shared measures only)",
+                note="Caveat (paper §3.1, Appendix C): the two arms are not comparable as "
+                "estimates of model quality: their task-success notions differ (whole-task "
+                "pass vs final gate pass) and full-spec has no checkpoints. Only the measures "
+                "both arms share are compared: Gate% and final gate pass. Paired by (task, "
+                "solver), repeats averaged; ΔGate is staged minus full-spec with a "
+                "task-clustered bootstrap 95% CI.",
                 headers=(
                     "solver",
                     "pairs",
                     "Gate% staged",
                     "Gate% full-spec",
                     "ΔGate (pt)",
-                    "Task% staged",
-                    "Task% full-spec",
-                    "ΔWCS",
+                    "final pass staged",
+                    "final pass full-spec",
                 ),
                 rows=tuple(
                     (
@@ -152,9 +155,8 @@ def tables(rep: Report) -> tuple[Table, ...]:
                         fmt_mean(p.gate_staged),
                         fmt_mean(p.gate_full),
                         fmt_mean(p.gate_delta),
-                        fmt_rate(p.task_staged),
-                        fmt_rate(p.task_full),
-                        fmt_mean(p.wcs_delta, percent=False),
+                        fmt_rate(p.final_staged),
+                        fmt_rate(p.final_full),
                     )
                     for p in rep.paired
                 ),
@@ -165,13 +167,15 @@ def tables(rep: Report) -> tuple[Table, ...]:
             Table(
                 id="correlations",
                 title="Rank correlations across solvers",
-                note="Spearman's rho (average ranks for ties); two-sided permutation p-value.",
+                note="Across the models under test only (controls and scripted solvers left "
+                "out). Spearman's rho (average ranks for ties); two-sided permutation p-value.",
                 headers=("x", "y", "solvers", "rho", "p"),
                 rows=tuple(
                     (c.x, c.y, str(c.n), f"{c.rho:+.3f}", f"{c.p:.3f}") for c in rep.correlations
                 ),
             )
         )
+    out += analysis_tables(rep)
     return tuple(out)
 
 
@@ -181,4 +185,22 @@ def load_note(rep: Report) -> str:
         f"{s.kept} current rows of {s.lines} read; left out: {s.stale_hash} stale "
         f"(contract hash changed), {s.missing_task} with the task gone or invalid, "
         f"{s.superseded} superseded by a later row of the same cell, {s.torn} torn last line."
+    )
+
+
+def header_note(rep: Report) -> str:
+    h = rep.header
+    counts = ", ".join(f"{n} {s}" for s, n in h.statuses.items()) or "no rows"
+    roles = []
+    if h.controls:
+        roles.append(f"controls (labelled, never pooled): {', '.join(h.controls)}")
+    if h.scripted:
+        roles.append(f"scripted providers (labelled, never pooled): {', '.join(h.scripted)}")
+    return (
+        f"Rows by status: {counts}. {h.cancelled} cancelled row(s) (a user stop) are left out "
+        "of every score table. "
+        + ("; ".join(roles) + ". " if roles else "")
+        + f"Repeats per cell: up to {h.repeats}. Gate% is over applicable gates: build without "
+        "a build command, serve on a static file server and the health gates of a state that "
+        "never loaded are not applicable (the paper divides by all 19 signals)."
     )

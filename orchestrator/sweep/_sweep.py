@@ -16,6 +16,7 @@ from ..budget import Ledger
 from ..config import BenchConfig
 from ..manifest import FINAL_STATUSES, Manifest, latest_by_cell
 from ..records import ManifestRow
+from ..solver_cards import write_cards
 from ._core import Job, Scheduler
 from ._jobs import plan_jobs, select_tasks
 from ._progress import ProgressMode, SweepProgress
@@ -78,6 +79,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
     solvers = [s for s in cfg.solvers if not opts.solvers or s.name in opts.solvers]
     ledger = Ledger(max_usd=cfg.sweep.max_usd, max_tokens=cfg.sweep.max_tokens)
     with Manifest(run_dir) as manifest:
+        write_cards(run_dir, cfg, solvers)
         jobs = plan_jobs(cfg, tasks, solvers, run_dir.name)
         todo = pending_jobs(jobs, manifest.rows()) if opts.resume else jobs
         skipped = len(jobs) - len(todo)

@@ -21,7 +21,10 @@ def test_writes_markdown_html_plots_and_cell_pages(known_run: KnownRun) -> None:
     run, out = known_run.run_dir, known_run.run_dir / "report"
     md = (run / "report.md").read_text()
     assert "10 current rows of 13 read; left out: 1 stale" in md
-    assert "| a | staged | 3 | 0 | 33.3% [6.1, 79.2] (1/3) | 75.0 [75.0, 75.0] |" in md
+    assert (
+        "| a | staged | model | 3 | 0 | 33.3 [0.0, 50.0] (1/3, clustered) | 75.0 [75.0, 75.0] |"
+        in md
+    )
     assert "## Staged vs full-spec on the same packages" in md
     assert "| Gate% | protected-flip rate | 3 | +0.866 |" in md
     for png in ("plots/scores.png", "plots/gates.png"):

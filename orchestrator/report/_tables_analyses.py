@@ -1,0 +1,139 @@
+"""Tables for the paper's further analyses (see `_analyses.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._model import BreakdownRow, Report
+from ._tables_fmt import Table, fmt_mean, fmt_rate
+
+
+def _breakdown(id: str, title: str, group: str, rows: Sequence[BreakdownRow], note: str) -> Table:
+    return Table(
+        id=id,
+        title=title,
+        note=note + " Means with task-clustered bootstrap 95% CI; Stage% — for full-spec.",
+        headers=("solver", "arm", group, "cells", "Gate%", "Stage%", "WCS"),
+        rows=tuple(
+            (
+                r.solver,
+                r.arm,
+                r.group,
+                str(r.cells),
+                fmt_mean(r.gate),
+                fmt_mean(r.stage),
+                fmt_mean(r.wcs, percent=False),
+            )
+            for r in rows
+        ),
+    )
+
+
+def analysis_tables(rep: Report) -> list[Table]:
+    out = [
+        Table(
+            id="cost",
+            title="Cost per solver",
+            note="Tokens and money actually charged, over every row whatever its status "
+            "(cancelled and budget-stopped rows included).",
+            headers=("solver", "role", "cells", "tokens", "USD", "USD per cell"),
+            rows=tuple(
+                (
+                    c.solver,
+                    c.role,
+                    str(c.cells),
+                    str(c.tokens),
+                    f"{c.cost_usd:.4f}",
+                    f"{c.cost_usd / c.cells:.4f}" if c.cells else "—",
+                )
+                for c in rep.cost
+            ),
+        ),
+        _breakdown(
+            "regimes",
+            "Build vs Change",
+            "regime",
+            rep.regimes,
+            "Build and Change are different regimes (paper §5): Build plans are longer, so a "
+            "gap here mixes regime and trajectory length.",
+        ),
+        _breakdown("facets", "Per facet", "facet", rep.facets, "Per task facet."),
+        _breakdown("stacks", "Per stack", "stack", rep.stacks, "Per framework stack."),
+        Table(
+            id="variability",
+            title="Rerun variability",
+            note="Cells run more than once (--repeats): per-cell standard deviation of WCS "
+            "(mean and max over cells) and whether the whole-task verdict agreed in every "
+            "repeat (paper Appendix D, Figure 15: σ ≈ 0.09, verdicts stable)."
+            + ("" if rep.variability else " No cell was repeated."),
+            headers=("solver", "arm", "cells", "mean SD(WCS)", "max SD(WCS)", "verdict agreement"),
+            rows=tuple(
+                (
+                    v.solver,
+                    v.arm,
+                    str(v.cells),
+                    f"{v.sd_mean:.3f}",
+                    f"{v.sd_max:.3f}",
+                    fmt_rate(v.agree),
+                )
+                for v in rep.variability
+            ),
+        ),
+        Table(
+            id="ablations",
+            title="Ablations: solvers that differ in one option",
+            note="Every pair of solvers identical but for one option (vision, preservation "
+            "clause, history, ...), on the tasks both ran in one arm; deltas are a minus b, "
+            "per task (repeats averaged), with task-clustered bootstrap 95% CI. The paper's "
+            "user-wording (persona vs literal) and edit-format arms appear here once the "
+            "solver has those options.",
+            headers=(
+                "option",
+                "arm",
+                "a",
+                "b",
+                "tasks",
+                "ΔGate (pt)",
+                "ΔWCS",
+                "Task% a",
+                "Task% b",
+            ),
+            rows=tuple(
+                (
+                    a.option,
+                    a.arm,
+                    f"{a.a} ({a.a_value})",
+                    f"{a.b} ({a.b_value})",
+                    str(a.pairs),
+                    fmt_mean(a.gate_delta),
+                    fmt_mean(a.wcs_delta, percent=False),
+                    fmt_rate(a.task_a),
+                    fmt_rate(a.task_b),
+                )
+                for a in rep.ablations
+            ),
+        ),
+        _grid(rep),
+    ]
+    return out
+
+
+def _grid(rep: Report) -> Table:
+    scaffolds = sorted({g.scaffold for g in rep.grid})
+    models = sorted({g.backbone for g in rep.grid})
+    cell = {(g.scaffold, g.backbone): g for g in rep.grid}
+
+    def show(s: str, m: str) -> str:
+        g = cell.get((s, m))
+        if g is None:
+            return "—"
+        return f"Gate% {fmt_mean(g.gate)}; final {fmt_rate(g.final)}; n={g.cells}"
+
+    return Table(
+        id="grid",
+        title="Scaffold x backbone (full-spec arm)",
+        note="Rows are scaffolds, columns the model each drives; models under test only. "
+        "Full-spec verifies once, so Gate% and final gate pass are its measures (Table 2).",
+        headers=("scaffold", *models),
+        rows=tuple((s, *(show(s, m) for m in models)) for s in scaffolds),
+    )
