@@ -1,0 +1,177 @@
+"""Mutation testing of the grading core (issue #18): `scripts/mutants [GROUP ...]`.
+
+Each group mutates a few modules with mutmut 3 and runs only the fast tests that cover
+them (no Docker, no Chromium). A group is run in a scratch copy of the checkout (the
+work tree is never touched): `/tmp/pwb-mutants/<group>`, kept between runs so mutmut can
+resume. Prints, per group, the score and every surviving mutant with its diff; the
+curated record is tests/mutants/RESULTS.md.
+
+Not part of .ci/run: a full run takes tens of minutes on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRATCH = Path(os.environ.get("PWB_MUTANTS_DIR", "/tmp/pwb-mutants"))
+
+
+@dataclass(frozen=True)
+class Group:
+    modules: tuple[str, ...]
+    tests: tuple[str, ...]
+    # Lines (regex) whose statements are not mutated: the parts of a module that are
+    # adapters (Docker, browser) rather than grading rules; a `def` line excludes the
+    # whole function.
+    skip: tuple[str, ...] = ()
+    copy: tuple[str, ...] = field(default=("bench.toml",))
+
+
+GROUPS: dict[str, Group] = {
+    "scoring": Group(
+        modules=("orchestrator/scoring.py",),
+        tests=("tests/core/test_scores.py", "tests/mutants/test_scoring_rules.py"),
+    ),
+    "flips": Group(
+        modules=("orchestrator/cell/_flips.py",),
+        tests=("tests/mutants/test_staged_rules.py",),
+    ),
+    "staged": Group(
+        modules=("orchestrator/cell/_staged.py",),
+        tests=("tests/mutants/test_staged_rules.py",),
+        skip=(
+            r"^async def _open_sandbox\(",
+            r"^async def run_baseline\(",
+            r"^def _first_error\(",
+            r"^    async def run_full_spec\(",
+            r"^def summarize\(",
+            r"self\.log\.emit\(|log\.emit\(",
+        ),
+    ),
+    "gates": Group(
+        modules=("orchestrator/verifier/_gates.py", "orchestrator/verifier/_visual.py"),
+        tests=("tests/mutants/test_gate_evaluators.py",),
+    ),
+    "workspace": Group(
+        modules=("orchestrator/workspace/_paths.py",),
+        tests=("tests/core/test_workspace.py", "tests/security/test_workspace_attacks.py"),
+    ),
+    "resume": Group(
+        modules=("orchestrator/manifest.py", "orchestrator/sweep/_sweep.py"),
+        tests=("tests/core/test_manifest.py", "tests/mutants/test_resume.py"),
+    ),
+    "report": Group(
+        modules=("orchestrator/report/_aggregate.py",),
+        tests=("tests/report/test_report_aggregate.py", "tests/mutants/test_populations.py"),
+    ),
+}
+
+_LINE = re.compile(r"^\s+(\S+): (.+)$")
+
+
+def _toml_list(items: tuple[str, ...]) -> str:
+    return "[" + ", ".join(json.dumps(i) for i in items) + "]"
+
+
+def _prepare(name: str, group: Group) -> Path:
+    work = SCRATCH / name
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    for sub in ("orchestrator", "sandbox", "tests"):
+        shutil.copytree(ROOT / sub, work / sub, ignore=shutil.ignore_patterns("__pycache__"))
+    for extra in group.copy:
+        shutil.copy2(ROOT / extra, work / extra)
+    config = (ROOT / "pyproject.toml").read_text()
+    config += (
+        "\n[tool.mutmut]\n"
+        'source_paths = ["orchestrator"]\n'
+        f"only_mutate = {_toml_list(group.modules)}\n"
+        f"do_not_mutate_patterns = {_toml_list(group.skip)}\n"
+        f"also_copy = {_toml_list(('sandbox/', *group.copy))}\n"
+        f"pytest_add_cli_args_test_selection = {_toml_list(group.tests)}\n"
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-m", "not docker and not browser"]\n'
+        "use_git_change_detection = false\n"
+    )
+    (work / "pyproject.toml").write_text(config)
+    return work
+
+
+def _mutmut(work: Path, *args: str, capture: bool = False) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CI")}
+    done = subprocess.run(
+        [sys.executable, "-c", "from mutmut.__main__ import cli; cli()", *args],
+        cwd=work,
+        env=env,
+        text=True,
+        capture_output=capture,
+        check=False,
+    )
+    if done.returncode != 0 and args[0] != "run":
+        sys.exit(f"mutants: `mutmut {' '.join(args)}` failed in {work}\n{done.stderr or ''}")
+    return done.stdout or ""
+
+
+def run_group(name: str, group: Group, jobs: int) -> dict[str, object]:
+    work = _prepare(name, group)
+    t0 = time.monotonic()
+    _mutmut(work, "run", "--max-children", str(jobs))
+    elapsed = time.monotonic() - t0
+    statuses: dict[str, str] = {}
+    for line in _mutmut(work, "results", "--all", "true", capture=True).splitlines():
+        m = _LINE.match(line)
+        if m:
+            statuses[m.group(1)] = m.group(2)
+    survived = sorted(k for k, s in statuses.items() if s != "killed")
+    killed = len(statuses) - len(survived)
+    print(f"\n## {name}: {killed}/{len(statuses)} killed ({elapsed:.0f}s)")
+    diffs: dict[str, str] = {}
+    for key in survived:
+        diff = _mutmut(work, "show", key, capture=True)
+        diffs[key] = diff
+        print(f"### {key}: {statuses[key]}\n{diff}")
+    return {
+        "group": name,
+        "modules": list(group.modules),
+        "tests": list(group.tests),
+        "total": len(statuses),
+        "killed": killed,
+        "survived": {k: statuses[k] for k in survived},
+        "seconds": round(elapsed),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("groups", nargs="*", choices=[*GROUPS, []], metavar="GROUP")
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="parallel mutants (default 1)")
+    args = ap.parse_args()
+    names = args.groups or list(GROUPS)
+    results = [run_group(n, GROUPS[n], args.jobs) for n in names]
+    total = sum(int(r["total"]) for r in results)  # type: ignore[call-overload]
+    killed = sum(int(r["killed"]) for r in results)  # type: ignore[call-overload]
+    print("\n| group | killed | total | score |\n|---|---|---|---|")
+    for r in results:
+        t, k = int(r["total"]), int(r["killed"])  # type: ignore[call-overload]
+        print(
+            f"| {r['group']} | {k} | {t} | {k / t:.0%} |" if t else f"| {r['group']} | 0 | 0 | - |"
+        )
+    if total:
+        print(f"| all | {killed} | {total} | {killed / total:.1%} |")
+    out = SCRATCH / "last.json"
+    out.write_text(json.dumps(results, indent=2))
+    print(f"(details: {out})")
+
+
+if __name__ == "__main__":
+    main()
