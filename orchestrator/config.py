@@ -70,6 +70,9 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     sandbox_starts: int = 4  # concurrent container starts/builds
     image_builds: int = 1
     baseline: bool = True
+    # Grade visual gates not applicable when the rendering environment differs from a
+    # task's evidence, instead of refusing to start (`--allow-env-drift`).
+    allow_env_drift: bool = False
 
 
 class BenchConfig(_Cfg, frozen=True, kw_only=True):

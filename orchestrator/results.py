@@ -32,11 +32,16 @@ class CheckResult(_Rec, frozen=True, kw_only=True):
     # A failing visual check: where its render differs from the reference (x, y, w, h).
     region: tuple[int, int, int, int] | None = None
 
+    @property
+    def failed(self) -> bool:
+        return self.applicable and not self.passed
+
 
 class GateResult(_Rec, frozen=True, kw_only=True):
     gate: Gate
     status: GateStatus
     failed_checks: tuple[str, ...] = ()
+    reason: str = ""  # why the gate is not applicable, when it is not
 
 
 class StateRun(_Rec, frozen=True, kw_only=True):
@@ -67,4 +72,4 @@ class VerifyReport(_Rec, frozen=True, kw_only=True):
 
     @property
     def failed(self) -> tuple[CheckResult, ...]:
-        return tuple(c for c in self.checks if c.applicable and not c.passed)
+        return tuple(c for c in self.checks if c.failed)

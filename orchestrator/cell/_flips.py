@@ -22,7 +22,7 @@ class FlipTracker:
         repaired: list[Flip] = []
         for result in report.checks:
             cid = result.id
-            if not result.authored:
+            if not result.authored or not result.applicable:
                 continue
             if result.passed:
                 if cid in self._open:

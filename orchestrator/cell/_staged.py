@@ -202,8 +202,9 @@ class StagedRun:
 
 
 def _passed(report: VerifyReport, check_id: str) -> bool:
+    """Cleared: passed, or not applicable (never blocks; never counts as a pass either)."""
     result = report.check(check_id)
-    return result is not None and result.passed
+    return result is not None and (result.passed or not result.applicable)
 
 
 def _gates(report: VerifyReport) -> dict[str, GateStatus]:

@@ -13,7 +13,7 @@ from sandbox import open_backend
 from ..admission import TaskAdmission, admit_all
 from ..contract import ContractError, TaskPackage, discover_tasks, load_task
 from ..report import wilson
-from ..verifier import BrowserPool
+from ..verifier import BrowserPool, EnvironmentDrift, check_environment
 from ._loop import run_async
 
 HELP = "admit task packages: reference clears every unit, negatives fail, R0 is outstanding"
@@ -26,6 +26,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
     p.add_argument("--out", type=Path, default=Path("runs/admission"))
     p.add_argument("--parallel", type=int, default=2, help="tasks admitted at once")
+    p.add_argument(
+        "--allow-env-drift",
+        action="store_true",
+        help="grade visual gates not applicable when rendering differs from the evidence",
+    )
 
 
 def _rate(label: str, k: int, n: int) -> str:
@@ -70,7 +75,9 @@ def _load(args: argparse.Namespace) -> list[TaskPackage]:
 
 async def _admit(args: argparse.Namespace, tasks: list[TaskPackage]) -> list[TaskAdmission]:
     backend = await open_backend(args.backend)
-    async with BrowserPool() as pool:
+    async with BrowserPool(allow_env_drift=args.allow_env_drift) as pool:
+        for warning in await check_environment(pool, tasks):
+            print(warning, file=sys.stderr)
         return await admit_all(tasks, backend, pool, args.out, args.repeat, args.parallel)
 
 
@@ -80,7 +87,11 @@ def run(args: argparse.Namespace) -> int:
     except ContractError as exc:
         print(exc, file=sys.stderr)
         return 2
-    results = run_async(_admit, args, tasks)
+    try:
+        results = run_async(_admit, args, tasks)
+    except EnvironmentDrift as exc:
+        print(exc, file=sys.stderr)
+        return 2
     args.out.mkdir(parents=True, exist_ok=True)
     text = render(results)
     (args.out / "admission.md").write_text(text)

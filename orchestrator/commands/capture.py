@@ -2,6 +2,7 @@
 
 `evidence/r0/` is captured from R0 as shipped; `evidence/reference/` from R0 with every
 unit's reference patch applied in order. Each is served in a throwaway workspace.
+`evidence/env.json` fingerprints the pinned rendering environment they were rendered in.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ async def _main(args: argparse.Namespace) -> int:
     async with BrowserPool() as pool:
         ok = await _capture_one(pool, task, "r0", [], args.backend)
         ok = await _capture_one(pool, task, "reference", patches, args.backend) and ok
+        env = await pool.environment()
+    print(f"env.json: {env.browser} {env.browser_version}, fonts {env.fonts[:12]}")
     return 0 if ok else 1
 
 

@@ -18,7 +18,7 @@ from ..events import read_events
 from ..llm import ProviderConfig, ProviderPool
 from ..records import Arm
 from ..solvers import Solver, make_solver, offline_solver
-from ..verifier import BrowserPool
+from ..verifier import BrowserPool, EnvironmentDrift, check_environment
 from ._loop import run_async
 
 HELP = "run one cell (task x solver x arm) and print its units, checkpoints and scores"
@@ -37,6 +37,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
     p.add_argument("--out", type=Path, help="cell directory (default: a temporary one)")
     p.add_argument("--no-baseline", action="store_true")
+    p.add_argument(
+        "--allow-env-drift",
+        action="store_true",
+        help="grade visual gates not applicable when rendering differs from the evidence",
+    )
 
 
 async def _run(args: argparse.Namespace, out: Path) -> CellReport:
@@ -53,9 +58,11 @@ async def _run(args: argparse.Namespace, out: Path) -> CellReport:
         providers_cfg = bench.providers
     backend = await open_backend(args.backend)
     async with (
-        BrowserPool() as pool,
+        BrowserPool(allow_env_drift=args.allow_env_drift) as pool,
         ProviderPool(providers_cfg, fake_tasks=[task.root]) as providers,
     ):
+        for warning in await check_environment(pool, [task]):
+            print(warning, file=sys.stderr)
         if bench is not None:
             matches = [s for s in bench.solvers if s.name == args.solver]
             if not matches:
@@ -80,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="pwb-cell-"))
     try:
         report = run_async(_run, args, out)
-    except (ContractError, ConfigError, ValueError) as exc:
+    except (ContractError, ConfigError, ValueError, EnvironmentDrift) as exc:
         print(exc, file=sys.stderr)
         return 2
     for e in read_events(out / "events.jsonl"):

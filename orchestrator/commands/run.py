@@ -14,6 +14,7 @@ from ..config import BenchConfig, ConfigError, load_config
 from ..contract import ContractError
 from ..manifest import RunLocked
 from ..sweep import SweepOptions, run_sweep
+from ..verifier import EnvironmentDrift
 from ._loop import run_async
 
 HELP = "run a sweep (the default command)"
@@ -35,6 +36,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument("--progress", choices=("live", "jsonl"), default="live")
     p.add_argument("--no-report", action="store_true", help="skip writing the report")
+    p.add_argument(
+        "--allow-env-drift",
+        action="store_true",
+        help="grade visual gates not applicable when rendering differs from the evidence",
+    )
 
 
 def apply_overrides(cfg: BenchConfig, args: argparse.Namespace) -> BenchConfig:
@@ -49,6 +55,8 @@ def apply_overrides(cfg: BenchConfig, args: argparse.Namespace) -> BenchConfig:
             changes[key] = getattr(args, flag)
     if args.arms:
         changes["arms"] = tuple(args.arms)
+    if args.allow_env_drift:
+        changes["allow_env_drift"] = True
     if not changes:
         return cfg
     return msgspec.structs.replace(cfg, sweep=msgspec.structs.replace(cfg.sweep, **changes))
@@ -69,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         run_dir, rows = run_async(run_sweep, cfg, opts)
-    except (ContractError, RunLocked, BackendUnavailable) as exc:
+    except (ContractError, RunLocked, BackendUnavailable, EnvironmentDrift) as exc:
         print(exc, file=sys.stderr)
         return 2
     statuses: dict[str, int] = {}

@@ -14,7 +14,15 @@ from sandbox import BackendKind, Labels, ServeSpec, open_backend
 
 from ..contract import ContractError, TaskPackage, load_task
 from ..results import VerifyReport
-from ..verifier import BrowserPool, RunHealth, VerifierInfraError, applicability, verify
+from ..verifier import (
+    BrowserPool,
+    EnvironmentDrift,
+    RunHealth,
+    VerifierInfraError,
+    applicability,
+    check_environment,
+    verify,
+)
 from ..workspace import Workspace
 from ._loop import run_async
 
@@ -27,6 +35,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
     p.add_argument("--checks", nargs="*", default=None, help="check ids (default: all)")
     p.add_argument("--artifacts", type=Path, default=None, help="keep screenshots here")
+    p.add_argument(
+        "--allow-env-drift",
+        action="store_true",
+        help="grade visual gates not applicable when rendering differs from the evidence",
+    )
 
 
 @asynccontextmanager
@@ -77,7 +90,7 @@ async def _scope(task: TaskPackage, root: Path) -> tuple[str, ...]:
 
 def print_report(report: VerifyReport) -> None:
     for g in report.gates:
-        print(f"{g.gate:18} {g.status:4} {' '.join(g.failed_checks)}")
+        print(f"{g.gate:18} {g.status:4} {' '.join(g.failed_checks) or g.reason}")
     for c in report.failed:
         print(f"  FAIL {c.id}: {c.message}")
 
@@ -87,7 +100,9 @@ async def _main(args: argparse.Namespace) -> int:
     scope = await _scope(task, args.workspace)
     async with served(task, args.workspace.resolve(), args.backend) as (url, health):
         health = msgspec.structs.replace(health, scope_violations=scope)
-        async with BrowserPool() as pool:
+        async with BrowserPool(allow_env_drift=args.allow_env_drift) as pool:
+            for warning in await check_environment(pool, [task]):
+                print(warning, file=sys.stderr)
             report = await verify(
                 pool, task, url, check_ids=args.checks, health=health, artifacts=args.artifacts
             )
@@ -98,7 +113,7 @@ async def _main(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     try:
         return run_async(_main, args)
-    except ContractError as exc:
+    except (ContractError, EnvironmentDrift) as exc:
         print(exc, file=sys.stderr)
         return 2
     except VerifierInfraError as exc:

@@ -163,12 +163,13 @@ def cross_reference_problems(c: Contract, root: Path, where: str) -> list[str]:
 
 
 def contract_hash(root: Path, contract: Contract) -> str:
-    """sha256 over the canonical contract and every file of the package but evidence/."""
+    """sha256 over the canonical contract and every file of the package, `evidence/`
+    included: a re-captured render (or `env.json`) is a new contract (DESIGN §3)."""
     h = hashlib.sha256()
     h.update(msgspec.json.encode(contract, order="deterministic"))
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = path.relative_to(root).as_posix()
-        if rel.startswith(("evidence/", "README")) or "/node_modules/" in f"/{rel}":
+        if rel.startswith("README") or "/node_modules/" in f"/{rel}":
             continue
         h.update(b"\0" + rel.encode() + b"\0")
         h.update(path.read_bytes())

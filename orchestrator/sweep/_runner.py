@@ -7,6 +7,7 @@ the asyncio-bound libraries enter; the scheduling core stays backend-neutral.
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -25,7 +26,7 @@ from ..contract import TaskPackage
 from ..llm import LLMError, ProviderPool, ProviderRefused
 from ..records import ManifestRow
 from ..solvers import make_solver
-from ..verifier import BrowserPool, VerifierInfraError
+from ..verifier import BrowserPool, VerifierInfraError, check_environment
 from ..workspace import WorkspaceError
 from ._core import CellFailure, Job, StopSweep
 
@@ -124,9 +125,14 @@ async def open_resources(
         await collect_garbage(expired_only=True)
     try:
         async with (
-            BrowserPool(max_contexts=cfg.sweep.browser_contexts) as pool,
+            BrowserPool(
+                max_contexts=cfg.sweep.browser_contexts,
+                allow_env_drift=cfg.sweep.allow_env_drift,
+            ) as pool,
             ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks]) as providers,
         ):
+            for warning in await check_environment(pool, tasks):
+                print(warning, file=sys.stderr)
             yield SweepResources(
                 cfg=cfg,
                 run_dir=run_dir,

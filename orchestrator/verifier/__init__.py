@@ -7,6 +7,8 @@ Public surface:
 - `verify(pool, task, base_url, ...) -> VerifyReport` and `RunHealth` (build, serve and
   scope, decided outside the browser);
 - `capture(pool, task, base_url, out_dir)` — evidence for a task package;
+- `environment_drift(pool, task)` — how the running rendering environment differs from
+  the one the task's evidence was captured in (`evidence/env.json`), '' when it does not;
 - the exception hierarchy (`VerifierError` and subclasses, see `_errors.py`).
 
 Semantics (details in the module docstrings): `require_interaction` and `changed_from`
@@ -17,7 +19,12 @@ in `_verify.py`; blank page, horizontal overflow and the content fingerprint in
 
 from ._browser import BrowserPool as BrowserPool
 from ._browser import BrowserSession as BrowserSession
+from ._environment import RenderEnv as RenderEnv
+from ._environment import check_environment as check_environment
+from ._environment import environment_drift as environment_drift
+from ._environment import write_env as write_env
 from ._errors import BrowserCrashed as BrowserCrashed
+from ._errors import EnvironmentDrift as EnvironmentDrift
 from ._errors import ReplayError as ReplayError
 from ._errors import VerifierError as VerifierError
 from ._errors import VerifierInfraError as VerifierInfraError
@@ -33,6 +40,8 @@ __all__ = [
     "BrowserPool",
     "BrowserSession",
     "CaptureSummary",
+    "EnvironmentDrift",
+    "RenderEnv",
     "ReplayError",
     "ReplayOptions",
     "RunHealth",
@@ -40,5 +49,8 @@ __all__ = [
     "VerifierInfraError",
     "applicability",
     "capture",
+    "check_environment",
+    "environment_drift",
     "verify",
+    "write_env",
 ]

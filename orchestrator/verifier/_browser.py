@@ -1,9 +1,12 @@
 """`BrowserPool`: one headless Chromium per process, a fresh context per state.
 
-The pool owns the Playwright driver and the browser. Each `run()` gets a new
-context (viewport, reduced motion, UTC, en-US, off-origin requests aborted) behind a
-`CapacityLimiter`; the browser is replaced after `recycle_after` contexts, and when it
-disconnects mid-state it is relaunched and that one state is retried once.
+The pool owns the Playwright driver and the browser. The browser renders in the pinned
+environment (`_environment.py`: its own fontconfig and nothing else of the host's
+environment); each `run()` gets a new context (viewport, scale 1, light colour scheme,
+reduced motion, UTC, en-US, off-origin requests aborted) behind a `CapacityLimiter`.
+The browser is replaced after `recycle_after` contexts, and when it disconnects
+mid-state it is relaunched and that one state is retried once. `environment()` measures
+the running environment's fingerprint once per pool.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from playwright.async_api import (
 from playwright.async_api import Error as PlaywrightError
 
 from ..contract import Viewport
+from ._environment import CALIBRATION_HTML, PinnedFonts, RenderEnv, fonts_digest, pixels_digest
 from ._errors import BrowserCrashed, ReplayError, VerifierError, VerifierInfraError
 from ._replay_world import register_engine
 
@@ -41,7 +45,12 @@ CHROMIUM_ARGS = (
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--force-color-profile=srgb",
+    "--force-device-scale-factor=1",
+    "--disable-lcd-text",
+    "--font-render-hinting=slight",
 )
+CALIBRATION_VIEWPORT = Viewport(width=640, height=240)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +93,19 @@ class BrowserPool:
         recycle_after: int = 200,
         executable_path: str = CHROMIUM,
         launch_timeout: float = 30.0,
+        allow_env_drift: bool = False,
     ) -> None:
         # More concurrent states than cores only makes each one slower.
         self.limiter = anyio.CapacityLimiter(max_contexts or os.cpu_count() or 1)
         self.recycle_after = recycle_after
         self.executable_path = executable_path
         self.launch_timeout = launch_timeout
+        # When the environment differs from a task's evidence: grade its visual gates
+        # not applicable (True) instead of refusing to verify (False).
+        self.allow_env_drift = allow_env_drift
         self.launches = 0
+        self._fonts: PinnedFonts | None = None
+        self._env: RenderEnv | None = None
         self._pw: Playwright | None = None
         self._gen: _Generation | None = None
         self._lock = anyio.Lock()
@@ -98,15 +113,18 @@ class BrowserPool:
     async def __aenter__(self) -> Self:
         if self._pw is not None:
             raise VerifierError("a BrowserPool cannot be entered twice")
+        self._fonts = PinnedFonts()
         try:
             self._pw = await async_playwright().start()
             await register_engine(self._pw.selectors)  # the probes (`_replay_world.py`)
         except PlaywrightError as exc:
+            self._fonts.close()
             raise VerifierInfraError(f"cannot start the Playwright driver: {exc}") from exc
         try:
             self._gen = _Generation(browser=await self._launch())
         except BaseException:
             await self._pw.stop()
+            self._fonts.close()
             raise
         return self
 
@@ -118,15 +136,38 @@ class BrowserPool:
                 await _close_quietly(self._gen.browser)
             if self._pw is not None:
                 await self._pw.stop()
+        if self._fonts is not None:
+            self._fonts.close()
         self._gen = None
 
+    async def environment(self) -> RenderEnv:
+        """The running environment's fingerprint (measured once, on first use)."""
+        async with self._lock:
+            if self._env is not None:
+                return self._env
+        async with self.limiter:
+            png = await self._run_once("about:blank", CALIBRATION_VIEWPORT, _calibration)
+        gen = self._gen
+        assert gen is not None
+        version = gen.browser.version
+        env = RenderEnv(
+            browser=gen.browser.browser_type.name,
+            browser_major=int(version.split(".")[0]),
+            browser_version=version,
+            fonts=await anyio.to_thread.run_sync(fonts_digest),
+            calibration=pixels_digest(png),
+        )
+        self._env = env
+        return env
+
     async def _launch(self) -> Browser:
-        assert self._pw is not None
+        assert self._pw is not None and self._fonts is not None
         try:
             browser = await self._pw.chromium.launch(
                 executable_path=self.executable_path,
                 headless=True,
                 args=list(CHROMIUM_ARGS),
+                env=dict(self._fonts.env),
                 timeout=self.launch_timeout * 1000,
             )
         except PlaywrightError as exc:
@@ -191,10 +232,19 @@ class BrowserPool:
             await self._release(gen)
 
 
+async def _calibration(session: BrowserSession) -> bytes:
+    await session.page.set_content(CALIBRATION_HTML)
+    await session.page.evaluate("document.fonts.ready.then(() => true)")
+    return await session.page.screenshot(animations="disabled", caret="hide")
+
+
 async def _open_session(browser: Browser, base_url: str, viewport: Viewport) -> BrowserSession:
     origin = origin_of(base_url)
     context = await browser.new_context(
         viewport={"width": viewport.width, "height": viewport.height},
+        device_scale_factor=1,
+        color_scheme="light",
+        forced_colors="none",
         reduced_motion="reduce",
         timezone_id="UTC",
         locale="en-US",

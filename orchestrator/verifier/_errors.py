@@ -5,6 +5,7 @@ Playwright errors are translated into these where they enter (``raise ... from e
     VerifierError              base class; a bug or a misuse of the verifier
     ├── VerifierInfraError     infrastructure fault, never the solver's: retryable by the sweep
     │   └── BrowserCrashed     the browser disconnected while a state was being replayed
+    ├── EnvironmentDrift       the rendering environment differs from a task's evidence
     └── ReplayError            the page could not be driven for a reason other than a crash
 
 A failing check, a timed-out action or a 404 page are *data* (`CheckResult`), not
@@ -24,6 +25,19 @@ class VerifierInfraError(VerifierError):
 
 class BrowserCrashed(VerifierInfraError):
     """The browser process disconnected during a state's replay."""
+
+
+class EnvironmentDrift(VerifierError):
+    """The running environment is not the one the task's evidence was captured in."""
+
+    def __init__(self, task_id: str, why: str) -> None:
+        self.task_id, self.why = task_id, why
+        super().__init__(
+            f"{task_id}: the rendering environment differs from its evidence ({why}); "
+            "install the pinned fonts (bash scripts/install) or re-capture "
+            f"(python -m orchestrator capture {task_id}), or pass --allow-env-drift to "
+            "grade the visual gates as not applicable"
+        )
 
 
 class ReplayError(VerifierError):

@@ -128,16 +128,17 @@ def grounded(describe: str, where: str, observed: str) -> str:
 
 
 def gate_results(checks: Iterable[CheckResult]) -> tuple[GateResult, ...]:
-    """pass when every evaluated check passes, fail when one fails, n/a when none ran (or
-    none was applicable)."""
+    """pass when every applicable check passes, fail when one fails, n/a when none ran
+    (with the reason of the checks that were not applicable, if any)."""
     by_gate: dict[Gate, list[CheckResult]] = {}
     for c in checks:
-        if c.applicable:
-            by_gate.setdefault(c.gate, []).append(c)
+        by_gate.setdefault(c.gate, []).append(c)
     out = []
     for gate in GATES:
-        got = by_gate.get(gate, [])
+        every = by_gate.get(gate, [])
+        got = [c for c in every if c.applicable]
         failed = tuple(c.id for c in got if not c.passed)
         status: GateStatus = "n/a" if not got else "fail" if failed else "pass"
-        out.append(GateResult(gate=gate, status=status, failed_checks=failed))
+        reason = "" if got else next((c.observed for c in every), "")
+        out.append(GateResult(gate=gate, status=status, failed_checks=failed, reason=reason))
     return tuple(out)

@@ -5,9 +5,9 @@ stylesheet injected into every document disables animations, transitions and the
 and `Date` is pinned with `clock.set_fixed_time` (timers keep running, so pages that
 use `setTimeout` still work). After loading and after every action the page settles:
 no same-origin request in flight for `quiet_ms` (cheaper than Playwright's fixed 500 ms
-`networkidle`), web fonts ready, two animation frames (awaited in an isolated world,
-where the site cannot fake them); then the state's `settle` selector, when given, must
-be visible.
+`networkidle`), web fonts ready, loaded images decoded, two animation frames (awaited
+in an isolated world, where the site cannot fake them); then the state's `settle`
+selector, when given, must be visible. Screenshots disable animations and hide the caret.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from ..contract import TaskPackage, resolve_viewport
 from ._browser import BrowserPool, BrowserSession
+from ._environment import write_env
 from ._errors import ReplayError
 from ._plan import action_chain
 from ._replay import Recorder, ReplayOptions, navigate, prepare, run_actions, settle
@@ -51,8 +52,10 @@ async def _capture_one(
         error = await run_actions(page, base_url, action_chain(contract, state), rec, opts)
     if not error:
         await settle(page, rec, opts, state.settle)
-    await page.screenshot(path=out / f"{sid}.png", animations="disabled")
-    await page.screenshot(path=out / f"{sid}.full.png", full_page=True, animations="disabled")
+    await page.screenshot(path=out / f"{sid}.png", animations="disabled", caret="hide")
+    await page.screenshot(
+        path=out / f"{sid}.full.png", full_page=True, animations="disabled", caret="hide"
+    )
     text = await page.locator("body").inner_text()
     aria = await page.locator("body").aria_snapshot()
     anchors = await probe_page(page, "anchors", ANCHORS)
@@ -70,7 +73,10 @@ async def capture(
     out_dir: Path,
     options: ReplayOptions = ReplayOptions(),
 ) -> tuple[CaptureSummary, ...]:
-    """Write every state's evidence under `out_dir`; one summary per state, in order."""
+    """Write every state's evidence under `out_dir`; one summary per state, in order.
+
+    The environment it was rendered in is written to the task's `evidence/env.json`.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     found: dict[str, CaptureSummary] = {}
 
@@ -87,4 +93,5 @@ async def capture(
     async with anyio.create_task_group() as tg:
         for s in task.contract.states:
             tg.start_soon(one, s.id)
+    write_env(await pool.environment(), task.evidence)
     return tuple(found[s.id] for s in task.contract.states)

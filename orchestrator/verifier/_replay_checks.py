@@ -246,7 +246,11 @@ async def _visual(page: Page, a: Visual, state_id: str, ref_dir: Path | None) ->
     suffix = ".full.png" if a.full_page else ".png"
     masks = [page.locator(s) for s in a.masks]
     shot = await page.screenshot(
-        full_page=a.full_page, mask=masks, mask_color="#FF00FF", animations="disabled"
+        full_page=a.full_page,
+        mask=masks,
+        mask_color="#FF00FF",
+        animations="disabled",
+        caret="hide",
     )
     boxes = [b for m in masks if await m.count() for b in await probe_each(m, "box")]
     offset = (0.0, 0.0) if a.full_page else await probe_page(page, "scroll")

@@ -137,8 +137,12 @@ PROBE_ENGINE = r"""(() => {
   return {queryAll, query: (root, body) => queryAll(root, body)[0]};
 })()"""
 
-# Awaited in an isolated world of its own (CDP): web fonts loaded, then two frames.
+# Awaited in an isolated world of its own (CDP): web fonts loaded, every loaded image
+# decoded (bounded: a lazy image never requested would wait forever), then two frames.
 FRAMES = (
     "(async () => { await document.fonts.ready;"
+    " const decoded = Promise.all([...document.images].filter(i => i.complete || "
+    "i.loading !== 'lazy').map(i => i.decode().catch(() => null)));"
+    " await Promise.race([decoded, new Promise(r => setTimeout(r, 2000))]);"
     " await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))); })()"
 )

@@ -22,7 +22,8 @@ import anyio
 from ..contract import CheckSpec, Contract, State, TaskPackage, resolve_viewport
 from ..results import CheckResult, StateRun, VerifyReport
 from ._browser import BrowserPool
-from ._errors import BrowserCrashed, ReplayError, VerifierError
+from ._environment import VISUAL_GATES, environment_drift
+from ._errors import BrowserCrashed, EnvironmentDrift, ReplayError, VerifierError
 from ._gates import gate_results, grounded, run_health, state_health
 from ._health import RunHealth
 from ._observe import Outcome, StateObservation
@@ -211,6 +212,31 @@ def _serve_failed(checks: list[CheckSpec], health: RunHealth) -> list[CheckResul
     ]
 
 
+async def _drifted(
+    pool: BrowserPool, task: TaskPackage, checks: list[CheckSpec]
+) -> list[CheckResult]:
+    """The visual checks, not applicable, when the environment drifted (if allowed)."""
+    visual = [c for c in checks if c.gate in VISUAL_GATES]
+    why = await environment_drift(pool, task) if visual else ""
+    if not why:
+        return []
+    if not pool.allow_env_drift:
+        raise EnvironmentDrift(task.contract.id, why)
+    observed = f"environment drift: {why}"
+    return [
+        CheckResult(
+            id=c.id,
+            gate=c.gate,
+            state=c.state,
+            passed=False,
+            applicable=False,
+            observed=observed,
+            message=grounded(c.describe, f"state {c.state!r}", observed),
+        )
+        for c in visual
+    ]
+
+
 async def verify(
     pool: BrowserPool,
     task: TaskPackage,
@@ -227,10 +253,15 @@ async def verify(
     Health states are the states of the evaluated checks plus `states` (all states when
     both are None). Each distinct state is replayed once; states named by `changed_from`
     are replayed too. A server that never became ready fails every requested check.
+    Visual checks need the environment of the task's evidence: on a drift they are not
+    applicable when `pool.allow_env_drift`, else `EnvironmentDrift` is raised.
     """
     contract = task.contract
     checks = _select_checks(contract, check_ids)
-    results = run_health(health)
+    drifted = await _drifted(pool, task, checks)
+    if drifted:
+        checks = [c for c in checks if c.gate not in VISUAL_GATES]
+    results = run_health(health) + drifted
     if not health.serve_ok:
         results += _serve_failed(checks, health)
         return VerifyReport(checks=tuple(results), gates=gate_results(results))
