@@ -41,3 +41,34 @@ def require_chromium() -> None:
 def _workspace_store(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Workspaces of this test session live (and are cleaned up) with its temp files."""
     os.environ.setdefault("PWB_WORKSPACES", str(tmp_path_factory.mktemp("workspaces")))
+
+
+# A host font configuration unlike the pinned one: every family the host's fontconfig is
+# asked for comes out as DejaVu Serif, and the host's Liberation fonts (v1 if installed,
+# the same family names as the pinned v2) are visible. A verifier that leaked the host's
+# fontconfig into its browser would render differently under it.
+HOSTILE_FONTCONFIG = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig>
+  <dir>/usr/share/fonts</dir>
+  <cachedir>{cache}</cachedir>
+  <match target="pattern">
+    <edit name="family" mode="prepend" binding="strong"><string>DejaVu Serif</string></edit>
+  </match>
+</fontconfig>
+"""
+
+
+@pytest.fixture
+def hostile_host_fonts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """Point this process's fontconfig (file and per-user config) at `HOSTILE_FONTCONFIG`."""
+    root = tmp_path_factory.mktemp("hostile-fonts")
+    conf = root / "fonts.conf"
+    conf.write_text(HOSTILE_FONTCONFIG.format(cache=root / "cache"))
+    (root / "xdg" / "fontconfig").mkdir(parents=True)
+    (root / "xdg" / "fontconfig" / "fonts.conf").write_text(conf.read_text())
+    monkeypatch.setenv("FONTCONFIG_FILE", str(conf))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "xdg"))
+    return conf

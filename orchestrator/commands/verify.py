@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from sandbox import BackendKind, Labels, ServeSpec, open_backend
+from sandbox import BackendKind, Labels, ServeSpec, ensure_task_image, open_backend
 
 from ..contract import ContractError, TaskPackage, load_task
 from ..results import VerifyReport
@@ -57,7 +57,13 @@ async def served(
         ready_timeout=s.ready_timeout,
     )
     labels = Labels(sweep="verify", cell=task.contract.id)
-    async with (await open_backend(backend)).open(root, spec, labels) as box:
+    opened = await open_backend(backend)
+    if opened.name == "docker":
+        # The image a cell of this task runs: its dependencies are installed there, and
+        # the sandbox has no registry to install them from.
+        image = await ensure_task_image(task.contract.stack, task.repo, lambda _line: None)
+        spec = msgspec.structs.replace(spec, image=image)
+    async with opened.open(root, spec, labels) as box:
         built = await box.install()
         if built.ok:
             built = await box.build()

@@ -81,6 +81,19 @@ def test_contract_hash_covers_every_package_file(tmp_path: Path) -> None:
     assert load_task(root).contract_hash != before
 
 
+def test_contract_hash_covers_the_evidence(tmp_path: Path) -> None:
+    """A re-captured render or fingerprint is a new contract (DESIGN §3): old rows go stale."""
+    root = make_tiny_task(tmp_path)
+    (root / "evidence" / "reference").mkdir(parents=True, exist_ok=True)
+    (root / "evidence" / "reference" / "home.png").write_bytes(b"render 1")
+    before = load_task(root).contract_hash
+    (root / "evidence" / "reference" / "home.png").write_bytes(b"render 2")
+    after = load_task(root).contract_hash
+    assert after != before
+    (root / "evidence" / "env.json").write_text("{}")
+    assert load_task(root).contract_hash not in (before, after)
+
+
 def test_tasks_command_exits_nonzero_on_invalid_task(tmp_path: Path) -> None:
     make_tiny_task(tmp_path, "good-task")
     bad = make_tiny_task(tmp_path, "bad-task")

@@ -3,10 +3,16 @@
 Admission replays the reference unit by unit (each unit cleared at its first checkpoint,
 no flip, full final suite passing: a whole-task pass), checks every negative fails its
 expected gates, and that untouched R0 fails a completion gate.
+
+The host's fontconfig is made hostile for these tests (`hostile_host_fonts`: every family
+the host resolves becomes DejaVu Serif): a verdict is a function of the package and the
+workspace alone, so every reference must still pass every gate and render, state by
+state, as its evidence does.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +20,7 @@ import pytest
 from orchestrator.admission import Admitter
 from orchestrator.contract import discover_tasks, load_task
 from orchestrator.verifier import BrowserPool
+from orchestrator.verifier._visual import diff_fraction
 from sandbox import DockerBackend
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser, pytest.mark.slow]
@@ -45,6 +52,16 @@ def test_the_suite_meets_the_issue_requirements() -> None:
             assert 5 <= len(c.units) <= 9, c.id
 
 
+@pytest.fixture
+async def pool(require_chromium: None, hostile_host_fonts: Path) -> AsyncIterator[BrowserPool]:
+    async with BrowserPool(max_contexts=2) as p:
+        yield p
+
+
+# Share of pixels allowed to differ between a state's render and its evidence.
+RENDER_TOLERANCE = 0.001
+
+
 @pytest.mark.timeout(1500)
 @pytest.mark.parametrize("root", TASKS, ids=[t.name for t in TASKS])
 async def test_task_is_admitted(
@@ -54,3 +71,15 @@ async def test_task_is_admitted(
     result = await Admitter(DockerBackend(), pool, tmp_path, sweep="pytest-admit").admit(task)
     problems = [f"{c.control}: {c.detail or c.failing_gates}" for c in result.controls if not c.ok]
     assert result.admitted, problems
+    final = sorted((tmp_path / task.contract.id / "reference-0" / "artifacts").glob("*-final"))
+    shots = sorted((final[-1] / "states").glob("*.png"))
+    assert len(shots) >= len(task.contract.states)
+    differs = {}
+    for shot in shots:
+        evidence = task.evidence / "reference" / shot.name
+        if shot.stem.endswith("~bare") or not evidence.is_file():
+            continue
+        frac = diff_fraction(shot.read_bytes(), evidence, [], 0)
+        if isinstance(frac, str) or frac > RENDER_TOLERANCE:
+            differs[shot.stem] = frac
+    assert not differs, f"renders differ from the evidence: {differs}"

@@ -1,0 +1,60 @@
+"""Verdicts do not depend on load (issue #14): admission of a shipped task while every
+core is saturated by a CPU-burning process gives exactly the verdicts of an idle run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from orchestrator.admission import Admitter, TaskAdmission, _verdicts
+from orchestrator.contract import load_task
+from orchestrator.verifier import BrowserPool
+from sandbox import DockerBackend
+
+pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser, pytest.mark.slow]
+TASKS = Path(__file__).resolve().parents[2] / "tasks"
+# Small tasks of two stacks; the whole suite under load is a recorded run (README).
+SAMPLE = ["fernhill-save-tools", "clinic-booking-repair"]
+
+
+@contextmanager
+def cpu_burners(seconds: int) -> Iterator[None]:
+    """One busy process per core, each killed after `seconds` at the latest."""
+    burn = [
+        subprocess.Popen(["timeout", str(seconds), sys.executable, "-c", "while True: pass"])
+        for _ in range(os.cpu_count() or 2)
+    ]
+    try:
+        yield
+    finally:
+        for p in burn:
+            p.kill()
+            p.wait()
+
+
+def _controls(a: TaskAdmission) -> list[tuple[str, bool, tuple[str, ...]]]:
+    return [(c.control, c.ok, c.failing_gates) for c in a.controls]
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("name", SAMPLE)
+async def test_admission_under_saturated_cores_matches_idle(
+    require_docker: None, pool: BrowserPool, name: str, tmp_path: Path
+) -> None:
+    task = load_task(TASKS / name)
+    idle = await Admitter(DockerBackend(), pool, tmp_path / "idle", sweep="pytest-idle").admit(task)
+    with cpu_burners(seconds=1200):
+        loaded = await Admitter(
+            DockerBackend(), pool, tmp_path / "load", sweep="pytest-load"
+        ).admit(task, repeat=2)
+    assert idle.admitted, _controls(idle)
+    assert loaded.admitted and not loaded.flaky_checks, (_controls(loaded), loaded.flaky_checks)
+    assert _controls(loaded) == _controls(idle)
+    cell = f"{task.contract.id}/reference-0"
+    assert _verdicts(tmp_path / "load" / cell) == _verdicts(tmp_path / "idle" / cell)
