@@ -26,7 +26,8 @@ HELP = "capture per-state evidence (screenshots, text, a11y names, anchors) from
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("task", type=Path, help="task directory (holds task.toml)")
+    p.add_argument("task", type=Path, help="task directory, or a task id under --tasks-dir")
+    p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
     p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
 
 
@@ -56,7 +57,7 @@ async def _capture_one(
 
 
 async def _main(args: argparse.Namespace) -> int:
-    task = load_task(args.task)
+    task = load_task(args.task if args.task.is_dir() else args.tasks_dir / args.task)
     patches = [task.reference_patch(u.id) for u in task.contract.units]
     async with BrowserPool() as pool:
         ok = await _capture_one(pool, task, "r0", [], args.backend)

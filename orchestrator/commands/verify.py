@@ -104,11 +104,12 @@ def print_report(report: VerifyReport) -> None:
 async def _main(args: argparse.Namespace) -> int:
     task = load_task(args.task)
     scope = await _scope(task, args.workspace)
-    async with served(task, args.workspace.resolve(), args.backend) as (url, health):
-        health = msgspec.structs.replace(health, scope_violations=scope)
-        async with BrowserPool(allow_env_drift=args.allow_env_drift) as pool:
-            for warning in await check_environment(pool, [task]):
-                print(warning, file=sys.stderr)
+    async with BrowserPool(allow_env_drift=args.allow_env_drift) as pool:
+        # Before anything is built: a drifted environment stops here.
+        for warning in await check_environment(pool, [task]):
+            print(warning, file=sys.stderr)
+        async with served(task, args.workspace.resolve(), args.backend) as (url, health):
+            health = msgspec.structs.replace(health, scope_violations=scope)
             report = await verify(
                 pool, task, url, check_ids=args.checks, health=health, artifacts=args.artifacts
             )

@@ -36,7 +36,7 @@ def _verify(task: Path, ws: Path, *extra: str) -> subprocess.CompletedProcess[st
 def test_tampered_fingerprint_fails_verify_with_one_line(
     require_chromium: None, tmp_path: Path
 ) -> None:
-    task = tmp_path / "task"
+    task = tmp_path / TASK.name
     shutil.copytree(TASK, task)
     shutil.copytree(TASK / "repo", tmp_path / "ws")
     env = read_env(task / "evidence")
@@ -48,7 +48,7 @@ def test_tampered_fingerprint_fails_verify_with_one_line(
     assert stopped.returncode == 2, stopped.stderr
     lines = stopped.stderr.strip().splitlines()
     assert len(lines) == 1, stopped.stderr
-    assert "bikeshare-faq-content" in lines[0] and "fonts 000000000000" in lines[0]
+    assert "bikeshare-faq-content" in lines[0] and "000000000000 in the evidence" in lines[0]
     assert "--allow-env-drift" in lines[0]
     assert "visual_regression" not in stopped.stdout  # nothing was graded
 
