@@ -54,7 +54,8 @@ def test_tampered_fingerprint_fails_verify_with_one_line(
 
     graded = _verify(task, tmp_path / "ws", "--allow-env-drift")
     table = {
-        line.split()[0]: line.split(None, 2)[1:] for line in graded.stdout.splitlines()
+        line.split()[0]: line.split(None, 2)[1:]
+        for line in graded.stdout.splitlines()
         if line and not line.startswith(" ")
     }
     assert table["visual_regression"][0] == "n/a"

@@ -55,7 +55,10 @@ async def test_calibration_render_uses_the_pinned_faces(pool: BrowserPool) -> No
 
 def test_differences_name_what_drifted() -> None:
     base = RenderEnv(
-        browser="chromium", browser_major=156, browser_version="156.0.1", fonts="f" * 64,
+        browser="chromium",
+        browser_major=156,
+        browser_version="156.0.1",
+        fonts="f" * 64,
         calibration="c" * 64,
     )
     assert base.differences(base) == []
