@@ -33,7 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 from ..contract import Viewport
 from ._environment import CALIBRATION_HTML, PinnedFonts, RenderEnv, fonts_digest, pixels_digest
 from ._errors import BrowserCrashed, ReplayError, VerifierError, VerifierInfraError
-from ._replay_world import register_engine
+from ._replay_world import register_engine, settle_frames
 
 T = TypeVar("T")
 
@@ -234,7 +234,7 @@ class BrowserPool:
 
 async def _calibration(session: BrowserSession) -> bytes:
     await session.page.set_content(CALIBRATION_HTML)
-    await session.page.evaluate("document.fonts.ready.then(() => true)")
+    await settle_frames(session.page, timeout=10)
     return await session.page.screenshot(animations="disabled", caret="hide")
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from orchestrator.contract import Viewport
-from orchestrator.verifier import BrowserPool, BrowserSession, verify
+from orchestrator.verifier import BrowserPool, BrowserSession, verify, write_env
 from orchestrator.verifier._replay_world import probe_each, probe_page
 from tests.verifier.conftest import check, make_task
 
@@ -213,6 +213,8 @@ async def test_forged_values_do_not_change_any_verdict(
     pool: BrowserPool, site_url: str, tmp_path: Path
 ) -> None:
     task = make_task(tmp_path, STATES, [c for c, _ in CASES])
+    # The box numbers were authored in this (pinned) environment.
+    write_env(await pool.environment(), task.evidence)
     report = await verify(pool, task, site_url)
     got = {c.id: c.passed for c in report.checks}
     observed = {c.id: c.observed for c in report.checks}

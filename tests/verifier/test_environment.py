@@ -134,7 +134,7 @@ async def test_evidence_without_a_fingerprint_is_drift(
     await _captured(pool, tmp_path, site_url)
     task = make_task(tmp_path, STATES, _checks())
     (task.evidence / ENV_FILE).unlink()
-    with pytest.raises(EnvironmentDrift, match="no env.json"):
+    with pytest.raises(EnvironmentDrift, match=r"no env\.json"):
         await verify(pool, task, site_url, check_ids=["vis_home"])
     # A task with no visual check needs no fingerprint.
     plain = await verify(pool, task, site_url, check_ids=["h1"])
