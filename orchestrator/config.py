@@ -140,7 +140,9 @@ def config_hash(cfg: BenchConfig, solver: SolverConfig, arm: Arm) -> str:
             | provider.request_options(),
             "arm": arm,
             "scoring": cfg.scoring,
-        },
+        }
+        # Visual gates may be graded n/a under drift: such rows are not comparable.
+        | ({"allow_env_drift": True} if cfg.sweep.allow_env_drift else {}),
         order="deterministic",
     )
     return hashlib.sha256(payload).hexdigest()

@@ -40,7 +40,12 @@ def test_bad_config_names_the_key(tmp_path: Path, old: str, new: str, expected: 
 def test_cli_flags_override_and_config_hash_tracks_solver_settings() -> None:
     cfg = load_config(ROOT / "bench.toml")
     ns = argparse.Namespace(
-        concurrency=64, budget_usd=1.5, backend="local", repeats=None, arms=None
+        concurrency=64,
+        budget_usd=1.5,
+        backend="local",
+        repeats=None,
+        arms=None,
+        allow_env_drift=False,
     )
     over = apply_overrides(cfg, ns)
     assert (over.sweep.concurrency, over.sweep.max_usd, over.sweep.backend) == (64, 1.5, "local")
@@ -49,6 +54,9 @@ def test_cli_flags_override_and_config_hash_tracks_solver_settings() -> None:
     assert config_hash(cfg, llm, "staged") != config_hash(cfg, llm, "full-spec")
     assert config_hash(cfg, llm, "staged") != config_hash(cfg, ref, "staged")
     assert config_hash(cfg, llm, "staged") == config_hash(over, llm, "staged")  # concurrency is not
+    drift = apply_overrides(cfg, argparse.Namespace(**{**vars(ns), "allow_env_drift": True}))
+    assert drift.sweep.allow_env_drift
+    assert config_hash(drift, llm, "staged") != config_hash(cfg, llm, "staged")
 
 
 async def _which_loop() -> str:
