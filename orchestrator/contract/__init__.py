@@ -1,5 +1,8 @@
 """The task contract: msgspec types, loader and hash. Knows nothing of Docker or browsers."""
 
+from ._canary import CANARY as CANARY
+from ._canary import CANARY_LINE as CANARY_LINE
+from ._canary import grader_only_files as grader_only_files
 from ._load import ContractError as ContractError
 from ._load import TaskPackage as TaskPackage
 from ._load import contract_hash as contract_hash
@@ -10,11 +13,14 @@ from ._types import *  # noqa: F403
 from ._types import __all__ as _types_all
 
 __all__ = [
+    "CANARY",
+    "CANARY_LINE",
     "ContractError",
     "TaskPackage",
     "contract_hash",
     "decode_contract",
     "discover_tasks",
+    "grader_only_files",
     "load_task",
     *_types_all,
 ]

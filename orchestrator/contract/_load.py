@@ -10,6 +10,7 @@ from pathlib import Path
 
 import msgspec
 
+from ._canary import canary_problems
 from ._types import (
     GATES,
     NAMED_VIEWPORTS,
@@ -185,6 +186,7 @@ def load_task(root: Path) -> TaskPackage:
         raise ContractError([f"{where}: expected a task.toml file, got none"])
     contract = decode_contract(toml.read_text(encoding="utf-8"), where)
     problems = cross_reference_problems(contract, root, where)
+    problems += canary_problems(root, where)
     if problems:
         raise ContractError(problems)
     return TaskPackage(root=root, contract=contract, contract_hash=contract_hash(root, contract))

@@ -14,7 +14,7 @@ import anyio
 import msgspec
 from playwright.async_api import Error as PlaywrightError
 
-from ..contract import TaskPackage, resolve_viewport
+from ..contract import CANARY, CANARY_LINE, TaskPackage, resolve_viewport
 from ._browser import BrowserPool, BrowserSession
 from ._environment import write_env
 from ._errors import ReplayError
@@ -59,9 +59,10 @@ async def _capture_one(
     text = await page.locator("body").inner_text()
     aria = await page.locator("body").aria_snapshot()
     anchors = await probe_page(page, "anchors", ANCHORS)
-    await anyio.Path(out / f"{sid}.txt").write_text(text, encoding="utf-8")
-    await anyio.Path(out / f"{sid}.aria.yaml").write_text(aria, encoding="utf-8")
-    payload = json.dumps({"state": sid, "anchors": anchors}, indent=1)
+    # Evidence is grader-only: each text file carries the canary (`contract._canary`).
+    await anyio.Path(out / f"{sid}.txt").write_text(CANARY_LINE + text, encoding="utf-8")
+    await anyio.Path(out / f"{sid}.aria.yaml").write_text(CANARY_LINE + aria, encoding="utf-8")
+    payload = json.dumps({"canary": CANARY, "state": sid, "anchors": anchors}, indent=1)
     await anyio.Path(out / f"{sid}.anchors.json").write_text(payload, encoding="utf-8")
     return CaptureSummary(state=sid, status=rec.status, error=error)
 

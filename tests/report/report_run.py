@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from PIL import Image
 
-from orchestrator.contract import Capability, load_task
+from orchestrator.contract import CANARY_LINE, Capability, load_task
 from orchestrator.events import CheckpointSummary, Event
 from orchestrator.records import (
     BaselineRegression,
@@ -62,7 +62,7 @@ def make_task(tasks_dir: Path, task_id: str, capability: str) -> str:
     (root / "repo").mkdir(parents=True)
     (root / "reference").mkdir()
     (root / "repo" / "index.html").write_text("<title>x</title>\n")
-    (root / "reference" / "u1.patch").write_text("")
+    (root / "reference" / "u1.patch").write_text(CANARY_LINE)
     (root / "task.toml").write_text(TASK_TOML.format(id=task_id, capability=capability))
     ref = root / "evidence" / "reference"
     ref.mkdir(parents=True)
