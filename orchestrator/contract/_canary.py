@@ -13,7 +13,8 @@ from pathlib import Path
 
 CANARY = "5b1f0c7e-pwb-grader-only"
 CANARY_LINE = f"# pwb-canary: {CANARY}\n"
-EVIDENCE_TEXT = (".txt", ".yaml", ".json")
+# What `capture` writes per state (env.json, the environment fingerprint, is not task data).
+EVIDENCE_TEXT = (".txt", ".aria.yaml", ".anchors.json")
 
 
 def grader_only_files(root: Path) -> Iterator[Path]:
@@ -24,7 +25,7 @@ def grader_only_files(root: Path) -> Iterator[Path]:
     evidence = root / "evidence"
     if evidence.is_dir():
         yield from sorted(
-            p for p in evidence.rglob("*") if p.suffix in EVIDENCE_TEXT and p.is_file()
+            p for p in evidence.rglob("*") if p.name.endswith(EVIDENCE_TEXT) and p.is_file()
         )
 
 
