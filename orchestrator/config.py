@@ -11,6 +11,7 @@ import msgspec
 
 from .contract._load import located_error
 from .llm import AgentOptions, ProviderConfig
+from .persona import Wording
 from .records import Arm
 from .scoring import Weights
 
@@ -43,6 +44,8 @@ class SolverConfig(_Cfg, frozen=True, kw_only=True):
     options: AgentOptions = AgentOptions()
     scaffold: ScaffoldConfig | None = None
     arms: tuple[Arm, ...] = ()  # restrict this solver to these arms ("" = all of the sweep's)
+    # The simulated user's wording: the task's persona, or the bare requirement (ablation).
+    wording: Wording = "persona"
 
 
 class SweepConfig(_Cfg, frozen=True, kw_only=True):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Literal
 
 from .contract import Contract, Persona, Unit
 from .results import CheckResult
@@ -35,14 +36,24 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP}
 
 
+Wording = Literal["persona", "literal"]
+LITERAL_PUSHBACK = "These requirements are not met yet:"
+
+
 class SimulatedUser:
-    def __init__(self, contract: Contract) -> None:
+    """`wording="literal"` is the paper's ablation of the persona: the same authored units
+    and failures, without the persona's framing (opener, voice)."""
+
+    def __init__(self, contract: Contract, wording: Wording = "persona") -> None:
         self.contract = contract
         self.persona: Persona = contract.effective_persona
+        self.wording: Wording = wording
 
     def reveal(self, unit: Unit, index: int) -> str:
-        opener = _OPENERS[self.persona][unit.kind == "rework"]
         total = len(self.contract.units)
+        if self.wording == "literal":
+            return f"Requirement {index + 1} of {total}:\n\n{unit.request.strip()}"
+        opener = _OPENERS[self.persona][unit.kind == "rework"]
         return f"{opener} ({index + 1} of {total}):\n\n{unit.request.strip()}"
 
     def full_spec(self) -> str:
@@ -68,7 +79,8 @@ class SimulatedUser:
         more = len(failures) - MAX_FAILURES_QUOTED
         if more > 0:
             lines.append(f"- ...and {more} more problem(s).")
-        return _PUSHBACK[self.persona] + "\n" + "\n".join(lines)
+        intro = LITERAL_PUSHBACK if self.wording == "literal" else _PUSHBACK[self.persona]
+        return intro + "\n" + "\n".join(lines)
 
     def nudge(self) -> str:
         return "Please continue with the request."

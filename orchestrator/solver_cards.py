@@ -44,9 +44,10 @@ def card_for(cfg: BenchConfig, s: SolverConfig) -> SolverCard:
             role="model",
             scaffold=s.name,
             backbone=sc.backbone if sc is not None else "",
+            options={"wording": s.wording},
         )
     provider = cfg.provider(s.provider)
-    options: dict[str, OptionValue] = msgspec.to_builtins(s.options)
+    options: dict[str, OptionValue] = msgspec.to_builtins(s.options) | {"wording": s.wording}
     return SolverCard(
         name=s.name,
         kind=s.kind,

@@ -12,6 +12,7 @@ from sandbox import Backend, ImageBuilder, Labels, Limits, ServeSpec
 
 from ..budget import waiting
 from ..contract import TaskPackage
+from ..persona import Wording
 from ..records import BaselineRegression, Flip, Scores, UnitOutcome
 from ..results import GateStatus
 from ..scoring import Weights
@@ -30,6 +31,7 @@ class CellContext:
     baseline: BaselineCache | None = None
     limits: Limits | None = None
     weights: Weights = field(default_factory=Weights)
+    wording: Wording = "persona"  # how the simulated user words units (an ablation)
     # Container starts and builds are CPU-heavy: a small limiter, not the cell limiter.
     sandbox_limiter: anyio.CapacityLimiter | None = None
     # Docker: builds (once, cached by content hash) the task image a cell runs.

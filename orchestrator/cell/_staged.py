@@ -62,7 +62,7 @@ class StagedRun:
         self.ws = ws
         self.cp = cp
         self.log = log
-        self.user = SimulatedUser(self.task.contract)
+        self.user = SimulatedUser(self.task.contract, ctx.wording)
         self.flips = FlipTracker()
         self.protected: set[str] = set()
         self.preservation = set(self.task.contract.preservation_check_ids())

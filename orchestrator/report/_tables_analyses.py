@@ -83,10 +83,10 @@ def analysis_tables(rep: Report) -> list[Table]:
             id="ablations",
             title="Ablations: solvers that differ in one option",
             note="Every pair of solvers identical but for one option (vision, preservation "
-            "clause, history, ...), on the tasks both ran in one arm; deltas are a minus b, "
-            "per task (repeats averaged), with task-clustered bootstrap 95% CI. The paper's "
-            "user-wording (persona vs literal) and edit-format arms appear here once the "
-            "solver has those options.",
+            "clause, user wording persona vs literal, history, ...), on the tasks both ran in "
+            "one arm; deltas are a minus b, per task (repeats averaged), with task-clustered "
+            "bootstrap 95% CI. The paper's edit-format arm appears here once the agent has "
+            "that option.",
             headers=(
                 "option",
                 "arm",

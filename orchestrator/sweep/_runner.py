@@ -62,6 +62,7 @@ class SweepResources:
             labels=Labels(sweep=row.sweep, cell=job.key),
             baseline=self.baseline if self.cfg.sweep.baseline else None,
             weights=self.cfg.scoring,
+            wording=solver_cfg.wording,
             sandbox_limiter=self.sandbox_limiter,
             image_builder=self.image_builder,
             disk_limit_mb=self.cfg.sweep.workspace_disk_mb,

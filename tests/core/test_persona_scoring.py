@@ -66,3 +66,16 @@ def test_flip_provenance_passed_failed_repaired() -> None:
     assert len(t.flips) == 1 and t.flips[0].repaired_at == 4
     t.observe(5, _report({"a": True, "b": False}), {"a"})  # b is not armed: no flip
     assert len(t.flips) == 1
+
+
+def test_literal_wording_drops_the_persona_and_keeps_the_requirement(tmp_path: Path) -> None:
+    task = load_task(make_tiny_task(tmp_path))
+    unit = task.contract.units[0]
+    persona = SimulatedUser(task.contract)
+    literal = SimulatedUser(task.contract, "literal")
+    assert persona.reveal(unit, 0).startswith("Next request from product")
+    assert literal.reveal(unit, 0) == f"Requirement 1 of 3:\n\n{unit.request.strip()}"
+    failure = CheckResult(id="x", gate="text", state="home", passed=False, message="Greeting off")
+    assert literal.pushback([failure]).startswith("These requirements are not met yet:")
+    assert "- Greeting off" in literal.pushback([failure])
+    assert "not there yet" in persona.pushback([failure])

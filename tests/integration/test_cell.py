@@ -221,3 +221,20 @@ async def test_wall_time_stops_the_solver_and_the_grace_time_takes_the_final_che
     assert "wall_time budget exceeded" in report.stopped
     assert [u.cleared for u in report.units] == [True, False, False]
     assert report.checkpoints == 2 and report.final_gates["text"] == "fail"
+
+
+async def test_literal_wording_reaches_the_solver(
+    require_docker: None, pool: BrowserPool, tiny: TaskPackage, tmp_path: Path
+) -> None:
+    ctx = ctx_for(tiny, pool, tmp_path, "lit")
+    ctx.wording, ctx.baseline = "literal", None
+    seen: list[str] = []
+
+    class Recorder(NoopSolver):
+        async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
+            seen.append(message.text)
+            return await super().respond(message, workspace)
+
+    await run_cell(ctx, Recorder())
+    assert seen[0] == f"Requirement 1 of 3:\n\n{tiny.contract.units[0].request.strip()}"
+    assert any(t.startswith("These requirements are not met yet:") for t in seen)

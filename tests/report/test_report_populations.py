@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -196,3 +197,19 @@ def test_full_spec_grid_and_arms_compared_on_shared_measures_only() -> None:
     assert [row[0] for row in grid_table.rows] == ["cli", "pwb-agent"]
     full = next(s for s in rep.scores.rows if (s.solver, s.arm) == ("m1", "full-spec"))
     assert full.stage.n == 0 and math.isnan(full.stage.value)
+
+
+def test_wording_is_an_option_on_every_card_and_pairs_like_any_other(tmp_path: Path) -> None:
+    from orchestrator.config import load_config
+    from orchestrator.solver_cards import card_for
+
+    cfg_path = tmp_path / "bench.toml"
+    cfg_path.write_text(
+        '[[providers]]\nname = "p"\nkind = "fake"\nmodel = "m"\n\n'
+        '[[solvers]]\nname = "persona"\nkind = "llm"\nprovider = "p"\n\n'
+        '[[solvers]]\nname = "literal"\nkind = "llm"\nprovider = "p"\nwording = "literal"\n'
+    )
+    cfg = load_config(cfg_path)
+    a, b = (card_for(cfg, s) for s in cfg.solvers)
+    assert (a.options["wording"], b.options["wording"]) == ("persona", "literal")
+    assert {k for k in a.options if a.options[k] != b.options[k]} == {"wording"}
