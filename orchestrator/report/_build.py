@@ -30,7 +30,7 @@ from ._plots import (
     ablation_deltas,
     cell_timeline,
     gate_pass_rates,
-    regime_gap,
+    group_wcs,
     rerun_variability,
     score_distributions,
 )
@@ -87,8 +87,10 @@ def write_report(run_dir: Path, tasks_dir: Path) -> ReportFiles:
     ]
     if rep.regimes:
         plots.append(
-            ("Build vs Change: mean WCS", regime_gap(rep.regimes, out / "plots/regimes.png"))
+            ("Build vs Change: mean WCS", group_wcs(rep.regimes, out / "plots/regimes.png"))
         )
+    if rep.facets:
+        plots.append(("Per facet: mean WCS", group_wcs(rep.facets, out / "plots/facets.png")))
     if rep.variability:
         plots.append(
             (

@@ -117,8 +117,9 @@ def rerun_variability(rows: Sequence[VariabilityRow], out: Path) -> Path:
     return _save(fig, out)
 
 
-def regime_gap(rows: Sequence[BreakdownRow], out: Path) -> Path:
-    """Mean WCS per solver on Build and on Change tasks, with 95% CIs (paper Figure 6)."""
+def group_wcs(rows: Sequence[BreakdownRow], out: Path) -> Path:
+    """Mean WCS per solver within each group (Build/Change: paper Figure 6; facets:
+    Figure 13), with 95% CIs."""
     labels = sorted({_label(r.solver, r.arm) for r in rows})
     regimes = sorted({r.group for r in rows})
     fig = Figure(figsize=(4 + 0.8 * max(1, len(labels)), 3.5), layout="constrained")

@@ -173,9 +173,7 @@ def test_serve_gate_fails_when_the_server_is_down() -> None:
 
 
 def test_build_and_serve_that_cannot_fail_are_not_applicable() -> None:
-    checks = _by_gate(
-        _gates.run_health(RunHealth(build_applicable=False, serve_applicable=False))
-    )
+    checks = _by_gate(_gates.run_health(RunHealth(build_applicable=False, serve_applicable=False)))
     for gate, why in (("build", "no install or build"), ("serve", "static file server")):
         c = checks[gate]
         assert not c.applicable and not c.passed
