@@ -90,6 +90,11 @@ class LocalSandbox:
     def workspace(self) -> Path:
         return self._workspace
 
+    def _neutral(self, text: str) -> str:
+        """Output as the solver may see it: the host path of the workspace and of the
+        private HOME read as they would in a container."""
+        return text.replace(str(self._workspace), "/workspace").replace(str(self._home), "/tmp")
+
     def _env(self, port: int | None = None) -> Mapping[str, str]:
         env = {**base_env(self._home), **self._spec.env}
         if port is not None:
@@ -130,7 +135,7 @@ class LocalSandbox:
         return ExecResult(
             command=command,
             exit_code=code,
-            output_tail=tail.text(),
+            output_tail=self._neutral(tail.text()),
             duration_s=time.monotonic() - t0,
             timed_out=timed_out,
         )
@@ -176,7 +181,7 @@ class LocalSandbox:
             await proc.aclose()
 
     def logs_tail(self) -> str:
-        return self._server_tail.text()
+        return self._neutral(self._server_tail.text())
 
 
 class LocalBackend:

@@ -91,3 +91,15 @@ async def test_local_backend_passes_only_named_variables(secret_env: None, tmp_p
     assert "PWB_UNRELATED_TOKEN" not in named.output_tail
     server_env = (ws / "server-env.txt").read_text()
     assert SECRET not in server_env and "PORT=" in server_env
+
+
+async def test_local_output_names_no_host_path(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    spec = ServeSpec(stack="static", start="pwd; echo $HOME; ls /nonexistent-pwb; exit 1")
+    async with LocalBackend().open(ws, spec, Labels(sweep="s", cell="c")) as box:
+        result = await box.run("pwd; echo $HOME; cat missing.txt")
+        served = await box.serve()
+    for text in (result.output_tail, served.detail):
+        assert str(tmp_path) not in text and "pwb-local-home" not in text, text
+        assert "/workspace" in text
