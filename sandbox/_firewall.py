@@ -169,6 +169,13 @@ async def _install_family(fam: _Family, chain: str, bridge: str, allow: Allow | 
 
 async def install(network_id: str, bridge: str, allow: Allow | None = None) -> None:
     """Install (or refresh) the chain of one sweep network; FirewallUnavailable if not."""
+    if allow is not None:
+        try:
+            ipaddress.ip_address(allow.address)
+        except ValueError:
+            raise FirewallUnavailable(
+                f"host firewall: allow {allow.address!r} is not an IP"
+            ) from None
     tools = await _tools()
     for fam in tools.families:
         await _install_family(fam, chain_name(network_id), bridge, allow)

@@ -256,3 +256,8 @@ async def test_without_root_docker_cells_are_refused_in_one_line(
         await open_backend("auto")  # Docker is there: no silent fallback either
     backend = await open_backend("docker", firewall=False)  # explicitly allowed
     assert isinstance(backend, DockerBackend)
+
+
+async def test_an_allow_that_is_not_an_address_is_refused() -> None:
+    with pytest.raises(FirewallUnavailable, match="not an IP"):
+        await _firewall.install("0" * 64, "br-000000000000", _firewall.Allow(address="", port=1))
