@@ -21,7 +21,7 @@ from sandbox import Backend, ImageBuilder, Labels
 from .cell import CellContext, CellReport, run_cell
 from .checkpoint import Checkpointer
 from .contract import COMPLETION_GATES, Negative, TaskPackage
-from .events import read_events
+from .events import CheckpointSummary
 from .results import VerifyReport
 from .solvers import ReferenceSolver
 from .verifier import BrowserPool
@@ -90,7 +90,7 @@ class Admitter:
             sb = await stack.enter_async_context(
                 self.backend.open(ws.root, ctx.serve_spec, ctx.labels, None)
             )
-            cp = Checkpointer(task, ws, sb, self.pool, ctx.cell_dir / "artifacts")
+            cp = Checkpointer(task, ws, sb, ctx.verify_with(), ctx.cell_dir / "artifacts")
             _, report, _ = await cp.run("", None, label="-final")
         return report
 
@@ -99,31 +99,32 @@ class Admitter:
     ) -> tuple[ControlResult, CellReport, Path]:
         ctx = self._ctx(task, f"reference-{run}")
         report = await run_cell(ctx, ReferenceSolver(task), "staged")
+        result = report.result
         problems = []
-        for i, u in enumerate(report.units):
+        for i, u in enumerate(result.units):
             if not u.cleared or u.turns != 1:
                 problems.append(f"unit {u.id} not cleared at its first checkpoint")
             elif u.cleared_at != i + 1:
                 problems.append(f"unit {u.id} cleared at checkpoint {u.cleared_at}, not {i + 1}")
-        problems += [f"flip of {f.check} at checkpoint {f.failed_at}" for f in report.flips]
-        failing = tuple(g for g, s in report.final_gates.items() if s == "fail")
+        problems += [f"flip of {f.check} at checkpoint {f.failed_at}" for f in result.flips]
+        failing = tuple(g for g, s in result.final_gates.items() if s == "fail")
         if failing:
             problems.append(f"final suite fails gates {', '.join(failing)}")
-        result = ControlResult(
+        control = ControlResult(
             control="reference", ok=not problems, failing_gates=failing, detail="; ".join(problems)
         )
-        return result, report, ctx.cell_dir
+        return control, report, ctx.cell_dir
 
     async def admit(self, task: TaskPackage, repeat: int = 1) -> TaskAdmission:
         controls: list[ControlResult] = []
-        ref, _, cell_dir = await self.reference(task, 0)
+        ref, first_run, _ = await self.reference(task, 0)
         controls.append(ref)
         flaky = set()
         if repeat > 1:
-            first = _verdicts(cell_dir)
+            first = _verdicts(first_run.history)
             for r in range(1, repeat):
-                _, _, again_dir = await self.reference(task, r)
-                again = _verdicts(again_dir)
+                _, again_run, _ = await self.reference(task, r)
+                again = _verdicts(again_run.history)
                 flaky |= {k for k in first.keys() & again.keys() if first[k] != again[k]}
         r0 = await self.suite_on(task, "r0", None)
         r0_failing = _failing(r0)
@@ -163,14 +164,9 @@ class Admitter:
         )
 
 
-def _verdicts(cell_dir: Path) -> dict[str, bool]:
-    """(checkpoint, check) -> passed, from a cell's event log."""
-    out: dict[str, bool] = {}
-    for e in read_events(cell_dir / "events.jsonl"):
-        if e.kind == "checkpoint" and e.checkpoint is not None:
-            for c in e.checkpoint.checks:
-                out[f"{e.checkpoint.index}:{c.id}"] = c.passed
-    return out
+def _verdicts(history: tuple[CheckpointSummary, ...]) -> dict[str, bool]:
+    """(checkpoint, check) -> passed, from a cell's in-memory checkpoint history."""
+    return {f"{cp.index}:{c.id}": c.passed for cp in history for c in cp.checks}
 
 
 async def admit_all(

@@ -26,27 +26,41 @@ class BudgetExceeded(Exception):
 
 @dataclass
 class Ledger:
-    """Sweep-wide spend. `charge` records spend; `check` raises once a cap is reached."""
+    """Spend. `charge` records spend; `check` raises once a cap is reached.
+
+    A cell spends through `child()`, a ledger of its own that forwards every charge to
+    the sweep's: the cell's row then carries what that cell was charged, whatever its end.
+    """
 
     max_usd: float | None = None
     max_tokens: int | None = None
     spent_usd: float = 0.0
     spent_tokens: int = 0
     stopped: bool = field(default=False)
+    parent: Ledger | None = None
+
+    def child(self) -> Ledger:
+        return Ledger(parent=self)
 
     def charge(self, tokens: int, usd: float) -> None:
         self.spent_tokens += tokens
         self.spent_usd += usd
+        if self.parent is not None:
+            self.parent.charge(tokens, usd)
         if self.exhausted:
             self.stopped = True
 
     @property
     def exhausted(self) -> bool:
-        return (self.max_usd is not None and self.spent_usd >= self.max_usd) or (
-            self.max_tokens is not None and self.spent_tokens >= self.max_tokens
+        return (
+            (self.max_usd is not None and self.spent_usd >= self.max_usd)
+            or (self.max_tokens is not None and self.spent_tokens >= self.max_tokens)
+            or (self.parent is not None and self.parent.exhausted)
         )
 
     def check(self) -> None:
+        if self.parent is not None:
+            self.parent.check()
         if self.max_usd is not None and self.spent_usd >= self.max_usd:
             raise BudgetExceeded("money", f"${self.spent_usd:.4f} of ${self.max_usd:.2f}")
         if self.max_tokens is not None and self.spent_tokens >= self.max_tokens:
@@ -62,12 +76,15 @@ _WORK_SCOPE: ContextVar[anyio.CancelScope | None] = ContextVar("pwb_work_scope",
 
 @contextmanager
 def cell_deadline(seconds: float, grace_s: float = 0.0) -> Iterator[anyio.CancelScope]:
-    """`fail_after` for one cell whose deadline `credit_wait` can push back.
+    """A cell's wall-time budget, which `credit_wait` can push back.
 
     The solver works for `seconds` (see `solver_phase`); the cell then has `grace_s` more
-    to take its final checkpoint before it is cut off without scores.
+    to take its final checkpoint before it is cut off without scores. Raises
+    `BudgetExceeded("wall_time")` when, and only when, this deadline cancelled the block
+    (`fail_after` would re-check the clock after a late credit and swallow the
+    cancellation; a library's own `TimeoutError` passes through untouched).
     """
-    with anyio.fail_after(seconds + grace_s) as scope:
+    with anyio.CancelScope(deadline=anyio.current_time() + seconds + grace_s) as scope:
         token = _CELL_SCOPE.set(scope)
         grace = _GRACE_S.set(grace_s)
         try:
@@ -75,6 +92,12 @@ def cell_deadline(seconds: float, grace_s: float = 0.0) -> Iterator[anyio.Cancel
         finally:
             _GRACE_S.reset(grace)
             _CELL_SCOPE.reset(token)
+    if scope.cancelled_caught:
+        raise BudgetExceeded(
+            "wall_time",
+            f"the cell exceeded its wall-time budget of {seconds:g} s"
+            f" and {grace_s:g} s of grace for its final checkpoint",
+        )
 
 
 @contextmanager
@@ -93,12 +116,15 @@ def solver_phase() -> Iterator[anyio.CancelScope]:
 
 
 def credit_wait(seconds: float) -> None:
-    """Time spent waiting (retries, provider queues, limiters) is not working time."""
+    """Time spent waiting (retries, provider queues, limiters) is not working time.
+
+    Once a deadline has fired, crediting can no longer revive the cell.
+    """
     if seconds <= 0:
         return
     for var in (_CELL_SCOPE, _WORK_SCOPE):
         scope = var.get()
-        if scope is not None:
+        if scope is not None and not scope.cancel_called:
             scope.deadline += seconds
 
 

@@ -13,7 +13,7 @@ from sandbox import ExecResult, Sandbox, ServeOutcome
 
 from .contract import TaskPackage
 from .results import VerifyReport
-from .verifier import BrowserPool, RunHealth, applicability, verify
+from .verifier import RunHealth, Verifier, applicability
 from .workspace import Workspace
 
 
@@ -25,13 +25,13 @@ class Checkpointer:
         task: TaskPackage,
         workspace: Workspace,
         sandbox: Sandbox,
-        pool: BrowserPool,
+        verifier: Verifier,
         artifacts: Path,
     ) -> None:
         self.task = task
         self.workspace = workspace
         self.sandbox = sandbox
-        self.pool = pool
+        self.verifier = verifier
         self.artifacts = artifacts
         self.count = 0
         self._installed: ExecResult | None = None
@@ -78,8 +78,7 @@ class Checkpointer:
             scope_violations=await self.workspace.scope_violations(),
         )
         out = self.artifacts / f"checkpoint-{index:03d}{label}"
-        report = await verify(
-            self.pool,
+        report = await self.verifier.verify(
             self.task,
             served.base_url if served is not None and served.ready else "",
             check_ids=check_ids,

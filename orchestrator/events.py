@@ -1,6 +1,9 @@
 """The cell event log: one JSON line per event, flushed as it happens.
 
-A crashed cell's log is still readable up to its last complete line.
+Events are a msgspec tagged union on `kind`: each kind is a Struct with its own typed
+fields, so a misspelled field is a type error when written and a decode error when
+read. A crashed cell's log is still readable up to its last complete line
+(`read_events` uses the project's one JSONL reader, `orchestrator.jsonl`).
 """
 
 from __future__ import annotations
@@ -12,57 +15,161 @@ from typing import IO, Literal
 
 import msgspec
 
-from .results import CheckResult
+from .contract import Gate
+from .jsonl import read_jsonl
+from .results import CheckResult, GateStatus
 
-EventKind = Literal[
-    "start",
-    "reveal",
-    "turn",
-    "edit",
-    "question",
-    "answer",
-    "checkpoint",
-    "pushback",
-    "cleared",
-    "flip",
-    "repair",
-    "cap",
-    "final",
-    "baseline",
-    "budget",
-    "disk_limit",
-    "error",
-    "end",
-]
+# Why an attempt (or one member of an exception group) ended; see `orchestrator.faults`.
+FaultClass = Literal["infra", "llm", "budget", "stop", "task", "solver", "harness", "cancelled"]
 
 
-class CheckpointSummary(msgspec.Struct, frozen=True, kw_only=True):
+class CheckpointSummary(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     index: int
     unit: str  # "" for the final checkpoint
     build_ok: bool
     serve_ok: bool
     passed: int
     failed: int
-    gates: dict[str, str]
+    gates: dict[Gate, GateStatus]
     checks: tuple[CheckResult, ...] = ()
     screenshots: dict[str, str] = {}  # state id -> artifact path relative to the cell dir
     duration_s: float = 0.0
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    t: float
-    kind: EventKind
+class _Event(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    forbid_unknown_fields=True,
+    omit_defaults=True,
+    tag_field="kind",
+):
+    t: float = msgspec.field(default_factory=time.time)
     unit: str = ""
-    turn: int = 0
+
+    @property
+    def kind(self) -> str:
+        tag = self.__struct_config__.tag
+        assert isinstance(tag, str)
+        return tag
+
+
+class Start(_Event, frozen=True, kw_only=True, tag="start"):
+    text: str
+
+
+class Reveal(_Event, frozen=True, kw_only=True, tag="reveal"):
+    text: str
+
+
+class Turn(_Event, frozen=True, kw_only=True, tag="turn"):
+    turn: int
     text: str = ""
-    path: str = ""
-    applied: bool | None = None
-    check: str = ""
-    passed_at: int | None = None
-    failed_at: int | None = None
-    checkpoint: CheckpointSummary | None = None
     tokens: int = 0
     cost_usd: float = 0.0
+
+
+class Edit(_Event, frozen=True, kw_only=True, tag="edit"):
+    path: str
+    applied: bool
+    text: str = ""  # why it was refused
+
+
+class Question(_Event, frozen=True, kw_only=True, tag="question"):
+    text: str
+
+
+class Answer(_Event, frozen=True, kw_only=True, tag="answer"):
+    text: str
+
+
+class Pushback(_Event, frozen=True, kw_only=True, tag="pushback"):
+    text: str
+
+
+class Checkpoint(_Event, frozen=True, kw_only=True, tag="checkpoint"):
+    checkpoint: CheckpointSummary
+
+
+class Cleared(_Event, frozen=True, kw_only=True, tag="cleared"):
+    turn: int
+
+
+class Cap(_Event, frozen=True, kw_only=True, tag="cap"):
+    turn: int
+
+
+class FlipEvent(_Event, frozen=True, kw_only=True, tag="flip"):
+    check: str
+    passed_at: int
+    failed_at: int
+
+
+class Repair(_Event, frozen=True, kw_only=True, tag="repair"):
+    check: str
+    passed_at: int
+    failed_at: int
+    repaired_at: int
+
+
+class Final(_Event, frozen=True, kw_only=True, tag="final"):
+    gates: dict[Gate, GateStatus]
+
+
+class Baseline(_Event, frozen=True, kw_only=True, tag="baseline"):
+    gates: dict[Gate, GateStatus]
+
+
+class BudgetEvent(_Event, frozen=True, kw_only=True, tag="budget"):
+    text: str
+
+
+class Broken(_Event, frozen=True, kw_only=True, tag="broken"):
+    """The solver broke its own workspace; the cell ends and is graded on it."""
+
+    text: str
+
+
+class DiskLimit(_Event, frozen=True, kw_only=True, tag="disk_limit"):
+    """The work tree went past its disk limit; the cell ends and is graded on it."""
+
+    text: str
+
+
+class Error(_Event, frozen=True, kw_only=True, tag="error"):
+    """One failure (every member of an exception group gets its own), classified."""
+
+    cause: FaultClass
+    error: str  # "<ExceptionType>: message"
+    attempt: int = 0
+    traceback: str = ""
+
+
+class End(_Event, frozen=True, kw_only=True, tag="end"):
+    text: str
+
+
+Event = (
+    Start
+    | Reveal
+    | Turn
+    | Edit
+    | Question
+    | Answer
+    | Pushback
+    | Checkpoint
+    | Cleared
+    | Cap
+    | FlipEvent
+    | Repair
+    | Final
+    | Baseline
+    | BudgetEvent
+    | Broken
+    | DiskLimit
+    | Error
+    | End
+)
 
 
 class EventLog:
@@ -86,8 +193,7 @@ class EventLog:
             self._fh.close()
             self._fh = None
 
-    def emit(self, kind: EventKind, **fields: object) -> Event:
-        event = msgspec.convert({"t": time.time(), "kind": kind, **fields}, Event)
+    def emit(self, event: Event) -> Event:
         self.events.append(event)
         if self._fh is not None:
             self._fh.write(self._enc.encode(event) + b"\n")
@@ -95,13 +201,13 @@ class EventLog:
         return event
 
 
+def append_event(path: Path, event: Event) -> None:
+    """Append one event to a cell's log outside a running cell (e.g. a harness error)."""
+    with EventLog(path) as log:
+        log.emit(event)
+
+
 def read_events(path: Path) -> list[Event]:
-    """Read a log, dropping a torn last line."""
-    out = []
-    dec = msgspec.json.Decoder(Event)
-    for line in path.read_bytes().splitlines():
-        try:
-            out.append(dec.decode(line))
-        except msgspec.DecodeError:
-            break
-    return out
+    """Read a log with the project's JSONL policy (torn last line and bad lines skipped)."""
+    items: list[Event] = read_jsonl(path, Event).items
+    return items

@@ -21,9 +21,11 @@ from types import TracebackType
 import anyio
 import msgspec
 
+from .jsonl import JsonlRead, read_jsonl
 from .records import ManifestRow, Status
 
-# Rows that are a verdict on the solver; others (infra_error, cancelled) are re-run on resume.
+# Rows that are a verdict on the solver; others (infra_error, cancelled, harness_error)
+# are re-run on resume.
 FINAL_STATUSES: frozenset[Status] = frozenset({"ok", "llm_error", "budget"})
 
 
@@ -31,19 +33,14 @@ class RunLocked(Exception):
     pass
 
 
+def read_manifest(path: Path) -> JsonlRead[ManifestRow]:
+    """The manifest's rows with the one JSONL policy (`orchestrator.jsonl`)."""
+    read: JsonlRead[ManifestRow] = read_jsonl(path, ManifestRow)
+    return read
+
+
 def read_rows(path: Path) -> list[ManifestRow]:
-    if not path.is_file():
-        return []
-    dec = msgspec.json.Decoder(ManifestRow)
-    rows = []
-    for line in path.read_bytes().split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            rows.append(dec.decode(line))
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue  # a torn line from a killed writer
-    return rows
+    return read_manifest(path).items
 
 
 def latest_by_cell(rows: list[ManifestRow]) -> dict[str, ManifestRow]:

@@ -1,6 +1,22 @@
 """Records written to disk: the manifest row (one per cell) and its parts.
 
-Versioned by `schema`; every field is typed so reports never guess.
+A row is the cell's identity (task, solver, arm, repeat, labels, contract and config
+hashes, backend, image) plus one `Outcome`, a msgspec tagged union on `status`:
+
+    Ok            the solver's run ended on its own terms; `result` is scored
+    InfraError    a sandbox/browser/daemon fault (retried first); never the solver's
+    LlmError      the solver's provider failed it
+    BudgetStop    a budget the user set was reached (`kind`)
+    Cancelled     a user stop (SIGINT/SIGTERM) or a sweep stopped before this cell ran
+    HarnessError  a bug of ours: the traceback is in `log` (the cell's events.jsonl)
+
+`InfraError`, `LlmError` and `BudgetStop` carry the `result` of what the solver
+delivered when a final checkpoint ran, else None. `spend` (tokens and money actually
+charged, summed over attempts) is on every row whatever its status. The same
+`CellResult` struct the cell builds is stored as is: nothing is copied field by field.
+
+Versioned by `schema`; every field is typed (gate names are `Gate`), so reports never
+guess and a misspelled field cannot be written.
 """
 
 from __future__ import annotations
@@ -9,12 +25,22 @@ from typing import Literal
 
 import msgspec
 
+from .budget import BudgetKind
 from .contract import Capability, Facet, Gate, Regime, UnitKind
 from .results import GateStatus
 
-Status = Literal["ok", "infra_error", "llm_error", "budget", "cancelled"]
+Status = Literal["ok", "infra_error", "llm_error", "budget", "cancelled", "harness_error"]
+STATUSES: tuple[Status, ...] = (
+    "ok",
+    "infra_error",
+    "llm_error",
+    "budget",
+    "cancelled",
+    "harness_error",
+)
 Arm = Literal["staged", "full-spec"]
-SCHEMA_VERSION = 1
+BackendName = Literal["docker", "local", ""]
+SCHEMA_VERSION = 2
 
 
 class _Rec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -69,6 +95,73 @@ class Labels(_Rec, frozen=True, kw_only=True):
     framework: str
 
 
+class CellResult(_Rec, frozen=True, kw_only=True):
+    """What the solver delivered, verified and scored: built by the cell, stored as is."""
+
+    units: tuple[UnitOutcome, ...]
+    final_gates: dict[Gate, GateStatus]
+    scores: Scores
+    flips: tuple[Flip, ...] = ()
+    baseline_regressions: tuple[BaselineRegression, ...] = ()
+    baseline_covered: bool = False
+    edits_applied: int = 0
+    edits_refused: int = 0
+    turns: int = 0
+    checkpoints: int = 0
+    # The solver broke its own workspace (e.g. git metadata): what broke. The cell ended
+    # there and is graded on it; never an infrastructure fault.
+    broken: str = ""
+
+
+class Spend(_Rec, frozen=True, kw_only=True):
+    """Tokens and money actually charged for a cell, over all its attempts."""
+
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+# ---------------------------------------------------------------- outcomes
+class _Outcome(_Rec, frozen=True, kw_only=True, tag_field="status"):
+    @property
+    def status(self) -> Status:
+        tag = self.__struct_config__.tag
+        assert isinstance(tag, str)
+        return tag  # type: ignore[return-value]
+
+
+class Ok(_Outcome, frozen=True, kw_only=True, tag="ok"):
+    result: CellResult
+
+
+class InfraError(_Outcome, frozen=True, kw_only=True, tag="infra_error"):
+    error: str
+    result: CellResult | None = None
+
+
+class LlmError(_Outcome, frozen=True, kw_only=True, tag="llm_error"):
+    error: str
+    result: CellResult | None = None
+
+
+class BudgetStop(_Outcome, frozen=True, kw_only=True, tag="budget"):
+    kind: BudgetKind
+    error: str
+    result: CellResult | None = None
+
+
+class Cancelled(_Outcome, frozen=True, kw_only=True, tag="cancelled"):
+    error: str = ""
+
+
+class HarnessError(_Outcome, frozen=True, kw_only=True, tag="harness_error"):
+    error: str  # "<ExceptionType>: message"
+    where: str = ""  # innermost frame, "file:line in function"
+    log: str = ""  # the events file (relative to the run dir) holding the traceback
+
+
+Outcome = Ok | InfraError | LlmError | BudgetStop | Cancelled | HarnessError
+
+
 class ManifestRow(_Rec, frozen=True, kw_only=True):
     schema: int = SCHEMA_VERSION
     sweep: str
@@ -77,27 +170,40 @@ class ManifestRow(_Rec, frozen=True, kw_only=True):
     labels: Labels
     contract_hash: str
     config_hash: str
-    image: str = ""
-    backend: str = ""  # "docker" | "local" (no isolation); "" in rows of older sweeps
     solver: str
     arm: Arm
     repeat: int = 0
-    status: Status
-    error: str = ""
-    units: tuple[UnitOutcome, ...] = ()
-    final_gates: dict[str, GateStatus] = {}
-    scores: Scores | None = None
-    flips: tuple[Flip, ...] = ()
-    baseline_regressions: tuple[BaselineRegression, ...] = ()
-    baseline_covered: bool = False
-    edits_applied: int = 0
-    edits_refused: int = 0
-    turns: int = 0
-    checkpoints: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    wall_s: float = 0.0
+    backend: BackendName = ""
+    image: str = ""
+    outcome: Outcome
+    spend: Spend = Spend()
     attempts: int = 1
+    wall_s: float = 0.0
     started_at: float = 0.0
     finished_at: float = 0.0
+
+    # Read-only views of the outcome (no copies): most readers want just these.
+    @property
+    def status(self) -> Status:
+        return self.outcome.status
+
+    @property
+    def result(self) -> CellResult | None:
+        """The scored delivery: always for `ok`, when a final checkpoint ran otherwise."""
+        o = self.outcome
+        return o.result if isinstance(o, Ok | InfraError | LlmError | BudgetStop) else None
+
+    @property
+    def scores(self) -> Scores | None:
+        r = self.result
+        return r.scores if r is not None else None
+
+    @property
+    def final_gates(self) -> dict[Gate, GateStatus]:
+        r = self.result
+        return r.final_gates if r is not None else {}
+
+    @property
+    def error(self) -> str:
+        o = self.outcome
+        return "" if isinstance(o, Ok) else o.error

@@ -53,13 +53,13 @@ class Weights(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
         return min(1.0, max(0.0, raw))
 
 
-def _all_pass(gates: dict[str, GateStatus], family: frozenset[Gate]) -> bool:
+def _all_pass(gates: dict[Gate, GateStatus], family: frozenset[Gate]) -> bool:
     return all(gates.get(g, "n/a") != "fail" for g in family)
 
 
 def score_cell(
     units: tuple[UnitOutcome, ...],
-    final_gates: dict[str, GateStatus],
+    final_gates: dict[Gate, GateStatus],
     flips: tuple[Flip, ...],
     weights: Weights = Weights(),
 ) -> Scores:
@@ -87,13 +87,13 @@ def score_cell(
 
 
 def baseline_regressions(
-    baseline_gates: dict[str, GateStatus],
-    final_gates: dict[str, GateStatus],
-    final_failed: dict[str, tuple[str, ...]],
+    baseline_gates: dict[Gate, GateStatus],
+    final_gates: dict[Gate, GateStatus],
+    final_failed: dict[Gate, tuple[str, ...]],
 ) -> tuple[BaselineRegression, ...]:
     """Gates R0 passes and the final workspace fails (the baseline channel)."""
     return tuple(
-        BaselineRegression(gate=g, failed_checks=final_failed.get(g, ()))  # type: ignore[arg-type]
+        BaselineRegression(gate=g, failed_checks=final_failed.get(g, ()))
         for g, s in baseline_gates.items()
         if s == "pass" and final_gates.get(g) == "fail"
     )

@@ -29,7 +29,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from . import _firewall
-from ._docker_errors import is_gone, translate
+from ._docker_errors import docker_client, entering, is_gone, translate
 from ._firewall import Allow, bridge_name
 from ._ownership import container_user, grant, reclaim
 from ._ready import wait_ready
@@ -40,6 +40,7 @@ from ._types import (
     Labels,
     Limits,
     Sandbox,
+    SandboxError,
     ServeOutcome,
     ServeSpec,
 )
@@ -131,14 +132,12 @@ class DockerSandbox:
     ) -> int:
         """Run argv in the container, streaming its output into `tail`; exit code."""
         env = {**self._spec.env, **(extra_env or {}), "PORT": str(PORT)}
-        try:
+        with entering(f"exec in {self._c.id[:12]}"):
             ex = await self._c.exec(argv, workdir="/workspace", environment=env)
             async with ex.start(detach=False) as stream:
                 while (msg := await stream.read_out()) is not None:
                     tail.feed(msg.data)
             info = await ex.inspect()
-        except aiodocker.DockerError as exc:
-            raise translate(exc, f"exec in {self._c.id[:12]}") from exc
         code = info.get("ExitCode")
         return int(code) if code is not None else -1
 
@@ -335,18 +334,20 @@ class DockerBackend:
         limits = limits or Limits()
         workspace = workspace.resolve()
         name = f"pwb-{_slug(labels.sweep)}-{_slug(labels.cell)}-{uuid.uuid4().hex[:6]}"
-        async with aiodocker.Docker() as docker:
-            net = await self._ensure_network(docker, labels, limits)
+        async with docker_client(f"container {name}") as docker:
+            with entering(f"network for {name}"):
+                net = await self._ensure_network(docker, labels, limits)
             config = self._config(workspace, spec, labels, limits, net)
             container: aiodocker.containers.DockerContainer | None = None
             try:
                 try:
-                    container = await docker.containers.create(config, name=name)
-                    await container.start()
-                    info = await container.show()
-                except aiodocker.DockerError as exc:
+                    with entering(f"container {name}"):
+                        container = await docker.containers.create(config, name=name)
+                        await container.start()
+                        info = await container.show()
+                except SandboxError:
                     self._known_nets.discard(net)  # e.g. gc removed it: check again next time
-                    raise translate(exc, f"container {name}") from exc
+                    raise
                 ip = info["NetworkSettings"]["Networks"].get(net, {}).get("IPAddress", "")
                 if not ip:
                     raise ContainerError(f"container {name} has no address on {net}")
@@ -371,9 +372,9 @@ class DockerBackend:
 
 async def _remove(container: aiodocker.containers.DockerContainer) -> None:
     """Force-remove, shielded and bounded: runs even when the cell is cancelled."""
-    with anyio.move_on_after(_CLEANUP_S, shield=True):
+    with anyio.move_on_after(_CLEANUP_S, shield=True), entering(f"remove {container.id[:12]}"):
         try:
             await container.delete(force=True)
         except aiodocker.DockerError as exc:
             if not is_gone(exc):
-                raise translate(exc, f"remove {container.id[:12]}") from exc
+                raise

@@ -26,7 +26,7 @@ import aiodocker
 import anyio
 import msgspec
 
-from ._docker_errors import translate
+from ._docker_errors import docker_client, entering
 from ._types import ImageError
 
 Progress = Callable[[str], None]
@@ -94,16 +94,17 @@ class ImageBuilder:
 
     async def _image_id(self, docker: aiodocker.Docker, tag: str) -> str:
         """The image id, or "" when it does not exist."""
-        try:
-            info = await docker.images.inspect(tag)
-        except aiodocker.DockerError as exc:
-            if exc.status == 404:
-                return ""
-            raise translate(exc, f"inspect {tag}", image=True) from exc
+        with entering(f"inspect {tag}", image=True):
+            try:
+                info = await docker.images.inspect(tag)
+            except aiodocker.DockerError as exc:
+                if exc.status == 404:
+                    return ""
+                raise
         return str(info["Id"])
 
     async def ensure_base(self, progress: Progress) -> str:
-        async with self._lock(BASE_TAG), aiodocker.Docker() as docker:
+        async with self._lock(BASE_TAG), docker_client(BASE_TAG) as docker:
             if found := await self._image_id(docker, BASE_TAG):
                 return found
             progress(f"base: bootstrapping {BASE_TAG} (debootstrap, about a minute)")
@@ -149,7 +150,7 @@ class ImageBuilder:
         *,
         also_latest: bool,
     ) -> None:
-        async with self._lock(tag), aiodocker.Docker() as docker:
+        async with self._lock(tag), docker_client(tag) as docker:
             if await self._image_id(docker, tag):
                 progress(f"{tag}: up to date")
                 return
@@ -158,10 +159,8 @@ class ImageBuilder:
                 await self._stream_build(docker, tag, files, buildargs, progress)
             if also_latest:
                 repo = tag.split(":", 1)[0]
-                try:
+                with entering(f"tag {tag}", image=True):
                     await docker.images.tag(tag, repo, tag="latest")
-                except aiodocker.DockerError as exc:
-                    raise translate(exc, f"tag {tag}", image=True) from exc
             progress(f"{tag}: built")
 
     async def _stream_build(
@@ -173,6 +172,18 @@ class ImageBuilder:
         progress: Progress,
     ) -> None:
         tail: list[str] = []
+        with entering(f"building {tag}", image=True):
+            await self._stream(docker, tag, files, buildargs, progress, tail)
+
+    async def _stream(
+        self,
+        docker: aiodocker.Docker,
+        tag: str,
+        files: dict[str, bytes],
+        buildargs: dict[str, str],
+        progress: Progress,
+        tail: list[str],
+    ) -> None:
         try:
             async for chunk in docker.images.build(
                 fileobj=_tar(files),
@@ -185,7 +196,7 @@ class ImageBuilder:
             ):
                 line = str(chunk.get("stream", "")).rstrip()
                 if line:
-                    tail = [*tail[-40:], line]
+                    tail[:] = [*tail[-40:], line]
                 if line.startswith("Step "):
                     progress(f"{tag}: {line}")
         except aiodocker.DockerError as exc:
@@ -193,11 +204,9 @@ class ImageBuilder:
             raise ImageError(f"building {tag} failed: {exc}\n{log}") from exc
 
     async def list_images(self) -> list[ImageInfo]:
-        async with aiodocker.Docker() as docker:
-            try:
+        async with docker_client("list images") as docker:
+            with entering("list images", image=True):
                 images = await docker.images.list()
-            except aiodocker.DockerError as exc:
-                raise translate(exc, "list images", image=True) from exc
         out = []
         for img in images:
             for tag in img.get("RepoTags") or []:

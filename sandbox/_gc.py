@@ -17,7 +17,7 @@ import anyio
 import msgspec
 
 from . import _firewall
-from ._docker_errors import is_gone, translate
+from ._docker_errors import docker_client, entering, is_gone
 
 log = logging.getLogger("sandbox")
 
@@ -56,8 +56,8 @@ async def collect_garbage(*, sweep: str | None = None, expired_only: bool = Fals
         # Chains first, networks after: a chain listed here whose network is not listed
         # below is an orphan (a network created meanwhile is listed, with its chain).
         chains = await _firewall_chains()
-        async with aiodocker.Docker() as docker:
-            try:
+        async with docker_client("gc") as docker:
+            with entering("gc"):
                 containers = await docker.containers.list(
                     all=True, filters=json.dumps(_filters(sweep))
                 )
@@ -85,8 +85,6 @@ async def collect_garbage(*, sweep: str | None = None, expired_only: bool = Fals
                         raise
                     removed.append(_record("network", n["Name"], labels))
                 live = {str(n["Id"])[:12] for n in await docker.networks.list()}
-            except aiodocker.DockerError as exc:
-                raise translate(exc, "gc") from exc
         for short in sorted(chains - live):
             if await _firewall.remove(short):
                 name = _firewall.chain_name(short)

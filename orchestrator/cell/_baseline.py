@@ -11,12 +11,13 @@ from pathlib import Path
 import anyio
 import msgspec
 
+from ..contract import Gate
 from ..results import GateStatus
 
 
 class BaselineResult(msgspec.Struct, frozen=True, kw_only=True):
     key: str
-    gates: dict[str, GateStatus]
+    gates: dict[Gate, GateStatus]
 
     @property
     def covered(self) -> bool:
@@ -32,7 +33,7 @@ class BaselineCache:
         self._memory: dict[str, BaselineResult] = {}
 
     async def get(
-        self, key: str, compute: Callable[[], Awaitable[dict[str, GateStatus]]]
+        self, key: str, compute: Callable[[], Awaitable[dict[Gate, GateStatus]]]
     ) -> BaselineResult:
         lock = self._locks.setdefault(key, anyio.Lock())
         async with lock:

@@ -10,14 +10,14 @@ import msgspec
 
 from sandbox import Backend, ImageBuilder, Labels, Limits, ServeSpec
 
-from ..budget import waiting
+from ..budget import BudgetKind, waiting
 from ..contract import TaskPackage
+from ..events import CheckpointSummary
 from ..persona import Wording
-from ..records import BaselineRegression, Flip, Scores, UnitOutcome
-from ..results import GateStatus
+from ..records import CellResult
 from ..scoring import Weights
 from ..solvers import Usage
-from ..verifier import BrowserPool
+from ..verifier import BrowserPool, BrowserVerifier, Verifier
 from ._baseline import BaselineCache
 
 
@@ -39,6 +39,11 @@ class CellContext:
     image: str = ""  # resolved by `resolve_image` before the sandbox opens
     # The work tree's disk use is checked before every checkpoint; past it the cell ends.
     disk_limit_mb: int = 1024
+    verifier: Verifier | None = None  # None: the browser verifier on `pool`
+    attempt: int = 1  # which attempt of the cell this is (logged with its events)
+
+    def verify_with(self) -> Verifier:
+        return self.verifier or BrowserVerifier(self.pool)
 
     @property
     def serve_spec(self) -> ServeSpec:
@@ -68,21 +73,17 @@ class CellContext:
 
 
 class CellReport(msgspec.Struct, frozen=True, kw_only=True):
+    """A finished cell: the scored `result` (stored in the manifest row as is), plus what
+    only the caller needs in memory (usage, and every checkpoint for admission)."""
+
+    result: CellResult
     image: str = ""
-    units: tuple[UnitOutcome, ...]
-    final_gates: dict[str, GateStatus]
-    scores: Scores
-    flips: tuple[Flip, ...]
-    baseline_regressions: tuple[BaselineRegression, ...]
-    baseline_covered: bool
-    edits_applied: int
-    edits_refused: int
-    turns: int
-    checkpoints: int
     usage: Usage
+    history: tuple[CheckpointSummary, ...] = ()  # every checkpoint, in order
     # Why a budget (turns, tokens, money, wall time) stopped the solver; "" = it finished.
     # A stopped cell still has its final checkpoint and scores.
     stopped: str = ""
+    stopped_by: BudgetKind = "wall_time"
     # Why the cell ended on the solver's account without a final checkpoint (the work
-    # tree went past its disk limit); scored on the units it cleared.
+    # tree went past its disk limit); scored on the units it cleared, every gate failing.
     ended: str = ""

@@ -9,23 +9,37 @@ import anyio
 
 from sandbox import Labels, Sandbox
 
-from ..budget import BudgetExceeded, credit_wait, solver_phase, waiting
+from .. import events as ev
+from ..budget import BudgetExceeded, BudgetKind, credit_wait, solver_phase, waiting
 from ..checkpoint import Checkpointer
-from ..contract import TaskPackage, Unit
+from ..contract import GATES, Gate, TaskPackage, Unit
 from ..events import CheckpointSummary, EventLog
+from ..faults import classify, decisive, describe, format_traceback, leaves
 from ..persona import SimulatedUser
-from ..records import Arm, UnitOutcome
+from ..records import Arm, CellResult, UnitOutcome
 from ..results import CheckResult, GateStatus, VerifyReport
 from ..scoring import baseline_regressions, score_cell
 from ..solvers import MessageKind, Solver, SolverTurn, Usage, UserMessage
 from ..solvers._scaffold import SandboxedSolver
-from ..workspace import DiskLimitExceeded, EditEvent, Workspace, discard, discard_under
+from ..workspace import (
+    DiskLimitExceeded,
+    EditEvent,
+    Workspace,
+    WorkspaceError,
+    discard,
+    discard_under,
+)
 from ._baseline import BaselineResult
 from ._context import CellContext, CellReport
 from ._flips import FlipTracker
 
 
-def summarize(index: int, unit: str, report: VerifyReport, cell_dir: Path) -> CheckpointSummary:
+class SolverBrokeWorkspace(Exception):
+    """The workspace cannot be read back (e.g. the solver wrote git metadata): the
+    solver's doing, so the cell ends and is graded on it, never retried as infra."""
+
+
+def summarize(index: int, unit: str, report: VerifyReport, duration_s: float) -> CheckpointSummary:
     build = report.gate("build").status != "fail"
     serve = report.gate("serve").status != "fail"
     shots = {s.state: s.screenshot for s in report.states if s.screenshot}
@@ -39,6 +53,7 @@ def summarize(index: int, unit: str, report: VerifyReport, cell_dir: Path) -> Ch
         gates={g.gate: g.status for g in report.gates},
         checks=report.checks,
         screenshots=shots,
+        duration_s=duration_s,
     )
 
 
@@ -68,6 +83,7 @@ class StagedRun:
         self.preservation = set(self.task.contract.preservation_check_ids())
         self.counters = _Counters()
         self.last_report: VerifyReport | None = None
+        self.history: list[CheckpointSummary] = []
 
     # ------------------------------------------------------------ one turn
     async def _turn(self, message: UserMessage, unit: Unit) -> SolverTurn:
@@ -76,30 +92,52 @@ class StagedRun:
         self.counters.turns += 1
         self.counters.usage = self.counters.usage + result.usage
         self.log.emit(
-            "turn",
-            unit=unit.id,
-            turn=self.counters.turns,
-            text=f"{result.end}: {result.note}"[:2000],
-            tokens=result.usage.input_tokens + result.usage.output_tokens,
-            cost_usd=result.usage.cost_usd,
+            ev.Turn(
+                unit=unit.id,
+                turn=self.counters.turns,
+                text=f"{result.end}: {result.note}"[:2000],
+                tokens=result.usage.input_tokens + result.usage.output_tokens,
+                cost_usd=result.usage.cost_usd,
+            )
         )
         return result
+
+    async def tree_id(self) -> str:
+        """The workspace's content id; a workspace git cannot read is the solver's breakage."""
+        try:
+            return await self.ws.tree_id()
+        except WorkspaceError as exc:
+            raise SolverBrokeWorkspace(str(exc)) from exc
 
     async def checkpoint(
         self, unit_id: str, check_ids: set[str] | None
     ) -> tuple[int, VerifyReport]:
         await self.ws.check_disk(self.ctx.disk_limit_mb << 20)
-        index, report, _ = await self.cp.run(unit_id, check_ids, label="" if unit_id else "-final")
-        summary = summarize(index, unit_id, report, self.ctx.cell_dir)
-        self.log.emit("checkpoint", unit=unit_id, checkpoint=summary)
+        try:
+            index, report, took = await self.cp.run(
+                unit_id, check_ids, label="" if unit_id else "-final"
+            )
+        except WorkspaceError as exc:  # only reads of the work tree raise it here
+            raise SolverBrokeWorkspace(str(exc)) from exc
+        summary = summarize(index, unit_id, report, took)
+        self.history.append(summary)
+        self.log.emit(ev.Checkpoint(unit=unit_id, checkpoint=summary))
         new, repaired = self.flips.observe(index, report, self.protected | self.preservation)
         for f in new:
             self.log.emit(
-                "flip", unit=unit_id, check=f.check, passed_at=f.passed_at, failed_at=f.failed_at
+                ev.FlipEvent(
+                    unit=unit_id, check=f.check, passed_at=f.passed_at, failed_at=f.failed_at
+                )
             )
         for f in repaired:
             self.log.emit(
-                "repair", unit=unit_id, check=f.check, passed_at=f.passed_at, failed_at=f.failed_at
+                ev.Repair(
+                    unit=unit_id,
+                    check=f.check,
+                    passed_at=f.passed_at,
+                    failed_at=f.failed_at,
+                    repaired_at=index,
+                )
             )
         self.last_report = report
         return index, report
@@ -122,14 +160,14 @@ class StagedRun:
     async def run_unit(self, index: int, unit: Unit) -> UnitOutcome:
         unit_checks = set(unit.checks)
         text = self.user.reveal(unit, index)
-        self.log.emit("reveal", unit=unit.id, text=text)
+        self.log.emit(ev.Reveal(unit=unit.id, text=text))
         message = UserMessage(kind="reveal", text=text, unit_id=unit.id, unit_index=index)
         verified_tree: str | None = None
         failures: list[CheckResult] = []
         for turn_no in range(1, self.task.contract.turns_per_unit + 1):
-            before = await self.ws.tree_id()
+            before = await self.tree_id()
             result = await self._turn(message, unit)
-            after = await self.ws.tree_id()
+            after = await self.tree_id()
             reply: list[str] = []
             kind: MessageKind = "pushback"
             if after != before or (result.end in ("done", "idle") and after != verified_tree):
@@ -139,7 +177,7 @@ class StagedRun:
                 verified_tree = after
                 if all(_passed(report, c) for c in self._clearing(unit)):
                     self.protected |= unit_checks
-                    self.log.emit("cleared", unit=unit.id, turn=turn_no)
+                    self.log.emit(ev.Cleared(unit=unit.id, turn=turn_no))
                     return UnitOutcome(
                         id=unit.id,
                         kind=unit.kind,
@@ -150,9 +188,9 @@ class StagedRun:
                     )
                 failures = list(report.failed)
             if result.end == "question":
-                self.log.emit("question", unit=unit.id, text=result.question)
+                self.log.emit(ev.Question(unit=unit.id, text=result.question))
                 answer = self.user.answer(result.question, self.task.contract.units[: index + 1])
-                self.log.emit("answer", unit=unit.id, text=answer)
+                self.log.emit(ev.Answer(unit=unit.id, text=answer))
                 reply.append(answer)
                 kind = "answer"
             if failures:
@@ -161,11 +199,11 @@ class StagedRun:
                 reply.append(self.user.nudge())
             text = "\n\n".join(reply)
             if kind == "pushback":
-                self.log.emit("pushback", unit=unit.id, text=text)
+                self.log.emit(ev.Pushback(unit=unit.id, text=text))
             message = UserMessage(
                 kind=kind, text=text, unit_id=unit.id, unit_index=index, screenshots=self._screens()
             )
-        self.log.emit("cap", unit=unit.id, turn=self.task.contract.turns_per_unit)
+        self.log.emit(ev.Cap(unit=unit.id, turn=self.task.contract.turns_per_unit))
         return UnitOutcome(
             id=unit.id,
             kind=unit.kind,
@@ -177,7 +215,7 @@ class StagedRun:
     async def run_full_spec(self) -> None:
         units = self.task.contract.units
         text = self.user.full_spec()
-        self.log.emit("reveal", text=text)
+        self.log.emit(ev.Reveal(text=text))
         message = UserMessage(
             kind="full_spec", text=text, unit_id=units[-1].id, unit_index=len(units) - 1
         )
@@ -193,9 +231,9 @@ class StagedRun:
                     unit_index=len(units) - 1,
                 )
                 continue
-            self.log.emit("question", text=result.question)
+            self.log.emit(ev.Question(text=result.question))
             answer = self.user.answer(result.question, units)
-            self.log.emit("answer", text=answer)
+            self.log.emit(ev.Answer(text=answer))
             message = UserMessage(
                 kind="answer", text=answer, unit_id=units[-1].id, unit_index=len(units) - 1
             )
@@ -207,12 +245,12 @@ def _passed(report: VerifyReport, check_id: str) -> bool:
     return result is not None and (result.passed or not result.applicable)
 
 
-def _gates(report: VerifyReport) -> dict[str, GateStatus]:
+def _gates(report: VerifyReport) -> dict[Gate, GateStatus]:
     return {g.gate: g.status for g in report.gates}
 
 
-def _failed_by_gate(report: VerifyReport) -> dict[str, tuple[str, ...]]:
-    out: dict[str, list[str]] = {}
+def _failed_by_gate(report: VerifyReport) -> dict[Gate, tuple[str, ...]]:
+    out: dict[Gate, list[str]] = {}
     for c in report.failed:
         out.setdefault(c.gate, []).append(c.id)
     return {g: tuple(ids) for g, ids in out.items()}
@@ -234,37 +272,58 @@ async def _open_sandbox(
         ctx.sandbox_limiter.release()
 
 
-async def run_baseline(ctx: CellContext) -> dict[str, GateStatus]:
+async def run_baseline(ctx: CellContext) -> dict[Gate, GateStatus]:
     """The full suite on untouched R0, in a sandbox of its own."""
     root = ctx.cell_dir / "baseline"
     await anyio.to_thread.run_sync(discard, root / "workspace")
     ws = await Workspace.create(ctx.task.repo, root / "workspace", ctx.task.contract.allowed_paths)
     async with AsyncExitStack() as stack:
         sb = await _open_sandbox(ctx, ws, stack, tag="-baseline")
-        cp = Checkpointer(ctx.task, ws, sb, ctx.pool, root / "artifacts")
+        cp = Checkpointer(ctx.task, ws, sb, ctx.verify_with(), root / "artifacts")
         _, report, _ = await cp.run("", None, label="-r0")
     return _gates(report)
 
 
 async def run_cell(ctx: CellContext, solver: Solver, arm: Arm = "staged") -> CellReport:
-    """Run one cell end to end; infrastructure and budget errors propagate to the sweep.
+    """Run one cell end to end; infrastructure, provider and budget errors propagate.
 
-    Task groups inside (sandbox, browser) wrap errors in exception groups; the caller gets
-    the one error that ended the cell, so it can be classified.
+    Whatever ends the cell is logged to its events, classified (`orchestrator.faults`),
+    with its traceback. Task groups inside (sandbox, browser) wrap errors in exception
+    groups: each member is logged on its own, and the decisive member (a bug before a
+    provider error before an infrastructure fault) is what the caller gets.
     """
     try:
         return await _run_cell(ctx, solver, arm)
-    except BaseExceptionGroup as group:
-        raise _first_error(group) from None
+    except BaseException as exc:
+        _log_failure(ctx, exc)
+        if isinstance(exc, BaseExceptionGroup):
+            raise decisive(exc) from None
+        raise
 
 
-def _first_error(exc: BaseException) -> BaseException:
-    """The first leaf of an exception group, preferring real errors to cancellation."""
-    if not isinstance(exc, BaseExceptionGroup):
-        return exc
-    leaves = [_first_error(e) for e in exc.exceptions]
-    cancelled = anyio.get_cancelled_exc_class()
-    return next((e for e in leaves if not isinstance(e, cancelled)), leaves[0])
+def _log_failure(ctx: CellContext, exc: BaseException) -> None:
+    members = [e for e in leaves(exc) if classify(e) != "cancelled"]
+    if not members or not ctx.cell_dir.is_dir():
+        return
+    with EventLog(ctx.cell_dir / "events.jsonl") as log:
+        for e in members:
+            log.emit(
+                ev.Error(
+                    cause=classify(e),
+                    error=describe(e),
+                    attempt=ctx.attempt,
+                    traceback=format_traceback(e),
+                )
+            )
+
+
+def _not_reached(task: TaskPackage, outcomes: list[UnitOutcome]) -> list[UnitOutcome]:
+    done = {o.id for o in outcomes}
+    return [
+        UnitOutcome(id=u.id, kind=u.kind, cleared=False, capped=False, turns=0)
+        for u in task.contract.units
+        if u.id not in done
+    ]
 
 
 async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
@@ -276,7 +335,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
     await anyio.to_thread.run_sync(discard_under, ctx.cell_dir)
     ws = await Workspace.create(task.repo, ws_dir, task.contract.allowed_paths)
     with EventLog(ctx.cell_dir / "events.jsonl") as log:
-        log.emit("start", text=f"{task.contract.id} {solver.name} {arm}")
+        log.emit(ev.Start(text=f"{task.contract.id} {solver.name} {arm} attempt {ctx.attempt}"))
         run: StagedRun
 
         def on_edit(e: EditEvent) -> None:
@@ -284,46 +343,48 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
                 run.counters.applied += 1
             else:
                 run.counters.refused += 1
-            log.emit("edit", path=e.path, applied=e.applied, text=e.reason)
+            log.emit(ev.Edit(path=e.path, applied=e.applied, text=e.reason))
 
         ws.listener = on_edit
+        broken = ""
         async with AsyncExitStack() as stack:
             sb = await _open_sandbox(ctx, ws, stack)
-            cp = Checkpointer(task, ws, sb, ctx.pool, ctx.cell_dir / "artifacts")
+            cp = Checkpointer(task, ws, sb, ctx.verify_with(), ctx.cell_dir / "artifacts")
             if isinstance(solver, SandboxedSolver):
                 solver.attach_sandbox(sb)
             run = StagedRun(ctx, solver, ws, cp, log)
             outcomes: list[UnitOutcome] = []
+            final: VerifyReport | None = None
             stopped = ""
             ended = ""  # the disk limit: the solver's doing, its tree is not verified
-            final: VerifyReport | None = None
-            with solver_phase() as phase:
-                try:
-                    if arm == "staged":
-                        for i, unit in enumerate(task.contract.units):
-                            outcomes.append(await run.run_unit(i, unit))
-                    else:
-                        await run.run_full_spec()
-                except BudgetExceeded as exc:
-                    stopped = str(exc)
-                except DiskLimitExceeded as exc:
-                    ended = str(exc)
-            if phase.cancelled_caught:
-                stopped = "wall_time budget exceeded: the solver ran out of cell time"
-            if stopped:
-                # Scored on what it delivered: the units it did not reach are not cleared.
-                log.emit("budget", text=stopped)
-            if not ended:
-                try:
-                    _, final = await run.checkpoint("", None)
-                except DiskLimitExceeded as exc:
-                    ended = str(exc)
-            if ended:
-                # Scored on the units it cleared; no final gates, so no final pass.
-                log.emit("disk_limit", text=ended)
-            outcomes += [_unreached(u) for u in task.contract.units[len(outcomes) :]]
-        final_gates = _gates(final) if final is not None else {}
-        log.emit("final", text=f"gates: {final_gates}")
+            stopped_by: BudgetKind = "wall_time"
+            try:
+                with solver_phase() as phase:
+                    try:
+                        if arm == "staged":
+                            for i, unit in enumerate(task.contract.units):
+                                outcomes.append(await run.run_unit(i, unit))
+                        else:
+                            await run.run_full_spec()
+                    except BudgetExceeded as exc:
+                        stopped, stopped_by = str(exc), exc.kind
+                if phase.cancelled_caught:
+                    stopped = "wall_time budget exceeded: the solver ran out of cell time"
+                if stopped:
+                    # Scored on what it delivered: the units it did not reach are not cleared.
+                    log.emit(ev.BudgetEvent(text=stopped))
+                _, final = await run.checkpoint("", None)
+            except DiskLimitExceeded as exc:
+                ended = str(exc)
+                log.emit(ev.DiskLimit(text=ended))
+            except SolverBrokeWorkspace as exc:
+                broken = str(exc)
+                log.emit(ev.Broken(text=broken))
+        # A work tree the solver flooded or broke is not verified: every gate fails.
+        final_gates: dict[Gate, GateStatus] = (
+            _gates(final) if final is not None else {g: "fail" for g in GATES}
+        )
+        log.emit(ev.Final(gates=final_gates))
         if arm == "full-spec":
             outcomes = [
                 UnitOutcome(
@@ -335,11 +396,12 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
                 )
                 for u in task.contract.units
             ]
+        outcomes += _not_reached(task, outcomes)
         baseline: BaselineResult | None = None
         if ctx.baseline is not None:
             key = f"{task.contract_hash[:16]}-{ctx.backend.name}"
             baseline = await ctx.baseline.get(key, lambda: run_baseline(ctx))
-            log.emit("baseline", text=f"gates: {baseline.gates}")
+            log.emit(ev.Baseline(gates=baseline.gates))
         regressions = (
             baseline_regressions(baseline.gates, final_gates, _failed_by_gate(final))
             if baseline and baseline.covered and final is not None
@@ -347,9 +409,8 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
         )
         flips = tuple(run.flips.flips)
         scores = score_cell(tuple(outcomes), final_gates, flips, ctx.weights)
-        log.emit("end", text=f"wcs={scores.wcs:.3f} whole_task={scores.whole_task}")
-        return CellReport(
-            image=ctx.image,
+        log.emit(ev.End(text=f"wcs={scores.wcs:.3f} whole_task={scores.whole_task}"))
+        result = CellResult(
             units=tuple(outcomes),
             final_gates=final_gates,
             scores=scores,
@@ -360,11 +421,14 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             edits_refused=run.counters.refused,
             turns=run.counters.turns,
             checkpoints=cp.count,
+            broken=broken or ended,
+        )
+        return CellReport(
+            result=result,
+            image=ctx.image,
             usage=run.counters.usage,
+            history=tuple(run.history),
             stopped=stopped,
+            stopped_by=stopped_by,
             ended=ended,
         )
-
-
-def _unreached(unit: Unit) -> UnitOutcome:
-    return UnitOutcome(id=unit.id, kind=unit.kind, cleared=False, capped=False, turns=0)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sandbox import Labels, open_backend
 
+from .. import events as ev
 from ..budget import Ledger
 from ..cell import BaselineCache, CellContext, CellReport, run_cell
 from ..config import ConfigError, load_config
@@ -91,31 +92,37 @@ def run(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         return 2
     for e in read_events(out / "events.jsonl"):
-        if e.kind == "checkpoint" and e.checkpoint is not None:
-            c = e.checkpoint
-            failing = sorted(g for g, s in c.gates.items() if s == "fail")
-            print(
-                f"  checkpoint {c.index:2} unit={c.unit or 'FINAL':12} passed={c.passed:3} "
-                f"failed={c.failed:3} failing gates={failing}"
-            )
-        elif e.kind in ("reveal", "cleared", "cap", "flip", "repair"):
-            detail = e.check or (e.text.splitlines() or [""])[0][:90]
-            print(f"{e.kind:8} {e.unit:12} {detail}")
+        match e:
+            case ev.Checkpoint(checkpoint=c):
+                failing = sorted(g for g, s in c.gates.items() if s == "fail")
+                print(
+                    f"  checkpoint {c.index:2} unit={c.unit or 'FINAL':12} passed={c.passed:3} "
+                    f"failed={c.failed:3} failing gates={failing} ({c.duration_s:.1f} s)"
+                )
+            case ev.FlipEvent(check=detail) | ev.Repair(check=detail):
+                print(f"{e.kind:8} {e.unit:12} {detail}")
+            case ev.Reveal(text=text):
+                print(f"{e.kind:8} {e.unit:12} {(text.splitlines() or [''])[0][:90]}")
+            case ev.Cleared() | ev.Cap():
+                print(f"{e.kind:8} {e.unit:12}")
+            case ev.Broken(text=text) | ev.Error(error=text):
+                print(f"{e.kind:8} {e.unit:12} {text[:200]}")
     print()
-    for u in report.units:
+    result = report.result
+    for u in result.units:
         state = "cleared" if u.cleared else "capped" if u.capped else "not cleared"
         print(f"unit {u.id:16} {state:12} turns={u.turns} at checkpoint {u.cleared_at}")
-    s = report.scores
+    s = result.scores
     print(
         f"stage={s.stage:.2f} gate={s.gate:.2f} final_pass={s.final_pass} breaks={s.breaks} "
         f"whole_task={s.whole_task} WCS={s.wcs:.3f} complete_not_cleared={s.complete_not_cleared}"
     )
-    for f in report.flips:
+    for f in result.flips:
         print(
             f"flip {f.check} ({f.gate}): passed@{f.passed_at} failed@{f.failed_at} "
             f"repaired@{f.repaired_at}"
         )
-    for b in report.baseline_regressions:
+    for b in result.baseline_regressions:
         print(f"baseline regression: gate {b.gate} ({', '.join(b.failed_checks)})")
     print(f"cell directory: {out}")
     return 0

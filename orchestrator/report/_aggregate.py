@@ -48,6 +48,7 @@ def score_table(rows: Sequence[ManifestRow], cards: Cards, *, infra_as_zero: boo
     out = []
     for (solver, arm), members in group(rows).items():
         infra = sum(r.status == "infra_error" for r in members)
+        members = [r for r in members if r.status != "harness_error"]  # our bug, never theirs
         pop = members if infra_as_zero else [r for r in members if r.status != "infra_error"]
         whole = [1.0 if r.scores and r.scores.whole_task else 0.0 for r in pop]
         out.append(
@@ -100,7 +101,7 @@ def paired_rows(rows: Sequence[ManifestRow]) -> tuple[PairedRow, ...]:
         lambda: defaultdict(list)
     )
     for r in rows:
-        if r.status != "infra_error":
+        if r.status not in ("infra_error", "harness_error"):
             cells[(r.task, r.solver)][r.arm].append(r)
     by_solver: dict[str, list[tuple[str, list[ManifestRow], list[ManifestRow]]]] = defaultdict(list)
     for (task, solver), arms in sorted(cells.items()):

@@ -25,6 +25,7 @@ from ._evidence import crop_region
 from ._html import render_cell, render_index
 from ._load import load_run
 from ._markdown import render_markdown
+from ._measures import row_flips
 from ._model import Report
 from ._plots import (
     ablation_deltas,
@@ -49,7 +50,7 @@ def _rel(target: Path, start: Path) -> str:
 def _cell_page(view: CellView, out: Path, refs_out: Path) -> None:
     page_dir = out / "cells" / view.dir
     page_dir.mkdir(parents=True, exist_ok=True)
-    cell_timeline(view.checkpoints, view.row.flips, page_dir / "timeline.png")
+    cell_timeline(view.checkpoints, row_flips(view.row), page_dir / "timeline.png")
     shots: list[tuple[str, str | None, str | None]] = []
     for pair in view.shots:
         ref = None

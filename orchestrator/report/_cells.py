@@ -10,7 +10,8 @@ from pathlib import Path
 
 import msgspec
 
-from ..contract import ContractError, Visual, load_task
+from .. import events as ev
+from ..contract import ContractError, Gate, Visual, load_task
 from ..events import CheckpointSummary, Event, read_events
 from ..records import ManifestRow
 from ._model import cell_dir_name
@@ -64,27 +65,37 @@ def _clip(text: str) -> str:
 
 
 def _detail(e: Event) -> str:
-    cp = e.checkpoint
-    if cp is not None:
-        bad = sorted(g for g, s in cp.gates.items() if s == "fail")
-        build = "" if cp.build_ok and cp.serve_ok else " (build/serve failed)"
-        return _clip(
-            f"checkpoint #{cp.index}: {cp.passed} passed, {cp.failed} failed{build}"
-            + (f"; failing gates: {', '.join(bad)}" if bad else "")
-        )
-    if e.kind == "edit":
-        return _clip(f"{e.path} {'applied' if e.applied else 'refused'} {e.text}")
-    if e.kind in ("flip", "repair"):
-        return _clip(f"{e.check}: passed at #{e.passed_at}, failed at #{e.failed_at} {e.text}")
-    return _clip(" ".join(x for x in (e.path, e.check, e.text) if x))
+    match e:
+        case ev.Checkpoint(checkpoint=cp):
+            bad = sorted(g for g, s in cp.gates.items() if s == "fail")
+            build = "" if cp.build_ok and cp.serve_ok else " (build/serve failed)"
+            return _clip(
+                f"checkpoint #{cp.index}: {cp.passed} passed, {cp.failed} failed{build}"
+                + (f"; failing gates: {', '.join(bad)}" if bad else "")
+            )
+        case ev.Edit():
+            return _clip(f"{e.path} {'applied' if e.applied else 'refused'} {e.text}")
+        case ev.FlipEvent() | ev.Repair():
+            return _clip(f"{e.check}: passed at #{e.passed_at}, failed at #{e.failed_at}")
+        case ev.Final(gates=gates) | ev.Baseline(gates=gates):
+            bad = sorted(g for g, s in gates.items() if s == "fail")
+            return _clip(f"failing gates: {', '.join(bad) or 'none'}")
+        case ev.Error():
+            return _clip(f"{e.cause}: {e.error}")
+        case ev.Cleared() | ev.Cap():
+            return ""
+    return _clip(e.text)
+
+
+def _turn(e: Event) -> int:
+    return e.turn if isinstance(e, ev.Turn | ev.Cleared | ev.Cap) else 0
 
 
 def final_checkpoint(events: list[Event]) -> CheckpointSummary | None:
-    """The `final` event's checkpoint, else the last one without a unit, else the last one."""
-    cps = [e.checkpoint for e in events if e.checkpoint is not None]
-    finals = [e.checkpoint for e in events if e.checkpoint is not None and e.kind == "final"]
+    """The last checkpoint without a unit (the final one), else the last one."""
+    cps = [e.checkpoint for e in events if isinstance(e, ev.Checkpoint)]
     unitless = [c for c in cps if c.unit == ""]
-    for chosen in (finals, unitless, cps):
+    for chosen in (unitless, cps):
         if chosen:
             return chosen[-1]
     return None
@@ -167,7 +178,7 @@ def _regions(
 
 
 def _failing(row: ManifestRow, final: CheckpointSummary | None) -> tuple[FailingGate, ...]:
-    msgs: dict[str, list[str]] = {g: [] for g, s in row.final_gates.items() if s == "fail"}
+    msgs: dict[Gate, list[str]] = {g: [] for g, s in row.final_gates.items() if s == "fail"}
     for c in final.checks if final else ():
         if not c.passed:
             msgs.setdefault(c.gate, []).append(c.message or f"{c.id} ({c.state}): {c.observed}")
@@ -193,12 +204,14 @@ def cell_view(row: ManifestRow, run_dir: Path, task_root: Path | None) -> CellVi
         dir=name,
         regions=regions,
         timeline=tuple(
-            TimelineItem(t=e.t - t0, kind=e.kind, unit=e.unit, turn=e.turn, detail=_detail(e))
+            TimelineItem(t=e.t - t0, kind=e.kind, unit=e.unit, turn=_turn(e), detail=_detail(e))
             for e in events
         ),
         checkpoints=tuple(
             sorted(
-                {e.checkpoint.index: e.checkpoint for e in events if e.checkpoint}.values(),
+                {
+                    e.checkpoint.index: e.checkpoint for e in events if isinstance(e, ev.Checkpoint)
+                }.values(),
                 key=lambda c: c.index,
             )
         ),

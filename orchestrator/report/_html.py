@@ -11,6 +11,7 @@ from html import escape
 from urllib.parse import quote
 
 from ._cells import CellView
+from ._measures import row_flips, row_regressions, row_units
 from ._model import Report
 from ._tables import Table, header_note, load_note, tables
 
@@ -142,7 +143,7 @@ def render_cell(
                     str(u.turns),
                     "—" if u.cleared_at is None else f"#{u.cleared_at}",
                 ]
-                for u in r.units
+                for u in row_units(r)
             ],
             "units",
         )
@@ -172,18 +173,18 @@ def render_cell(
                     f"#{f.failed_at}",
                     "—" if f.repaired_at is None else f"#{f.repaired_at}",
                 ]
-                for f in r.flips
+                for f in row_flips(r)
             ],
             "flips",
         )
-        if r.flips
+        if row_flips(r)
         else "<p>none</p>"
     )
-    if r.baseline_regressions:
+    if row_regressions(r):
         body.append("<h2>Baseline regressions</h2><ul>")
         body += [
             f"<li>{escape(b.gate)}: {escape(', '.join(b.failed_checks) or '—')}</li>"
-            for b in r.baseline_regressions
+            for b in row_regressions(r)
         ]
         body.append("</ul>")
     body.append("<h2>Failing gates</h2>")

@@ -1,7 +1,9 @@
 """Read `RUN_DIR/manifest.jsonl` and keep the rows that still describe the current tasks.
 
-A torn last line (a sweep killed mid-write) is dropped; a corrupt line anywhere else is a
-`ReportError`, because silently skipping it would change the numbers. When a cell has more
+Rows are read by the project's one JSONL reader (`orchestrator.jsonl`), the same one
+resume uses, so both see the same rows: a torn last line (a sweep killed mid-write) is
+dropped, and a line that is not a row is left out and *counted* (its line numbers are
+printed in the report header, never skipped silently). When a cell has more
 than one row (a resumed sweep re-ran it), the last row wins. A row is *stale* when its
 task no longer loads from the tasks directory or its `contract_hash` differs from the
 task's current hash; stale rows are left out and counted.
@@ -13,7 +15,9 @@ from pathlib import Path
 
 import msgspec
 
+from .. import manifest
 from ..contract import ContractError, load_task
+from ..jsonl import JsonlRead
 from ..records import ManifestRow
 from ..solver_cards import SolverCard, guess_card, read_cards
 
@@ -25,6 +29,7 @@ class ReportError(Exception):
 class LoadStats(msgspec.Struct, frozen=True, kw_only=True):
     lines: int  # complete rows read
     torn: int  # 0 or 1: a torn last line was dropped
+    unreadable: tuple[int, ...] = ()  # line numbers that are not a manifest row
     superseded: int  # earlier rows of a cell that was written again
     stale_hash: int  # contract_hash differs from the task's current hash
     missing_task: int  # task directory gone or no longer valid
@@ -41,25 +46,16 @@ class LoadedRun(msgspec.Struct, frozen=True, kw_only=True):
         return self.cards.get(solver) or guess_card(solver)
 
 
-def read_manifest(path: Path) -> tuple[list[ManifestRow], int]:
-    """All complete rows in file order, and how many torn trailing lines were dropped."""
+def read_manifest(path: Path) -> JsonlRead[ManifestRow]:
+    """All rows in file order, read exactly as `--resume` reads them."""
     if not path.is_file():
         raise ReportError(f"{path}: expected a manifest.jsonl, got none")
-    dec = msgspec.json.Decoder(ManifestRow)
-    lines = [ln for ln in path.read_bytes().splitlines() if ln.strip()]
-    rows: list[ManifestRow] = []
-    for i, line in enumerate(lines):
-        try:
-            rows.append(dec.decode(line))
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            if i == len(lines) - 1:
-                return rows, 1
-            raise ReportError(f"{path}:{i + 1}: expected a manifest row, got {exc}") from exc
-    return rows, 0
+    return manifest.read_manifest(path)
 
 
 def load_run(run_dir: Path, tasks_dir: Path) -> LoadedRun:
-    raw, torn = read_manifest(run_dir / "manifest.jsonl")
+    read = read_manifest(run_dir / "manifest.jsonl")
+    raw = read.items
     latest: dict[str, ManifestRow] = {}
     for row in raw:
         latest.pop(row.cell, None)  # re-insert so order follows the last write
@@ -82,7 +78,8 @@ def load_run(run_dir: Path, tasks_dir: Path) -> LoadedRun:
             kept.append(row)
     stats = LoadStats(
         lines=len(raw),
-        torn=torn,
+        torn=int(read.torn),
+        unreadable=tuple(b.line for b in read.bad),
         superseded=len(raw) - len(latest),
         stale_hash=stale,
         missing_task=missing,

@@ -39,27 +39,27 @@ def completing(row: ManifestRow) -> bool:
     return row.scores is not None and row.scores.completion_pass
 
 
-# Accessors for the parts of a row the report reads, so the row's shape can change in one
-# place (a delivered result exists only when a final checkpoint ran).
+# Accessors for the parts of a row the report reads: a delivered result exists only when a
+# final checkpoint ran (see `records`).
 def row_flips(row: ManifestRow) -> tuple[Flip, ...]:
-    return row.flips if row.scores is not None else ()
+    return row.result.flips if row.result else ()
 
 
 def row_regressions(row: ManifestRow) -> tuple[BaselineRegression, ...]:
-    return row.baseline_regressions if row.scores is not None else ()
+    return row.result.baseline_regressions if row.result else ()
 
 
 def row_covered(row: ManifestRow) -> bool:
-    return row.baseline_covered if row.scores is not None else False
+    return row.result.baseline_covered if row.result else False
 
 
 def row_units(row: ManifestRow) -> tuple[UnitOutcome, ...]:
-    return row.units
+    return row.result.units if row.result else ()
 
 
 def row_tokens(row: ManifestRow) -> int:
-    return row.input_tokens + row.output_tokens
+    return row.spend.tokens
 
 
 def row_cost(row: ManifestRow) -> float:
-    return row.cost_usd
+    return row.spend.cost_usd

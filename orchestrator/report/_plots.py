@@ -33,7 +33,7 @@ def score_distributions(rows: Sequence[ManifestRow], out: Path) -> Path:
     """Box plots of Gate, Stage and WCS per solver and arm (infra_error rows left out)."""
     groups: dict[str, list[ManifestRow]] = {}
     for r in sorted(rows, key=lambda r: (r.arm != "staged", r.solver)):
-        if r.status != "infra_error":
+        if r.status not in ("infra_error", "harness_error"):
             groups.setdefault(_label(r.solver, r.arm), []).append(r)
     fig = Figure(figsize=(4 + 3 * max(1, len(groups)) ** 0.5, 4), layout="constrained")
     axes = fig.subplots(1, 3, sharey=True)
@@ -52,7 +52,7 @@ def gate_pass_rates(rows: Sequence[ManifestRow], out: Path) -> Path:
     """Final pass rate of each gate where applicable, one bar per solver and arm."""
     groups: dict[str, list[ManifestRow]] = {}
     for r in sorted(rows, key=lambda r: (r.arm != "staged", r.solver)):
-        if r.status != "infra_error":
+        if r.status not in ("infra_error", "harness_error"):
             groups.setdefault(_label(r.solver, r.arm), []).append(r)
     fig = Figure(figsize=(8, 0.35 * len(GATES) + 1.5), layout="constrained")
     ax = fig.subplots()

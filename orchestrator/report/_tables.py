@@ -184,7 +184,12 @@ def load_note(rep: Report) -> str:
     return (
         f"{s.kept} current rows of {s.lines} read; left out: {s.stale_hash} stale "
         f"(contract hash changed), {s.missing_task} with the task gone or invalid, "
-        f"{s.superseded} superseded by a later row of the same cell, {s.torn} torn last line."
+        f"{s.superseded} superseded by a later row of the same cell, {s.torn} torn last line"
+        + (
+            f", {len(s.unreadable)} unreadable line(s) (line {', '.join(map(str, s.unreadable))})."
+            if s.unreadable
+            else "."
+        )
     )
 
 

@@ -1,6 +1,7 @@
 """The sweep: plan cells, schedule them under budgets, write the manifest."""
 
 from ._core import CellFailure as CellFailure
+from ._core import Delivered as Delivered
 from ._core import Job as Job
 from ._core import Scheduler as Scheduler
 from ._core import StopSweep as StopSweep
@@ -13,6 +14,7 @@ from ._sweep import run_sweep as run_sweep
 
 __all__ = [
     "CellFailure",
+    "Delivered",
     "Job",
     "Scheduler",
     "StopSweep",

@@ -2,30 +2,57 @@
 
 Written against anyio only (its tests run on asyncio and trio). It knows jobs, rows and
 budgets — not Docker, browsers or gates: the attempt function does the work and
-translates its own infrastructure errors into `CellFailure`.
+translates its own failures into `CellFailure(outcome, retryable=...)`.
+
+Every job ends in exactly one row, whatever happens:
+
+- the attempt returns `Delivered` → `ok`;
+- `CellFailure` → its outcome; retried while `retryable` (infrastructure) and attempts
+  remain, with a backoff that grows per attempt up to `retry_max_delay_s`;
+- `Delivered` with `stopped` (a budget ended the solver, its final checkpoint ran) →
+  `budget` with the delivered result;
+- `BudgetExceeded` (a cap the user set: money, tokens, turns, the cell's wall time plus
+  its grace for the final checkpoint) → `budget` without a result; a library's
+  `TimeoutError` is *not* a budget: it is an infrastructure fault;
+- `StopSweep` → `llm_error` for this cell, the sweep is cancelled;
+- any other exception is a bug of ours → `harness_error`, and the sweep carries on;
+- cancellation → `cancelled`.
 """
 
 from __future__ import annotations
 
 import math
 import time
+import traceback
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import anyio
 import msgspec
 
-from ..budget import BudgetExceeded, Ledger, cell_deadline
-from ..records import ManifestRow, Status
+from ..budget import BudgetExceeded, BudgetKind, Ledger, cell_deadline
+from ..records import (
+    BudgetStop,
+    Cancelled,
+    CellResult,
+    HarnessError,
+    InfraError,
+    LlmError,
+    ManifestRow,
+    Ok,
+    Outcome,
+    Spend,
+)
 
 
 class CellFailure(Exception):
-    """A classified failure of one attempt; `retryable` only for infrastructure faults."""
+    """A classified end of one attempt; `retryable` only for infrastructure faults."""
 
-    def __init__(self, status: Status, message: str, *, retryable: bool = False) -> None:
-        self.status: Status = status
+    def __init__(self, outcome: Outcome, *, retryable: bool = False) -> None:
+        self.outcome = outcome
         self.retryable = retryable
-        super().__init__(message)
+        super().__init__(getattr(outcome, "error", outcome.status))
 
 
 class StopSweep(Exception):
@@ -34,10 +61,21 @@ class StopSweep(Exception):
 
 class Job(msgspec.Struct, frozen=True, kw_only=True):
     key: str  # the cell id
-    template: ManifestRow  # identity fields filled; status etc. set on completion
+    template: ManifestRow  # identity fields filled; outcome etc. set on completion
 
 
-Attempt = Callable[[Job, int], Awaitable[ManifestRow]]
+class Delivered(msgspec.Struct, frozen=True, kw_only=True):
+    """What a finished attempt hands back: the scored result and the image it ran; when a
+    budget stopped the solver (`stopped` says why), the result of its final checkpoint."""
+
+    result: CellResult
+    image: str = ""
+    stopped: str = ""
+    stopped_by: BudgetKind = "wall_time"
+
+
+# (job, attempt number from 1, the cell's own ledger) -> Delivered
+Attempt = Callable[[Job, int, Ledger], Awaitable[Delivered]]
 
 
 class Progress(Protocol):
@@ -54,6 +92,21 @@ class _NoProgress:
         return None
 
 
+@dataclass
+class _CellRun:
+    ledger: Ledger
+    t0: float = field(default_factory=time.time)
+    attempts: int = 0
+    image: str = ""
+
+
+def harness_error(exc: BaseException, log: str = "") -> HarnessError:
+    """The row outcome of a bug of ours, pointing at where it was raised."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f"{frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
+    return HarnessError(error=f"{type(exc).__name__}: {exc}", where=where, log=log)
+
+
 class Scheduler:
     def __init__(
         self,
@@ -65,22 +118,36 @@ class Scheduler:
         ledger: Ledger | None = None,
         progress: Progress | None = None,
         retry_delay_s: float = 0.5,
+        retry_max_delay_s: float = 30.0,
         final_grace_s: float = 0.0,
     ) -> None:
+        if concurrency < 1 or infra_retries < 0:
+            raise ValueError("concurrency must be >= 1 and infra_retries >= 0")
         self._write = write
         self._limiter = anyio.CapacityLimiter(concurrency)
         self.cell_timeout_s = cell_timeout_s
-        self.final_grace_s = final_grace_s
+        self.final_grace_s = final_grace_s  # after the solver's wall time: final checkpoint
         self.infra_retries = infra_retries
         self.ledger = ledger or Ledger()
         self.progress: Progress = progress or _NoProgress()
         self.retry_delay_s = retry_delay_s
+        self.retry_max_delay_s = retry_max_delay_s
         self.stopped_reason = ""
         self.rows: list[ManifestRow] = []
 
-    def _finish(self, job: Job, **fields: object) -> ManifestRow:
-        row = msgspec.structs.replace(job.template, finished_at=time.time(), **fields)
-        self._write(row)
+    def _finish(self, job: Job, run: _CellRun, outcome: Outcome) -> ManifestRow:
+        now = time.time()
+        row = msgspec.structs.replace(
+            job.template,
+            outcome=outcome,
+            image=run.image or job.template.image,
+            spend=Spend(tokens=run.ledger.spent_tokens, cost_usd=run.ledger.spent_usd),
+            attempts=run.attempts,
+            wall_s=now - run.t0 if run.attempts else 0.0,
+            started_at=run.t0 if run.attempts else 0.0,
+            finished_at=now,
+        )
+        self._write(row)  # synchronous: cancellation cannot interrupt it
         self.rows.append(row)
         self.progress.finished(row)
         return row
@@ -91,72 +158,59 @@ class Scheduler:
                 tg.start_soon(self._run_job, job, attempt, tg.cancel_scope)
         return self.rows
 
+    def retry_delay(self, n: int) -> float:
+        """Backoff after failed attempt `n`: doubles, bounded by `retry_max_delay_s`."""
+        return min(self.retry_max_delay_s, self.retry_delay_s * 2.0 ** (n - 1))
+
     async def _run_job(self, job: Job, attempt: Attempt, sweep: anyio.CancelScope) -> None:
-        started = False
+        run = _CellRun(ledger=self.ledger.child())
         try:
             async with self._limiter:
                 if self.ledger.stopped or self.stopped_reason:
-                    why = self.stopped_reason or "sweep money/token cap reached before start"
-                    status: Status = "budget" if self.ledger.stopped else "cancelled"
-                    self._finish(job, status=status, error=why, attempts=0)
+                    if self.ledger.stopped:
+                        why = "sweep money/token cap reached before start"
+                        kind: BudgetKind = "money" if self.ledger.max_usd is not None else "tokens"
+                        self._finish(job, run, BudgetStop(kind=kind, error=why))
+                    else:
+                        self._finish(job, run, Cancelled(error=self.stopped_reason))
                     return
-                started = True
+                run.t0 = time.time()
                 self.progress.started(job)
-                await self._attempts(job, attempt, sweep)
+                self._finish(job, run, await self._attempts(job, attempt, run, sweep))
         except anyio.get_cancelled_exc_class():
-            # Writing the row is synchronous, so cancellation cannot interrupt it.
-            self._finish(
-                job,
-                status="cancelled",
-                error="sweep cancelled" if started else "sweep cancelled before start",
-                attempts=1 if started else 0,
-            )
+            why = "sweep cancelled" if run.attempts else "sweep cancelled before start"
+            self._finish(job, run, Cancelled(error=why))
             raise
 
-    async def _attempts(self, job: Job, attempt: Attempt, sweep: anyio.CancelScope) -> None:
-        t0 = time.time()
-        for n in range(1, self.infra_retries + 2):
-            try:
-                with cell_deadline(self.cell_timeout_s, self.final_grace_s):
-                    row = await attempt(job, n)
-                self._finish(job, **_row_fields(row), attempts=n, started_at=t0)
-                return
-            except TimeoutError:
-                error = (
-                    f"cell exceeded its wall-time budget of {self.cell_timeout_s:g} s"
-                    f" and {self.final_grace_s:g} s of grace for its final checkpoint"
-                )
-                self._finish(job, status="budget", error=error, attempts=n, started_at=t0)
-                return
-            except BudgetExceeded as exc:
-                self._finish(job, status="budget", error=str(exc), attempts=n, started_at=t0)
-                return
-            except StopSweep as exc:
-                self.stopped_reason = f"sweep stopped: {exc}"
-                self._finish(job, status="llm_error", error=str(exc), attempts=n, started_at=t0)
+    async def _attempts(
+        self, job: Job, attempt: Attempt, run: _CellRun, sweep: anyio.CancelScope
+    ) -> Outcome:
+        while True:
+            run.attempts += 1
+            n = run.attempts
+            outcome, retryable = await self._one(job, attempt, run)
+            if isinstance(outcome, LlmError) and self.stopped_reason:
                 sweep.cancel()
-                return
-            except CellFailure as exc:
-                if not exc.retryable or n > self.infra_retries:
-                    self._finish(job, status=exc.status, error=str(exc), attempts=n, started_at=t0)
-                    return
-                await anyio.sleep(self.retry_delay_s * n)
+            if not retryable or n > self.infra_retries:
+                return outcome
+            await anyio.sleep(self.retry_delay(n))
 
-
-def _row_fields(row: ManifestRow) -> dict[str, object]:
-    # Everything the attempt computed; identity fields come from the job's template.
-    skip = {
-        "sweep",
-        "cell",
-        "task",
-        "labels",
-        "contract_hash",
-        "config_hash",
-        "solver",
-        "arm",
-        "repeat",
-        "attempts",
-        "started_at",
-        "finished_at",
-    }
-    return {f: getattr(row, f) for f in row.__struct_fields__ if f not in skip}
+    async def _one(self, job: Job, attempt: Attempt, run: _CellRun) -> tuple[Outcome, bool]:
+        try:
+            with cell_deadline(self.cell_timeout_s, self.final_grace_s):
+                got = await attempt(job, run.attempts, run.ledger)
+            run.image = got.image
+            if got.stopped:
+                return BudgetStop(kind=got.stopped_by, error=got.stopped, result=got.result), False
+            return Ok(result=got.result), False
+        except BudgetExceeded as exc:
+            return BudgetStop(kind=exc.kind, error=str(exc)), False
+        except StopSweep as exc:
+            self.stopped_reason = f"sweep stopped: {exc}"
+            return LlmError(error=str(exc)), False
+        except CellFailure as exc:
+            return exc.outcome, exc.retryable
+        except TimeoutError as exc:  # a library's timeout leaked untranslated: infra
+            return InfraError(error=f"TimeoutError: {exc or 'timed out'}"), True
+        except Exception as exc:  # a bug of ours: one harness_error row, never retried
+            return harness_error(exc), False

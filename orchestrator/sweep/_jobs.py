@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..config import BenchConfig, SolverConfig, config_hash
 from ..contract import TaskPackage, discover_tasks, load_task
-from ..records import Arm, Labels, ManifestRow
+from ..records import Arm, Cancelled, Labels, ManifestRow
 from ._core import Job
 
 
@@ -58,7 +58,7 @@ def plan_jobs(
                         solver=solver.name,
                         arm=arm,
                         repeat=rep,
-                        status="cancelled",
+                        outcome=Cancelled(error="not run"),
                     )
                     jobs.append(Job(key=key, template=template))
     return jobs

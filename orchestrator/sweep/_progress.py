@@ -13,7 +13,7 @@ from rich.live import Live
 from rich.table import Table
 
 from ..budget import Ledger
-from ..records import ManifestRow
+from ..records import STATUSES, ManifestRow
 from ._core import Job
 
 ProgressMode = Literal["live", "jsonl", "quiet"]
@@ -82,13 +82,13 @@ class SweepProgress:
             f"${self.ledger.spent_usd:.4f}  ETA {'?' if eta is None else f'{eta:.0f}s'}"
         )
         table = Table(title=title)
-        for col in ("solver", "running", "ok", "infra_error", "llm_error", "budget", "cancelled"):
+        for col in ("solver", "running", *STATUSES):
             table.add_column(col)
         for solver in sorted(set(self.running) | set(self.done)):
             d = self.done[solver]
             table.add_row(
                 solver,
                 str(self.running[solver]),
-                *(str(d[s]) for s in ("ok", "infra_error", "llm_error", "budget", "cancelled")),
+                *(str(d[s]) for s in STATUSES),
             )
         return table

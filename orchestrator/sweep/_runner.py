@@ -1,36 +1,38 @@
 """The sweep's adapters: backend, browser pool, providers, and the attempt of one cell.
 
-Infrastructure errors (sandbox, browser) become retryable `CellFailure`s here, where
-the asyncio-bound libraries enter; the scheduling core stays backend-neutral.
+Why an attempt ended is classified here by cause (`orchestrator.faults`): infrastructure
+errors (sandbox, browser) become retryable `CellFailure`s, a bug becomes a
+`harness_error` pointing at the cell's events; the scheduling core stays backend-neutral.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
-import msgspec
 
 from sandbox import Backend, ImageBuilder, Labels, SandboxError, collect_garbage, open_backend
 
+from .. import events as ev
 from ..budget import Ledger
 from ..cell import BaselineCache, CellContext, run_cell
 from ..config import BenchConfig, SolverConfig
 from ..contract import TaskPackage
-from ..llm import LLMError, ProviderPool, ProviderRefused
-from ..records import ManifestRow
-from ..solvers import make_solver
-from ..verifier import BrowserPool, VerifierInfraError, check_environment
-from ..workspace import WorkspaceError
-from ._core import CellFailure, Job, StopSweep
+from ..events import append_event
+from ..faults import classify, describe, format_traceback
+from ..llm import ProviderPool
+from ..records import InfraError, LlmError
+from ..solvers import Solver, make_solver
+from ..verifier import BrowserPool, Verifier, check_environment
+from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
 
 log = logging.getLogger("orchestrator.sweep")
+SolverFactory = Callable[[SolverConfig, TaskPackage, BenchConfig, ProviderPool, Ledger], Solver]
 
 
 @dataclass
@@ -46,14 +48,15 @@ class SweepResources:
     image_builder: ImageBuilder
     tasks: dict[str, TaskPackage]
     solvers: dict[str, SolverConfig]
+    verifier: Verifier | None = None  # None: the browser verifier on `pool`
+    solver_factory: SolverFactory = make_solver  # a seam for tests
 
     def cell_dir(self, key: str) -> Path:
         return self.run_dir / "cells" / key.replace("/", "__")
 
-    async def attempt(self, job: Job, n: int) -> ManifestRow:
+    async def attempt(self, job: Job, n: int, ledger: Ledger) -> Delivered:
         row = job.template
         task = self.tasks[row.task]
-        solver_cfg = self.solvers[row.solver]
         ctx = CellContext(
             task=task,
             backend=self.backend,
@@ -62,49 +65,63 @@ class SweepResources:
             labels=Labels(sweep=row.sweep, cell=job.key),
             baseline=self.baseline if self.cfg.sweep.baseline else None,
             weights=self.cfg.scoring,
-            wording=solver_cfg.wording,
+            wording=self.solvers[row.solver].wording,
             sandbox_limiter=self.sandbox_limiter,
             image_builder=self.image_builder,
             disk_limit_mb=self.cfg.sweep.workspace_disk_mb,
+            verifier=self.verifier,
+            attempt=n,
         )
-        t0 = time.monotonic()
-        solver = make_solver(solver_cfg, task, self.cfg, self.providers, self.ledger)
+        solver: Solver | None = None
+        in_cell = False
         try:
-            report = await run_cell(ctx, solver, row.arm)
-        except (SandboxError, VerifierInfraError) as exc:
-            raise CellFailure(
-                "infra_error", f"{type(exc).__name__}: {exc}", retryable=True
-            ) from exc
-        except ProviderRefused as exc:
-            raise StopSweep(str(exc)) from exc
-        except LLMError as exc:
-            raise CellFailure("llm_error", str(exc)) from exc
-        except WorkspaceError as exc:  # e.g. a control's patch no longer applies: the task's bug
-            raise CellFailure("infra_error", f"task package: {exc}") from exc
+            solver = self.solver_factory(
+                self.solvers[row.solver], task, self.cfg, self.providers, ledger
+            )
+            in_cell = True
+            report = await run_cell(ctx, solver, row.arm)  # logs what ends it
+        except Exception as exc:
+            if not in_cell:
+                _log(ctx, exc)
+            raise self._failure(job, exc) from exc
         finally:
-            with anyio.CancelScope(shield=True):
-                await solver.aclose()
-        return msgspec.structs.replace(
-            row,
-            status="budget" if report.stopped else "ok",
-            # A disk-limit end is the solver's own result: `ok`, scored, with the reason.
-            error=report.stopped or report.ended,
+            if solver is not None:
+                with anyio.CancelScope(shield=True):
+                    await solver.aclose()
+        return Delivered(
+            result=report.result,
             image=report.image,
-            units=report.units,
-            final_gates=report.final_gates,
-            scores=report.scores,
-            flips=report.flips,
-            baseline_regressions=report.baseline_regressions,
-            baseline_covered=report.baseline_covered,
-            edits_applied=report.edits_applied,
-            edits_refused=report.edits_refused,
-            turns=report.turns,
-            checkpoints=report.checkpoints,
-            input_tokens=report.usage.input_tokens,
-            output_tokens=report.usage.output_tokens,
-            cost_usd=report.usage.cost_usd,
-            wall_s=time.monotonic() - t0,
+            stopped=report.stopped,
+            stopped_by=report.stopped_by,
         )
+
+    def _failure(self, job: Job, exc: Exception) -> Exception:
+        """The scheduler's view of why the attempt ended (`orchestrator.faults`)."""
+        match classify(exc):
+            case "budget":
+                return exc
+            case "stop":
+                return StopSweep(str(exc))
+            case "llm":
+                return CellFailure(LlmError(error=describe(exc)))
+            case "infra":
+                return CellFailure(InfraError(error=describe(exc)), retryable=True)
+            case "task":  # e.g. a control's patch no longer applies: the task's problem
+                return CellFailure(InfraError(error=f"task package: {exc}"))
+            case _:
+                log = self.cell_dir(job.key) / "events.jsonl"
+                return CellFailure(harness_error(exc, log=str(log.relative_to(self.run_dir))))
+
+
+def _log(ctx: CellContext, exc: BaseException) -> None:
+    ctx.cell_dir.mkdir(parents=True, exist_ok=True)
+    error = ev.Error(
+        cause=classify(exc),
+        error=describe(exc),
+        attempt=ctx.attempt,
+        traceback=format_traceback(exc),
+    )
+    append_event(ctx.cell_dir / "events.jsonl", error)
 
 
 @asynccontextmanager

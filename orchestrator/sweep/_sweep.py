@@ -15,7 +15,7 @@ import msgspec
 from ..budget import Ledger
 from ..config import BenchConfig
 from ..manifest import FINAL_STATUSES, Manifest, latest_by_cell
-from ..records import ManifestRow
+from ..records import BackendName, ManifestRow
 from ..solver_cards import write_cards
 from ._core import Job, Scheduler
 from ._jobs import plan_jobs, select_tasks
@@ -51,6 +51,12 @@ def pending_jobs(jobs: list[Job], existing: list[ManifestRow]) -> list[Job]:
     return out
 
 
+def _on_backend(job: Job, backend: BackendName) -> Job:
+    """Every row says where its cell ran (`docker` or the unisolated `local`)."""
+    template = msgspec.structs.replace(job.template, backend=backend)
+    return msgspec.structs.replace(job, template=template)
+
+
 def new_run_dir(cfg: BenchConfig) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return Path(cfg.sweep.runs_dir) / f"{cfg.sweep.name}-{stamp}"
@@ -64,13 +70,6 @@ async def _watch_signals(scope: anyio.CancelScope, opts: SweepOptions) -> None:
             opts.interrupted = True
             print("\ninterrupted: cancelling cells and tearing down sandboxes...", file=sys.stderr)
             scope.cancel()
-
-
-def _on_backend(job: Job, backend: str) -> Job:
-    """Every row says where its cell ran (`docker` or the unisolated `local`)."""
-    return msgspec.structs.replace(
-        job, template=msgspec.structs.replace(job.template, backend=backend)
-    )
 
 
 async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[ManifestRow]]:

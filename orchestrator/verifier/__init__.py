@@ -5,7 +5,8 @@ Public surface:
 - `BrowserPool` — one Chromium per process, a fresh context per state, a limiter,
   recycling, crash relaunch with one retry of the affected state;
 - `verify(pool, task, base_url, ...) -> VerifyReport` and `RunHealth` (build, serve and
-  scope, decided outside the browser);
+  scope, decided outside the browser); the `Verifier` Protocol (seam for fakes) and
+  `BrowserVerifier`, the real one;
 - `capture(pool, task, base_url, out_dir)` — evidence for a task package;
 - `environment_drift(pool, task)` — how the running rendering environment differs from
   the one the task's evidence was captured in (`evidence/env.json`), '' when it does not;
@@ -25,6 +26,7 @@ from ._environment import environment_drift as environment_drift
 from ._environment import write_env as write_env
 from ._errors import BrowserCrashed as BrowserCrashed
 from ._errors import EnvironmentDrift as EnvironmentDrift
+from ._errors import HarnessTimeout as HarnessTimeout
 from ._errors import ReplayError as ReplayError
 from ._errors import VerifierError as VerifierError
 from ._errors import VerifierInfraError as VerifierInfraError
@@ -33,18 +35,23 @@ from ._health import applicability as applicability
 from ._replay import ReplayOptions as ReplayOptions
 from ._replay_capture import CaptureSummary as CaptureSummary
 from ._replay_capture import capture as capture
+from ._seam import BrowserVerifier as BrowserVerifier
+from ._seam import Verifier as Verifier
 from ._verify import verify as verify
 
 __all__ = [
     "BrowserCrashed",
     "BrowserPool",
     "BrowserSession",
+    "BrowserVerifier",
     "CaptureSummary",
     "EnvironmentDrift",
+    "HarnessTimeout",
     "RenderEnv",
     "ReplayError",
     "ReplayOptions",
     "RunHealth",
+    "Verifier",
     "VerifierError",
     "VerifierInfraError",
     "applicability",

@@ -29,10 +29,17 @@ from playwright.async_api import (
     async_playwright,
 )
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..contract import Viewport
 from ._environment import CALIBRATION_HTML, PinnedFonts, RenderEnv, fonts_digest, pixels_digest
-from ._errors import BrowserCrashed, ReplayError, VerifierError, VerifierInfraError
+from ._errors import (
+    BrowserCrashed,
+    HarnessTimeout,
+    ReplayError,
+    VerifierError,
+    VerifierInfraError,
+)
 from ._replay_world import register_engine, settle_frames
 
 T = TypeVar("T")
@@ -85,6 +92,9 @@ def off_origin_pattern(origin: str) -> re.Pattern[str]:
 
 class BrowserPool:
     """An async context manager owning one Chromium; see the module docstring."""
+
+    TIMEOUT_RETRIES = 2
+    TIMEOUT_PAUSE_S = 1.0
 
     def __init__(
         self,
@@ -199,13 +209,22 @@ class BrowserPool:
     async def run(
         self, base_url: str, viewport: Viewport, job: Callable[[BrowserSession], Awaitable[T]]
     ) -> T:
-        """Run `job` on a fresh context; a browser crash is retried once on a new browser."""
+        """Run `job` on a fresh context; a browser crash is retried once on a new browser,
+        a harness-side timeout (a loaded host) up to `TIMEOUT_RETRIES` times, backing off."""
+        crashes = timeouts = 0
         async with self.limiter:
-            try:
-                return await self._run_once(base_url, viewport, job)
-            except BrowserCrashed:
-                pass  # relaunched by `_acquire`; only this state is re-run
-            return await self._run_once(base_url, viewport, job)
+            while True:
+                try:
+                    return await self._run_once(base_url, viewport, job)
+                except BrowserCrashed:
+                    crashes += 1  # relaunched by `_acquire`; only this state is re-run
+                    if crashes > 1:
+                        raise
+                except HarnessTimeout:
+                    timeouts += 1
+                    if timeouts > self.TIMEOUT_RETRIES:
+                        raise
+                    await anyio.sleep(self.TIMEOUT_PAUSE_S * timeouts)
 
     async def _run_once(
         self, base_url: str, viewport: Viewport, job: Callable[[BrowserSession], Awaitable[T]]
@@ -221,6 +240,8 @@ class BrowserPool:
         except PlaywrightError as exc:
             if not gen.browser.is_connected():
                 raise BrowserCrashed(f"browser crashed: {exc}") from exc
+            if isinstance(exc, PlaywrightTimeout):
+                raise HarnessTimeout(f"browser timed out: {exc}") from exc
             raise ReplayError(f"browser error: {exc}") from exc
         except VerifierError:
             raise

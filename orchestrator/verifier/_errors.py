@@ -7,6 +7,9 @@ Playwright errors are translated into these where they enter (``raise ... from e
     │   └── BrowserCrashed     the browser disconnected while a state was being replayed
     ├── EnvironmentDrift       the rendering environment differs from a task's evidence
     └── ReplayError            the page could not be driven for a reason other than a crash
+        └── HarnessTimeout     a harness-side Playwright call (context, screenshot, probe)
+                               timed out: retried by the pool (a loaded host is transient);
+                               only a timeout that persists is the page's
 
 A failing check, a timed-out action or a 404 page are *data* (`CheckResult`), not
 exceptions: they are the solver's outcome and are graded by the gates.
@@ -42,3 +45,7 @@ class EnvironmentDrift(VerifierError):
 
 class ReplayError(VerifierError):
     """Driving the page failed in a way that is neither a crash nor the solver's page."""
+
+
+class HarnessTimeout(ReplayError):
+    """A Playwright call of the harness's own (not the page's actions) timed out."""

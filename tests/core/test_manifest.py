@@ -7,6 +7,7 @@ import pytest
 from orchestrator.manifest import Manifest, RunLocked, read_rows
 from orchestrator.records import Labels, ManifestRow
 from orchestrator.sweep import Job, pending_jobs
+from tests.rows import outcome
 
 LABELS = Labels(regime="change", capability="edit", facet="state", stack="static", framework="html")
 
@@ -21,7 +22,7 @@ def row(cell: str, status: str = "ok", contract: str = "c1", config: str = "k1")
         config_hash=config,
         solver="noop",
         arm="staged",
-        status=status,  # type: ignore[arg-type]
+        outcome=outcome(status),
     )
 
 

@@ -40,8 +40,8 @@ async def test_fake_llm_clears_a_shipped_task_in_the_staged_arm(
     async with ProviderPool([cfg], fake_tasks=[task.root]) as providers:
         solver = LLMSolver(providers.client("fake"), AgentOptions(), ledger=Ledger(), name="fake")
         report = await run_cell(_ctx(task, pool, tmp_path / "llm"), solver)
-    assert all(u.cleared and u.turns == 1 for u in report.units), report.units
-    assert report.scores.whole_task
+    assert all(u.cleared and u.turns == 1 for u in report.result.units), report.result.units
+    assert report.result.scores.whole_task
     assert report.usage.requests >= 2 * len(task.contract.units)  # tool calls, then done
 
 
@@ -64,9 +64,9 @@ async def test_scaffold_cli_runs_inside_the_sandbox_in_the_full_spec_arm(
     solver = ScaffoldSolver("standin", scaffold, ledger)
     cell_dir = tmp_path / "scaffold"
     report = await run_cell(_ctx(task, pool, cell_dir), solver, "full-spec")
-    assert [u.cleared for u in report.units] == [True, True, True]
-    assert report.checkpoints == 1  # verified once, at the end
-    assert report.scores.final_pass and report.flips == ()
+    assert [u.cleared for u in report.result.units] == [True, True, True]
+    assert report.result.checkpoints == 1  # verified once, at the end
+    assert report.result.scores.final_pass and report.result.flips == ()
     assert ledger.spent_usd == pytest.approx(0.01)
     for path in cell_dir.rglob("*"):
         if path.is_file():

@@ -48,9 +48,13 @@ async def test_reference_clears_every_unit_at_its_first_checkpoint(
     require_docker: None, pool: BrowserPool, tiny: TaskPackage, tmp_path: Path
 ) -> None:
     report = await run_cell(ctx_for(tiny, pool, tmp_path, "ref"), ReferenceSolver(tiny))
-    assert [(u.cleared, u.cleared_at) for u in report.units] == [(True, 1), (True, 2), (True, 3)]
-    assert report.scores.whole_task and report.scores.wcs == 1.0
-    assert report.baseline_covered and report.baseline_regressions == ()
+    assert [(u.cleared, u.cleared_at) for u in report.result.units] == [
+        (True, 1),
+        (True, 2),
+        (True, 3),
+    ]
+    assert report.result.scores.whole_task and report.result.scores.wcs == 1.0
+    assert report.result.baseline_covered and report.result.baseline_regressions == ()
     for path in (tmp_path / "ref").rglob("*"):  # the grader's canary never reaches the cell
         if path.is_file() and ".git" not in path.parts:
             assert b"5b1f0c7e-pwb-grader-only" not in path.read_bytes(), path
@@ -63,10 +67,12 @@ async def test_noop_clears_nothing_and_has_no_baseline_regression(
     require_docker: None, pool: BrowserPool, tiny: TaskPackage, tmp_path: Path
 ) -> None:
     report = await run_cell(ctx_for(tiny, pool, tmp_path, "noop"), NoopSolver())
-    assert not any(u.cleared for u in report.units)
-    assert all(u.capped and u.turns == 2 for u in report.units)  # the budget ran out; next unit ran
-    assert report.baseline_covered and report.baseline_regressions == ()
-    assert report.flips == () and not report.scores.whole_task
+    assert not any(u.cleared for u in report.result.units)
+    assert all(
+        u.capped and u.turns == 2 for u in report.result.units
+    )  # the budget ran out; next unit ran
+    assert report.result.baseline_covered and report.result.baseline_regressions == ()
+    assert report.result.flips == () and not report.result.scores.whole_task
     events = read_events(tmp_path / "noop" / "events.jsonl")
     assert [e.unit for e in events if e.kind == "cap"] == ["u1", "u2", "u3"]
     pushback = next(e.text for e in events if e.kind == "pushback")
@@ -77,12 +83,12 @@ async def test_thrash_flips_with_provenance_and_ends_clean(
     require_docker: None, pool: BrowserPool, tiny: TaskPackage, tmp_path: Path
 ) -> None:
     report = await run_cell(ctx_for(tiny, pool, tmp_path, "thrash"), ThrashSolver(tiny))
-    flipped = {f.check: (f.passed_at, f.failed_at, f.repaired_at) for f in report.flips}
+    flipped = {f.check: (f.passed_at, f.failed_at, f.repaired_at) for f in report.result.flips}
     # u1 cleared at checkpoint 1; thrash reverts during u2 (checkpoint 2); u3 restores (3).
     assert flipped == {"greeting-text": (1, 2, 3)}
-    assert [u.cleared for u in report.units] == [True, False, True]
-    assert report.scores.final_pass and not report.scores.whole_task
-    assert report.scores.breaks == 1
+    assert [u.cleared for u in report.result.units] == [True, False, True]
+    assert report.result.scores.final_pass and not report.result.scores.whole_task
+    assert report.result.scores.breaks == 1
 
 
 async def test_negative_breaking_what_r0_passed_is_a_baseline_regression(
@@ -91,8 +97,8 @@ async def test_negative_breaking_what_r0_passed_is_a_baseline_regression(
     report = await run_cell(
         ctx_for(tiny, pool, tmp_path, "neg"), NegativeSolver(tiny, "drop-about")
     )
-    assert [b.gate for b in report.baseline_regressions] == ["navigation"]
-    assert report.baseline_regressions[0].failed_checks == ("nav-entries",)
+    assert [b.gate for b in report.result.baseline_regressions] == ["navigation"]
+    assert report.result.baseline_regressions[0].failed_checks == ("nav-entries",)
 
 
 class _OutsideWriter:
@@ -122,9 +128,9 @@ async def test_writes_outside_allowed_paths_are_refused_and_the_solver_is_told(
     solver = _OutsideWriter()
     report = await run_cell(ctx_for(tiny, pool, tmp_path, "out"), solver)
     assert solver.told and "outside allowed paths" in solver.told[0]
-    assert report.edits_refused >= 1 and report.units[0].cleared
+    assert report.result.edits_refused >= 1 and report.result.units[0].cleared
     assert not (tmp_path / "out" / "workspace" / "server.py").exists()
-    assert report.final_gates["scope"] == "pass"
+    assert report.result.final_gates["scope"] == "pass"
     refused = [
         e
         for e in read_events(tmp_path / "out" / "events.jsonl")
@@ -190,12 +196,12 @@ async def test_a_rework_clears_only_when_every_protected_check_passes_with_it(
     assert last is not None
     own = {c.id: c.passed for c in last.checks}
     assert own["plums-listed"] and not own["greeting-text"]  # its own check passes...
-    assert [u.cleared for u in report.units] == [True, True, False]  # ...it does not clear
-    assert report.units[2].capped
-    assert [f.check for f in report.flips] == ["greeting-text"]
+    assert [u.cleared for u in report.result.units] == [True, True, False]  # ...it does not clear
+    assert report.result.units[2].capped
+    assert [f.check for f in report.result.flips] == ["greeting-text"]
     # The reference, which keeps every earlier stage, clears the same rework.
     ref = await run_cell(ctx_for(task, pool, tmp_path, "rw-ref"), ReferenceSolver(task))
-    assert [u.cleared for u in ref.units] == [True, True, True]
+    assert [u.cleared for u in ref.result.units] == [True, True, True]
 
 
 async def test_a_budget_stop_still_gets_a_final_checkpoint_and_scores(
@@ -203,10 +209,13 @@ async def test_a_budget_stop_still_gets_a_final_checkpoint_and_scores(
 ) -> None:
     report = await run_cell(ctx_for(tiny, pool, tmp_path, "tok"), _Scripted(tiny, 1, "tokens"))
     assert "tokens budget exceeded" in report.stopped
-    assert [u.cleared for u in report.units] == [True, False, False]
-    assert report.checkpoints == 2  # u1's, then the final one despite the stop
-    assert report.final_gates["text"] == "fail" and report.final_gates["navigation"] == "pass"
-    assert report.scores.stage == pytest.approx(1 / 3) and report.scores.wcs > 0
+    assert [u.cleared for u in report.result.units] == [True, False, False]
+    assert report.result.checkpoints == 2  # u1's, then the final one despite the stop
+    assert (
+        report.result.final_gates["text"] == "fail"
+        and report.result.final_gates["navigation"] == "pass"
+    )
+    assert report.result.scores.stage == pytest.approx(1 / 3) and report.result.scores.wcs > 0
     kinds = [e.kind for e in read_events(tmp_path / "tok" / "events.jsonl")]
     assert kinds.index("budget") < kinds.index("final")
 
@@ -219,8 +228,8 @@ async def test_wall_time_stops_the_solver_and_the_grace_time_takes_the_final_che
     with cell_deadline(20.0, grace_s=120.0):
         report = await run_cell(ctx, _Scripted(tiny, 1, "hang"))
     assert "wall_time budget exceeded" in report.stopped
-    assert [u.cleared for u in report.units] == [True, False, False]
-    assert report.checkpoints == 2 and report.final_gates["text"] == "fail"
+    assert [u.cleared for u in report.result.units] == [True, False, False]
+    assert report.result.checkpoints == 2 and report.result.final_gates["text"] == "fail"
 
 
 async def test_literal_wording_reaches_the_solver(

@@ -213,12 +213,12 @@ async def test_money_cap_ends_the_sweep_with_budget_rows(
     statuses = Counter(r.status for r in read_rows(run_dir / "manifest.jsonl"))
     assert sum(statuses.values()) == 6
     assert statuses["budget"] >= 4, statuses
-    assert all(r.cost_usd >= 0 for r in rows)
+    assert all(r.spend.cost_usd >= 0 for r in rows)
     # A cell the cap stopped mid-run still took its final checkpoint and is scored on it.
     stopped = [r for r in rows if r.status == "budget" and r.attempts > 0]
     assert stopped, statuses
     for r in stopped:
-        assert r.scores is not None and r.final_gates and r.checkpoints >= 1, r
+        assert r.result is not None and r.final_gates and r.result.checkpoints >= 1, r
         assert "budget exceeded" in r.error
 
 

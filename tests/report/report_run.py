@@ -11,6 +11,7 @@ import msgspec
 import pytest
 from PIL import Image
 
+from orchestrator import events as ev
 from orchestrator.contract import CANARY_LINE, Capability, load_task
 from orchestrator.events import CheckpointSummary, Event
 from orchestrator.records import (
@@ -19,9 +20,11 @@ from orchestrator.records import (
     Labels,
     ManifestRow,
     Scores,
+    Spend,
     UnitOutcome,
 )
 from orchestrator.results import CheckResult
+from tests.rows import outcome, result
 
 TASK_TOML = """\
 # pwb-canary: 5b1f0c7e-pwb-grader-only
@@ -98,9 +101,21 @@ def scores(
 
 
 def row(
-    task: str, solver: str, arm: str, repeat: int, hashes: dict[str, str], **kw: Any
+    task: str,
+    solver: str,
+    arm: str,
+    repeat: int,
+    hashes: dict[str, str],
+    *,
+    status: str = "ok",
+    error: str = "",
+    scores: Scores | None = None,
+    **kw: Any,
 ) -> ManifestRow:
     cap: Capability = "repair" if task == "t2" else "edit"
+    tokens = kw.pop("input_tokens", 0) + kw.pop("output_tokens", 0)
+    spend = Spend(tokens=tokens, cost_usd=kw.pop("cost_usd", 0.0))
+    res = result(scores, **kw) if scores is not None else None
     return ManifestRow(
         sweep="s1",
         cell=f"{task}/{solver}/{arm}/{repeat}",
@@ -113,7 +128,8 @@ def row(
         solver=solver,
         arm=arm,  # type: ignore[arg-type]
         repeat=repeat,
-        **kw,
+        outcome=outcome(status, error, res),
+        spend=spend,
     )
 
 
@@ -251,16 +267,16 @@ def write_events(cell_dir: Path) -> None:
         ),
         screenshots={"home": "states/home.png", "evil": "../../../../../etc/passwd"},
     )
-    events = [
-        Event(t=100.0, kind="start"),
-        Event(t=100.5, kind="reveal", unit="u1", text="Add a heading."),
-        Event(t=101.0, kind="turn", unit="u1", turn=1, text="I added <h1>."),
-        Event(t=101.2, kind="edit", unit="u1", turn=1, path="index.html", applied=True),
-        Event(t=102.0, kind="checkpoint", unit="u1", checkpoint=cp0),
-        Event(t=102.1, kind="cleared", unit="u1"),
-        Event(t=103.0, kind="flip", check="c1", passed_at=0, failed_at=1),
-        Event(t=104.0, kind="final", checkpoint=cp1),
-        Event(t=105.0, kind="end"),
+    events: list[Event] = [
+        ev.Start(t=100.0, text="t1 a staged"),
+        ev.Reveal(t=100.5, unit="u1", text="Add a heading."),
+        ev.Turn(t=101.0, unit="u1", turn=1, text="I added <h1>."),
+        ev.Edit(t=101.2, unit="u1", path="index.html", applied=True),
+        ev.Checkpoint(t=102.0, unit="u1", checkpoint=cp0),
+        ev.Cleared(t=102.1, unit="u1", turn=1),
+        ev.FlipEvent(t=103.0, check="c1", passed_at=0, failed_at=1),
+        ev.Checkpoint(t=104.0, checkpoint=cp1),
+        ev.End(t=105.0, text="wcs=0.4"),
     ]
     enc = msgspec.json.Encoder()
     (cell_dir / "events.jsonl").write_bytes(

@@ -38,12 +38,14 @@ def test_stale_torn_and_superseded_rows_are_left_out_and_counted(known_run: Know
     assert c_t2.scores is not None and c_t2.scores.gate == 1.0  # the later row won
 
 
-def test_corrupt_middle_line_is_an_error(tmp_path: Path, known_run: KnownRun) -> None:
+def test_corrupt_middle_line_is_counted_and_named(tmp_path: Path, known_run: KnownRun) -> None:
     path = known_run.run_dir / "manifest.jsonl"
     lines = path.read_bytes().splitlines()
     path.write_bytes(b"\n".join([lines[0], b"{not json", *lines[1:]]))
-    with pytest.raises(ReportError, match=":2:"):
-        read_manifest(path)
+    read = read_manifest(path)
+    assert [b.line for b in read.bad] == [2] and len(read.items) == 13 and read.torn
+    run = load_run(known_run.run_dir, known_run.tasks_dir)
+    assert run.stats.unreadable == (2,) and run.stats.lines == 13
     with pytest.raises(ReportError):
         read_manifest(tmp_path / "nowhere.jsonl")
 
@@ -167,3 +169,18 @@ def test_stage_is_undefined_for_the_full_spec_arm(known_run: KnownRun) -> None:
     cells = {(r[0], r[1]): r[col] for r in table.rows}
     assert cells[("a", "full-spec")] == "—"
     assert cells[("a", "staged")] != "—"
+
+
+def test_harness_error_is_never_scored_against_the_solver() -> None:
+    from orchestrator.report._aggregate import score_table
+    from orchestrator.solver_cards import guess_card
+    from tests.report.report_run import row, scores
+
+    h = {"t1": "0" * 64}
+    rows = [
+        row("t1", "a", "staged", 0, h, scores=scores(1.0, 1.0, 1.0, whole=True)),
+        row("t1", "a", "staged", 1, h, status="harness_error", error="KeyError: x"),
+    ]
+    for infra_as_zero in (True, False):
+        (line,) = score_table(rows, guess_card, infra_as_zero=infra_as_zero).rows
+        assert line.cells == 1 and line.wcs.value == 1.0

@@ -71,12 +71,15 @@ async def test_disk_flood_ends_the_cell_with_the_disk_limit_outcome(
     report = await run_cell(ctx, solver)
     assert "workspace disk limit exceeded" in report.ended, solver.flood_output
     assert "limit 4 MiB" in report.ended
-    assert report.units[0].cleared
-    assert not any(u.cleared for u in report.units[1:])
-    assert report.final_gates == {} and not report.scores.final_pass
-    assert not report.scores.whole_task
+    result = report.result
+    assert result.broken == report.ended  # recorded in the manifest row, status ok
+    assert result.units[0].cleared
+    assert not any(u.cleared for u in result.units[1:])
+    # Not verified: every gate fails (an empty gate map would pass every family).
+    assert set(result.final_gates.values()) == {"fail"} and not result.scores.final_pass
+    assert not result.scores.whole_task and not result.scores.completion_pass
     events = read_events(tmp_path / "cell" / "events.jsonl")
     kinds = [e.kind for e in events]
     assert "disk_limit" in kinds and kinds[-1] == "end"
     # The flooded tree was never verified: one checkpoint (unit 1's), none after it.
-    assert report.checkpoints == 1
+    assert result.checkpoints == 1

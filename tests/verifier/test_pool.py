@@ -131,3 +131,43 @@ async def test_same_state_twenty_times_same_verdict(
             tg.start_soon(once)
     assert len(set(verdicts)) == 1, set(verdicts)
     assert all(passed for _, passed in verdicts[0])
+
+
+async def test_harness_side_timeout_is_retried_not_scored_against_the_site(
+    site_url: str,
+) -> None:
+    """A Playwright timeout in the harness's own calls (a loaded host) re-runs the state."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    require_chromium()
+    attempts = 0
+
+    async def slow_host_first(session: BrowserSession) -> str:
+        nonlocal attempts
+        attempts += 1
+        if attempts <= 2:
+            raise PlaywrightTimeout("Timeout 30000ms exceeded (screenshot)")
+        await session.page.goto(site_url + "/index.html")
+        return await session.page.title()
+
+    async with BrowserPool() as pool:
+        pool.TIMEOUT_PAUSE_S = 0.01
+        assert await pool.run(site_url, VP, slow_host_first) == "Home"
+        assert attempts == 3 and pool.launches == 1
+
+
+async def test_a_timeout_that_persists_is_the_pages(site_url: str) -> None:
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    from orchestrator.verifier import HarnessTimeout, ReplayError
+
+    require_chromium()
+
+    async def always(session: BrowserSession) -> None:
+        raise PlaywrightTimeout("Timeout 30000ms exceeded")
+
+    async with BrowserPool() as pool:
+        pool.TIMEOUT_PAUSE_S = 0.01
+        with pytest.raises(HarnessTimeout) as info:
+            await pool.run(site_url, VP, always)
+        assert isinstance(info.value, ReplayError)  # the state then fails as the page's

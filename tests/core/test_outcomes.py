@@ -1,0 +1,172 @@
+"""Every failure lands in its class: whole cells through the sweep's attempt and the
+scheduler, with a fake sandbox and a fake verifier at their Protocol seams."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import anyio
+import pytest
+
+from orchestrator import events as ev
+from orchestrator.budget import Ledger
+from orchestrator.cell import BaselineCache
+from orchestrator.config import BenchConfig, SolverConfig, SweepConfig
+from orchestrator.contract import TaskPackage, load_task
+from orchestrator.events import read_events
+from orchestrator.llm import ProviderPool
+from orchestrator.records import HarnessError, ManifestRow
+from orchestrator.solvers import Solver, SolverTurn, UserMessage, make_solver
+from orchestrator.sweep import Scheduler, plan_jobs
+from orchestrator.sweep._runner import SweepResources
+from orchestrator.verifier import BrowserPool, VerifierInfraError
+from orchestrator.workspace import Workspace
+from sandbox import ContainerError, ImageBuilder
+from tests.fakes import FakeBackend, FakeVerifier, Faults, Injector, Point
+from tests.fixtures.tinytask import make_tiny_task
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class _BreaksWorkTree:
+    """A solver whose work tree can no longer be read back (here: it moved it away; a
+    scaffold agent with a shell can do worse). Its own doing, so it is its result."""
+
+    name = "breaks-work-tree"
+
+    async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
+        workspace.root.rename(workspace.root.with_name("elsewhere"))
+        return SolverTurn(end="done")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _sweep(
+    tmp: Path, inject: Injector, *, repeats: int = 1, solver: Solver | None = None
+) -> tuple[list[ManifestRow], SweepResources]:
+    task: TaskPackage = load_task(make_tiny_task(tmp / "tasks", turns=1))
+    cfg = BenchConfig(
+        sweep=SweepConfig(repeats=repeats, baseline=False, infra_retries=2),
+        solvers=(SolverConfig(name="reference", kind="reference"),),
+    )
+    faults = Faults(inject=inject)
+
+    def factory(*args: object) -> Solver:
+        return solver or make_solver(*args)  # type: ignore[arg-type]
+
+    res = SweepResources(
+        cfg=cfg,
+        run_dir=tmp / "run",
+        backend=FakeBackend(faults),
+        pool=BrowserPool(),  # never entered: the fake verifier stands in
+        providers=ProviderPool(()),
+        ledger=Ledger(),
+        baseline=BaselineCache(tmp / "run" / "baseline"),
+        sandbox_limiter=anyio.CapacityLimiter(4),
+        image_builder=ImageBuilder(),
+        tasks={task.contract.id: task},
+        solvers={s.name: s for s in cfg.solvers},
+        verifier=FakeVerifier(faults),
+        solver_factory=factory,
+    )
+    jobs = plan_jobs(cfg, [task], list(cfg.solvers), "s")
+    rows: list[ManifestRow] = []
+
+    async def go() -> None:
+        sched = Scheduler(rows.append, concurrency=4, infra_retries=2, retry_delay_s=0)
+        await sched.run(jobs, res.attempt)
+
+    anyio.run(go)
+    return rows, res
+
+
+def _at(point: Point, exc: BaseException, *, calls: tuple[int, ...] = (1,)) -> Injector:
+    return lambda p, cell, n: exc if p == point and n in calls else None
+
+
+def _errors(res: SweepResources, row: ManifestRow) -> list[ev.Error]:
+    events = read_events(res.cell_dir(row.cell) / "events.jsonl")
+    return [e for e in events if isinstance(e, ev.Error)]
+
+
+def test_healthy_fakes_give_ok_with_checkpoint_durations(tmp_path: Path) -> None:
+    rows, res = _sweep(tmp_path, lambda p, c, n: None)
+    assert [(r.status, r.attempts, r.backend) for r in rows] == [("ok", 1, "")]
+    assert rows[0].result is not None and rows[0].result.scores.whole_task
+    events = read_events(res.cell_dir(rows[0].cell) / "events.jsonl")
+    cps = [e.checkpoint for e in events if isinstance(e, ev.Checkpoint)]
+    assert len(cps) == rows[0].result.checkpoints and all(c.duration_s > 0 for c in cps)
+
+
+def test_a_misspelled_event_field_cannot_be_written() -> None:
+    with pytest.raises(TypeError, match="unitt"):
+        ev.Turn(unitt="u1", turn=1)  # type: ignore[call-arg]
+
+
+def test_docker_timeout_in_serve_is_infra_retried_not_budget(tmp_path: Path) -> None:
+    # What aiodocker raises when the daemon is slow: asyncio.TimeoutError.
+    rows, res = _sweep(tmp_path, _at("serve", TimeoutError()))
+    assert [(r.status, r.attempts) for r in rows] == [("ok", 2)]
+    assert [e.cause for e in _errors(res, rows[0])] == ["infra"]
+
+
+def test_sandbox_error_every_attempt_ends_infra_error(tmp_path: Path) -> None:
+    rows, _ = _sweep(tmp_path, _at("open", ContainerError("gone"), calls=(1, 2, 3)))
+    assert [(r.status, r.attempts) for r in rows] == [("infra_error", 3)]
+    assert "ContainerError: gone" in rows[0].error
+
+
+def test_solver_that_breaks_its_work_tree_is_its_own_ok_result(tmp_path: Path) -> None:
+    rows, res = _sweep(tmp_path, lambda p, c, n: None, solver=_BreaksWorkTree())
+    (row,) = rows
+    assert (row.status, row.attempts) == ("ok", 1)  # graded, never retried or excluded
+    assert row.result is not None and "work tree" in row.result.broken
+    assert not row.result.scores.whole_task and row.result.final_gates["scope"] == "fail"
+    assert not any(u.cleared for u in row.result.units)
+    kinds = [e.kind for e in read_events(res.cell_dir(row.cell) / "events.jsonl")]
+    assert "broken" in kinds
+
+
+def test_a_bug_inside_an_exception_group_is_a_harness_error_not_retried_infra(
+    tmp_path: Path,
+) -> None:
+    group = ExceptionGroup(
+        "verify", [VerifierInfraError("browser gone"), KeyError("bug in a gate")]
+    )
+    rows, res = _sweep(tmp_path, _at("verify", group))
+    (row,) = rows
+    assert (row.status, row.attempts) == ("harness_error", 1)
+    assert isinstance(row.outcome, HarnessError) and row.outcome.error.startswith("KeyError")
+    assert row.outcome.log == f"cells/{row.cell.replace('/', '__')}/events.jsonl"
+    logged = _errors(res, row)
+    assert sorted(e.cause for e in logged) == ["harness", "infra"]  # every member logged
+    assert all(e.traceback for e in logged)
+
+
+def test_infra_only_exception_group_is_retried(tmp_path: Path) -> None:
+    group = ExceptionGroup("tg", [VerifierInfraError("a"), ContainerError("b")])
+    rows, res = _sweep(tmp_path, _at("verify", group))
+    assert [(r.status, r.attempts) for r in rows] == [("ok", 2)]
+    assert sorted(e.cause for e in _errors(res, rows[0])) == ["infra", "infra"]
+
+
+def test_unexpected_exception_in_one_of_8_cells_gives_8_rows_1_harness_error(
+    tmp_path: Path,
+) -> None:
+    def inject(point: Point, cell: str, n: int) -> BaseException | None:
+        return RuntimeError("bug") if point == "serve" and cell.endswith("/3") else None
+
+    rows, res = _sweep(tmp_path, inject, repeats=8)
+    assert len(rows) == 8 and len({r.cell for r in rows}) == 8
+    assert Counter(r.status for r in rows) == Counter({"ok": 7, "harness_error": 1})
+    (bad,) = [r for r in rows if r.status == "harness_error"]
+    assert bad.cell.endswith("/3") and bad.attempts == 1
+    (logged,) = _errors(res, bad)
+    assert logged.cause == "harness" and "RuntimeError: bug" in logged.traceback

@@ -1,0 +1,113 @@
+"""Fakes at the far side of the sandbox and verifier seams (Protocols), for tests that
+drive whole cells and sweeps without Docker or a browser.
+
+`Faults` injects one failure at a named point (`open`, `serve`, `verify`) on chosen
+calls; everything else behaves like a healthy backend and a site that passes every
+check.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from orchestrator.contract import TaskPackage
+from orchestrator.results import CheckResult, GateResult, VerifyReport
+from orchestrator.verifier import RunHealth
+from sandbox import ExecResult, Labels, Limits, Sandbox, ServeOutcome, ServeSpec
+
+Point = Literal["open", "serve", "verify"]
+# (point, cell label, call number at that point for that cell) -> exception or None
+Injector = Callable[[Point, str, int], BaseException | None]
+
+
+@dataclass
+class Faults:
+    inject: Injector = lambda point, cell, n: None
+    calls: Counter[tuple[Point, str]] = field(default_factory=Counter)
+
+    def hit(self, point: Point, cell: str) -> None:
+        self.calls[(point, cell)] += 1
+        exc = self.inject(point, cell, self.calls[(point, cell)])
+        if exc is not None:
+            raise exc
+
+
+_OK = ExecResult(command="", exit_code=0, output_tail="", duration_s=0.0)
+
+
+@dataclass
+class FakeSandbox:
+    root: Path
+    cell: str
+    faults: Faults
+    isolated: bool = False
+
+    @property
+    def workspace(self) -> Path:
+        return self.root
+
+    async def run(
+        self, command: str, *, timeout: float = 600.0, env: Mapping[str, str] | None = None
+    ) -> ExecResult:
+        return _OK
+
+    async def install(self) -> ExecResult:
+        return _OK
+
+    async def build(self) -> ExecResult:
+        return _OK
+
+    async def serve(self) -> ServeOutcome:
+        self.faults.hit("serve", self.cell)
+        return ServeOutcome(ready=True, base_url=f"http://fake.invalid/{self.cell}")
+
+    async def stop_server(self) -> None:
+        return None
+
+    def logs_tail(self) -> str:
+        return ""
+
+
+@dataclass
+class FakeBackend:
+    faults: Faults = field(default_factory=Faults)
+    name: Literal["docker", "local"] = "local"
+
+    @asynccontextmanager
+    async def open(
+        self, workspace: Path, spec: ServeSpec, labels: Labels, limits: Limits | None = None
+    ) -> AsyncIterator[Sandbox]:
+        self.faults.hit("open", labels.cell)
+        yield FakeSandbox(root=workspace, cell=labels.cell, faults=self.faults)
+
+
+@dataclass
+class FakeVerifier:
+    """A site that passes every check it is asked about (the base URL names the cell)."""
+
+    faults: Faults = field(default_factory=Faults)
+
+    async def verify(
+        self,
+        task: TaskPackage,
+        base_url: str,
+        *,
+        check_ids: Collection[str] | None,
+        health: RunHealth,
+        artifacts: Path | None,
+    ) -> VerifyReport:
+        self.faults.hit("verify", base_url.rsplit("/", 1)[-1])
+        wanted = [c for c in task.contract.checks if check_ids is None or c.id in check_ids]
+        checks = tuple(
+            CheckResult(id=c.id, gate=c.gate, state=c.state, passed=bool(base_url)) for c in wanted
+        )
+        gates = tuple(
+            GateResult(gate=g, status="pass" if base_url else "fail")
+            for g in sorted({c.gate for c in checks})
+        )
+        return VerifyReport(checks=checks, gates=gates)

@@ -1,0 +1,54 @@
+"""Build manifest rows for tests: an outcome from a status, a result from a few scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestrator.records import (
+    BudgetStop,
+    Cancelled,
+    CellResult,
+    HarnessError,
+    InfraError,
+    LlmError,
+    Ok,
+    Outcome,
+    Scores,
+)
+
+ZERO = Scores(
+    stage=0.0,
+    gate=0.0,
+    final_pass=False,
+    breaks=0,
+    whole_task=False,
+    wcs=0.0,
+    completion_pass=False,
+    continuity_pass=False,
+    continuity_pass_broad=False,
+    complete_not_cleared=False,
+    complete_not_cleared_broad=False,
+)
+
+
+def result(scores: Scores = ZERO, **kw: Any) -> CellResult:
+    kw.setdefault("units", ())
+    kw.setdefault("final_gates", {})
+    return CellResult(scores=scores, **kw)
+
+
+def outcome(status: str, error: str = "", res: CellResult | None = None) -> Outcome:
+    match status:
+        case "ok":
+            return Ok(result=res or result())
+        case "infra_error":
+            return InfraError(error=error, result=res)
+        case "llm_error":
+            return LlmError(error=error, result=res)
+        case "budget":
+            return BudgetStop(kind="tokens", error=error, result=res)
+        case "cancelled":
+            return Cancelled(error=error)
+        case "harness_error":
+            return HarnessError(error=error)
+    raise ValueError(status)
