@@ -44,7 +44,7 @@ GROUPS: dict[str, Group] = {
     ),
     "flips": Group(
         modules=("orchestrator/cell/_flips.py",),
-        tests=("tests/mutants/test_staged_rules.py",),
+        tests=("tests/mutants/test_flip_tracker.py", "tests/mutants/test_staged_rules.py"),
     ),
     "staged": Group(
         modules=("orchestrator/cell/_staged.py",),
