@@ -64,7 +64,11 @@ GROUPS: dict[str, Group] = {
     ),
     "workspace": Group(
         modules=("orchestrator/workspace/_paths.py",),
-        tests=("tests/core/test_workspace.py", "tests/security/test_workspace_attacks.py"),
+        tests=(
+            "tests/mutants/test_path_guards.py",
+            "tests/core/test_workspace.py",
+            "tests/security/test_workspace_attacks.py",
+        ),
     ),
     "resume": Group(
         modules=("orchestrator/manifest.py", "orchestrator/sweep/_sweep.py"),

@@ -38,7 +38,9 @@ def test_flip_needs_an_armed_check_that_passed_before() -> None:
 
 def test_health_checks_never_flip() -> None:
     health = CheckResult(id="routes@home", gate="routes", state="home", passed=True, authored=False)
-    broken = CheckResult(id="routes@home", gate="routes", state="home", passed=False, authored=False)
+    broken = CheckResult(
+        id="routes@home", gate="routes", state="home", passed=False, authored=False
+    )
     t = FlipTracker()
     t.observe(1, _report(health), {"routes@home"})
     assert t.observe(2, _report(broken), {"routes@home"}) == ([], [])
