@@ -120,6 +120,10 @@ def test_broken_image_counts_once_when_its_request_already_failed() -> None:
     assert c.observed == "img img/a.png: 404; img img/b.png: loaded but decoded to nothing"
     only_broken = _by_gate(_gates.state_health(_obs(health=health), "home"))["assets"]
     assert only_broken.observed.count("decoded to nothing") == 2
+    # Only a leading "./" is dropped before matching, not other leading characters.
+    other = _obs(failed_assets=("img a.png: 404",), health=PageHealth(broken_images=("Xa.png",)))
+    got = _by_gate(_gates.state_health(other, "home"))["assets"].observed
+    assert got == "img a.png: 404; img Xa.png: loaded but decoded to nothing"
 
 
 def test_state_health_ids_states_and_grounded_messages() -> None:
@@ -132,7 +136,7 @@ def test_state_health_ids_states_and_grounded_messages() -> None:
         "assets",
     ]
     for c in checks:
-        assert c.id == f"{c.gate}@cart" and c.state == "cart" and not c.authored
+        assert c.id == f"{c.gate}@cart" and c.state == "cart" and c.authored is False
         assert c.message == (
             f"{_gates.HEALTH_DESCRIBE[c.gate]} — route /cart at desktop; observed: {c.observed}"
         )
@@ -180,6 +184,15 @@ def test_build_and_serve_that_cannot_fail_are_not_applicable() -> None:
         assert c.observed.startswith("not applicable:") and why in c.observed
         assert c.observed in c.message
     assert checks["scope"].applicable and checks["scope"].passed
+
+
+def test_run_health_checks_are_grounded_health_checks_on_the_run() -> None:
+    for h in (RunHealth(), RunHealth(build_applicable=False, serve_applicable=False)):
+        for c in _gates.run_health(h):
+            assert c.id == f"{c.gate}@run" and c.state == "run" and c.authored is False
+            assert c.message == (
+                f"{_gates.HEALTH_DESCRIBE[c.gate]} — the whole run; observed: {c.observed}"
+            )
 
 
 def test_scope_gate_fails_on_a_path_outside_allowed_paths() -> None:
@@ -278,6 +291,21 @@ def test_visual_masks_are_painted_on_both_images(reference: Path) -> None:
     # A mask partly off the image is clipped, not an error; an empty one paints nothing.
     assert _visual.diff_region(cur, reference, [(-50, -50, 1000, 1000)], 24) == (0.0, None)
     assert _visual.diff_region(cur, reference, [(10, 10, 0, 0)], 24) != (0.0, None)
+
+
+def test_visual_masks_reach_the_first_row_and_column(reference: Path) -> None:
+    cur = _png(100, 100, [(0, 0, 10, 10, (0, 0, 0))])
+    assert _visual.diff_region(cur, reference, [(0, 0, 10, 10)], 24) == (0.0, None)
+    assert _visual.diff_region(cur, reference, [(0, 0, 10, 9)], 24) == (0.001, (0, 9, 10, 1))
+    assert _visual.diff_region(cur, reference, [(0, 0, 9, 10)], 24) == (0.001, (9, 0, 1, 10))
+
+
+def test_visual_compares_colours_whatever_the_image_mode(tmp_path: Path) -> None:
+    from PIL import Image
+
+    rgba = tmp_path / "rgba.png"
+    Image.new("RGBA", (20, 20), (255, 255, 255, 255)).save(rgba)
+    assert _visual.diff_region(_png(20, 20, []), rgba, [], 0) == (0.0, None)
 
 
 def test_visual_size_mismatch_and_missing_reference_fail(reference: Path) -> None:
