@@ -144,10 +144,12 @@ class StagedRun:
 
     def _clearing(self, unit: Unit) -> set[str]:
         """What must pass at one checkpoint for `unit` to clear: a stage, its own checks; a
-        rework verifies every earlier stage again, so also every protected check (the
-        cleared units' and the preservation checks)."""
+        rework "verifies every earlier stage again" (paper J.1), so also every protected
+        check: the assertions of every unit cleared so far (paper §5's protected set).
+        Preservation checks are not required here: on a Build task they may describe
+        states a later stage creates."""
         if unit.kind == "rework":
-            return set(unit.checks) | self.protected | self.preservation
+            return set(unit.checks) | self.protected
         return set(unit.checks)
 
     def _screens(self) -> tuple[Path, ...]:
