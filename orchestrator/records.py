@@ -111,6 +111,8 @@ class CellResult(_Rec, frozen=True, kw_only=True):
     # The solver broke its own workspace (e.g. git metadata): what broke. The cell ended
     # there and is graded on it; never an infrastructure fault.
     broken: str = ""
+    # Why each final gate that is not applicable is so (e.g. "environment drift: ...").
+    not_applicable: dict[Gate, str] = {}
 
 
 class Spend(_Rec, frozen=True, kw_only=True):

@@ -424,6 +424,9 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             turns=run.counters.turns,
             checkpoints=cp.count,
             broken=broken or ended,
+            not_applicable={g.gate: g.reason for g in final.gates if g.status == "n/a" and g.reason}
+            if final is not None
+            else {},
         )
         return CellReport(
             result=result,

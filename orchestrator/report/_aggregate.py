@@ -179,6 +179,11 @@ def header(all_rows: Sequence[ManifestRow], cards: Cards) -> Header:
         controls=tuple(n for n in names if cards(n).role == "control"),
         scripted=tuple(n for n in names if cards(n).role == "scripted"),
         repeats=max_repeats(all_rows),
+        env_drift=sum(
+            any(why.startswith("environment drift") for why in r.result.not_applicable.values())
+            for r in all_rows
+            if r.result is not None
+        ),
     )
 
 

@@ -159,6 +159,9 @@ class Header(_Rec, frozen=True, kw_only=True):
     controls: tuple[str, ...]  # reference / negative / noop / thrash
     scripted: tuple[str, ...]  # solvers on a scripted provider (fake)
     repeats: int  # most repeats of any (task, solver, arm)
+    # Rows whose visual gates were graded n/a because the rendering environment differed
+    # from the evidence (`--allow-env-drift`).
+    env_drift: int = 0
 
 
 class Correlation(_Rec, frozen=True, kw_only=True):

@@ -208,4 +208,10 @@ def header_note(rep: Report) -> str:
         + f"Repeats per cell: up to {h.repeats}. Gate% is over applicable gates: build without "
         "a build command, serve on a static file server and the health gates of a state that "
         "never loaded are not applicable (the paper divides by all 19 signals)."
+        + (
+            f" {h.env_drift} row(s) were graded under environment drift (--allow-env-drift): "
+            "their visual gates (visual_anchors, visual_regression) are not applicable."
+            if h.env_drift
+            else ""
+        )
     )

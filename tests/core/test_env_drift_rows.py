@@ -1,0 +1,44 @@
+"""A cell graded under environment drift (`--allow-env-drift`) says so in its row, and the
+report's header counts such rows (issue #14)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import msgspec
+import pytest
+
+from orchestrator.report._aggregate import header
+from orchestrator.report._tables import header_note
+from orchestrator.results import GateResult, VerifyReport
+from orchestrator.solver_cards import SolverCard
+from tests.core import test_outcomes
+from tests.fakes import FakeVerifier
+
+DRIFT = "environment drift: fonts 0123 here, abcd in the evidence"
+
+
+class _DriftedVerifier(FakeVerifier):
+    async def verify(self, *args: object, **kwargs: object) -> VerifyReport:  # type: ignore[override]
+        report = await super().verify(*args, **kwargs)  # type: ignore[arg-type]
+        na = GateResult(gate="visual_regression", status="n/a", reason=DRIFT)
+        return msgspec.structs.replace(report, gates=(*report.gates, na))
+
+
+def test_drift_reason_reaches_the_row_and_the_report_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(test_outcomes, "FakeVerifier", _DriftedVerifier)
+    rows, _ = test_outcomes._sweep(tmp_path, lambda p, c, n: None)
+    assert [r.status for r in rows] == ["ok"]
+    result = rows[0].result
+    assert result is not None and result.not_applicable == {"visual_regression": DRIFT}
+    assert result.final_gates["visual_regression"] == "n/a"
+
+    h = header(rows, lambda name: SolverCard(name=name, kind="reference", role="control"))
+    assert h.env_drift == 1
+    note = header_note(SimpleNamespace(header=h))  # type: ignore[arg-type]
+    assert "1 row(s) were graded under environment drift" in note
+    clean = header(rows[:0], lambda name: SolverCard(name=name, kind="x", role="control"))
+    assert "environment drift" not in header_note(SimpleNamespace(header=clean))  # type: ignore[arg-type]
