@@ -115,6 +115,14 @@ def solver_phase() -> Iterator[anyio.CancelScope]:
             _WORK_SCOPE.reset(token)
 
 
+def time_left() -> float:
+    """Seconds the running solver phase (else the cell) has left; inf outside a cell."""
+    scope = _WORK_SCOPE.get() or _CELL_SCOPE.get()
+    if scope is None:
+        return math.inf
+    return scope.deadline - anyio.current_time()
+
+
 def credit_wait(seconds: float) -> None:
     """Time spent waiting (retries, provider queues, limiters) is not working time.
 

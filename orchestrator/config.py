@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -27,20 +28,40 @@ class _Cfg(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
 
 
 class ScaffoldConfig(_Cfg, frozen=True, kw_only=True):
-    """An external CLI agent run inside the sandbox (full-spec arm)."""
+    """An external CLI agent run inside the sandbox (full-spec arm), through the gateway.
 
-    command: tuple[str, ...]  # argv template: {prompt_file}, {workspace}
-    pass_env: tuple[str, ...] = ()  # env var names passed through (e.g. API keys)
+    `command` and the values of `env` are templates: {prompt_file} and {workspace}
+    (relative to the workspace), {model} (the provider's model), {home} (a fresh
+    directory outside the workspace for the agent's own state), {gateway} (the LLM
+    gateway's base URL, no path), {openai_base_url} ({gateway}/v1) and {token} (the
+    cell's gateway token: the only "API key" the agent ever sees).
+    """
+
+    command: tuple[str, ...]
+    env: dict[str, str] = {}
+    # Files written into {home} before the run (name -> templated text), e.g. an agent's
+    # config or model metadata, so it needs no network for them.
+    files: dict[str, str] = {}
+    pass_env: tuple[str, ...] = ()  # host variables passed through by name (not provider keys)
+    # The agent image layer (Docker), installed at image build time:
+    pip: tuple[str, ...] = ()
+    npm: tuple[str, ...] = ()
+    apt: tuple[str, ...] = ()
+    # Workspace paths (globs) the agent keeps its own state in despite {home}: removed
+    # before the final checkpoint, so they neither fail `scope` nor count as delivery.
+    state: tuple[str, ...] = ()
     wall_time_s: float = 1800.0
-    max_usd: float | None = None
-    backbone: str = ""  # the model it drives, for the report's scaffold x backbone grid
+    backbone: str = ""  # the model it drives, for the report's grid ("" = the provider's)
+    max_usd: float | None = None  # this cell's cap, metered by the gateway
+    max_tokens: int | None = None
+    stop_grace_s: float = 10.0  # after a budget refusal, the agent has this long to exit
 
 
 class SolverConfig(_Cfg, frozen=True, kw_only=True):
     name: str
     kind: SolverKind
     negative: str = ""  # kind "negative": which negative of each task ("" = the first)
-    provider: str = ""  # kind "llm": a [[providers]] name
+    provider: str = ""  # kind "llm"/"scaffold": a [[providers]] name
     options: AgentOptions = AgentOptions()
     scaffold: ScaffoldConfig | None = None
     arms: tuple[Arm, ...] = ()  # restrict this solver to these arms ("" = all of the sweep's)
@@ -98,12 +119,23 @@ def _problems(cfg: BenchConfig) -> list[str]:
     for i, s in enumerate(cfg.solvers):
         if names.count(s.name) > 1:
             out.append(f"solvers[{i}].name: expected a unique name, got {s.name!r}")
-        if s.kind == "llm" and s.provider not in providers:
+        if s.kind in ("llm", "scaffold") and s.provider not in providers:
             out.append(
                 f"solvers[{i}].provider: expected one of {sorted(providers)}, got {s.provider!r}"
             )
         if s.kind == "scaffold" and s.scaffold is None:
             out.append(f"solvers[{i}].scaffold: expected a [solvers.scaffold] table, got none")
+        for name in s.scaffold.files if s.scaffold else ():
+            if not re.fullmatch(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*", name) or ".." in name:
+                out.append(
+                    f"solvers[{i}].scaffold.files: expected a relative file name, got {name!r}"
+                )
+        for pattern in s.scaffold.state if s.scaffold else ():
+            if pattern.startswith("/") or ".." in pattern.split("/") or not pattern.strip():
+                out.append(
+                    f"solvers[{i}].scaffold.state: expected a path inside the workspace, "
+                    f"got {pattern!r}"
+                )
     if cfg.sweep.concurrency < 1:
         out.append(f"sweep.concurrency: expected a positive integer, got {cfg.sweep.concurrency}")
     return out
@@ -129,7 +161,7 @@ def load_config(path: Path) -> BenchConfig:
 
 def config_hash(cfg: BenchConfig, solver: SolverConfig, arm: Arm) -> str:
     """What decides a cell's result besides the task: solver config, arm, scoring, limits."""
-    provider = cfg.provider(solver.provider) if solver.kind == "llm" else None
+    provider = cfg.provider(solver.provider) if solver.kind in ("llm", "scaffold") else None
     payload = msgspec.json.encode(
         {
             "solver": solver,

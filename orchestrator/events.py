@@ -16,6 +16,7 @@ from typing import IO, Literal
 import msgspec
 
 from .contract import Gate
+from .gateway import RequestRecord
 from .jsonl import read_jsonl
 from .results import CheckResult, GateStatus
 
@@ -145,6 +146,26 @@ class Error(_Event, frozen=True, kw_only=True, tag="error"):
     traceback: str = ""
 
 
+class AgentRun(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One run of a scaffold's CLI agent (also on timeouts and budget stops)."""
+
+    exit_code: int
+    timed_out: bool = False
+    killed: bool = False  # stopped by the harness after a budget refusal
+    duration_s: float = 0.0
+    verdict: str = ""  # "" = ok; else why the cell is not `ok`
+    output: tuple[str, ...] = ()  # the last lines of its output
+    requests: tuple[RequestRecord, ...] = ()  # the gateway's log of its model calls
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class Agent(_Event, frozen=True, kw_only=True, tag="agent"):
+    """A scaffold's CLI agent ran: its output tail and the gateway's log of its calls."""
+
+    run: AgentRun
+
+
 class End(_Event, frozen=True, kw_only=True, tag="end"):
     text: str
 
@@ -167,6 +188,7 @@ Event = (
     | BudgetEvent
     | Broken
     | DiskLimit
+    | Agent
     | Error
     | End
 )

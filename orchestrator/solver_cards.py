@@ -38,12 +38,14 @@ def card_for(cfg: BenchConfig, s: SolverConfig) -> SolverCard:
         return SolverCard(name=s.name, kind=s.kind, role="control")
     if s.kind == "scaffold":
         sc = s.scaffold
+        through = cfg.provider(s.provider)  # the gateway forwards its calls there
         return SolverCard(
             name=s.name,
             kind=s.kind,
-            role="model",
+            role="scripted" if through.kind == "fake" else "model",
             scaffold=s.name,
-            backbone=sc.backbone if sc is not None else "",
+            backbone=(sc.backbone if sc is not None else "") or through.model,
+            provider=through.name,
             options={"wording": s.wording},
         )
     provider = cfg.provider(s.provider)

@@ -4,6 +4,7 @@ from ._auto import BackendKind as BackendKind
 from ._auto import docker_available as docker_available
 from ._auto import open_backend as open_backend
 from ._docker import DockerBackend as DockerBackend
+from ._docker_images import AgentLayer as AgentLayer
 from ._docker_images import ImageBuilder as ImageBuilder
 from ._docker_images import ImageInfo as ImageInfo
 from ._docker_images import ensure_task_image as ensure_task_image
@@ -27,6 +28,7 @@ from ._types import ServeOutcome as ServeOutcome
 from ._types import ServeSpec as ServeSpec
 
 __all__ = [
+    "AgentLayer",
     "Allow",
     "Backend",
     "BackendKind",

@@ -12,7 +12,7 @@ import anyio
 
 from ._docker import DockerBackend
 from ._docker_probe import ping
-from ._firewall import FirewallUnavailable, preflight
+from ._firewall import Allow, FirewallUnavailable, preflight
 from ._local import LocalBackend
 from ._types import Backend, BackendUnavailable
 
@@ -45,6 +45,7 @@ async def open_backend(
     firewall: bool = True,
     allow_unisolated: bool = False,
     sock: Path | None = None,
+    allow: Allow | None = None,
 ) -> Backend:
     """The backend for `kind`; never falls back to no isolation silently.
 
@@ -53,20 +54,22 @@ async def open_backend(
     still required (BackendUnavailable); with no Docker at all, the local backend needs
     `allow_unisolated` (`[sweep] allow_unisolated = true`; `--backend local` asks for it
     by name). Docker with `firewall` (the default) raises FirewallUnavailable when the
-    host firewall cannot be installed: isolation is never claimed without it.
+    host firewall cannot be installed: isolation is never claimed without it. `allow`:
+    the one host service Docker sandboxes may reach (the LLM gateway's port on each sweep
+    network's gateway address).
     """
     if kind == "local":
         return LocalBackend()
     if await docker_available(sock):
         if not firewall:
             log.warning("docker_firewall = false: sandboxes can reach the host's services")
-            return DockerBackend(firewall=False)
+            return DockerBackend(firewall=False, allow=allow)
         try:
             await preflight()
         except FirewallUnavailable as exc:
             hint = "; or set [sweep] docker_firewall = false to let sandboxes reach the host"
             raise FirewallUnavailable(f"{exc}{hint}") from exc
-        return DockerBackend()
+        return DockerBackend(allow=allow)
     if kind == "docker":
         raise BackendUnavailable(f"the Docker daemon does not answer at {sock or DOCKER_SOCK}")
     if docker_configured(sock):

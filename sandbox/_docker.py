@@ -250,6 +250,26 @@ class DockerBackend:
         # benchmark showed 32 concurrent checks costing ~2 s each). Forgotten on failure.
         self._known_nets: set[str] = set()
 
+    @property
+    def allow(self) -> Allow | None:
+        return self._allow
+
+    async def network_gateway(self, sweep: str, limits: Limits | None = None) -> str:
+        """The host's address on the sweep's network (created now, firewall included):
+        where the one allowed service (`allow`, e.g. the LLM gateway) must listen."""
+        async with aiodocker.Docker() as docker:
+            name = await self._ensure_network(
+                docker, Labels(sweep=sweep, cell=""), limits or Limits()
+            )
+            try:
+                info = await (await docker.networks.get(name)).show()
+            except aiodocker.DockerError as exc:
+                raise translate(exc, f"network {name}") from exc
+        gateway = str((info.get("IPAM", {}).get("Config") or [{}])[0].get("Gateway", ""))
+        if not gateway:
+            raise ContainerError(f"network {name} has no gateway address")
+        return gateway
+
     async def _ensure_network(
         self, docker: aiodocker.Docker, labels: Labels, limits: Limits
     ) -> str:

@@ -9,6 +9,9 @@
   repo has a package.json, the stack image + the repo's dependencies installed at build
   time (the hash covers the stack image and the manifest files). Otherwise the stack
   image itself is the task image.
+- agent `pwb-agent:<hash>`: a CLI agent (scaffold arm) installed on top of a task image
+  from images/_agent/Dockerfile, its PyPI/npm/Debian packages listed in the build
+  context (the hash covers them, the template and the task image id).
 
 Concurrent callers asking for one image build it once (a lock per tag); how many
 builds run at a time is the caller's limiter, not a global.
@@ -34,6 +37,18 @@ BASE_TAG = "pwb-base:bookworm"
 CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
 MANIFESTS = ("package.json", "package-lock.json")
 IMAGES_DIR = Path(__file__).resolve().parent.parent / "images"
+
+
+class AgentLayer(msgspec.Struct, frozen=True, kw_only=True):
+    """What an agent image adds on top of a task image (installed at build time)."""
+
+    pip: tuple[str, ...] = ()  # PyPI requirement specifiers, into a venv at /opt/pwb-agent
+    npm: tuple[str, ...] = ()  # npm packages, under /opt/pwb-agent-npm
+    apt: tuple[str, ...] = ()  # Debian packages
+
+    @property
+    def empty(self) -> bool:
+        return not (self.pip or self.npm or self.apt)
 
 
 class ImageInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -139,6 +154,23 @@ class ImageBuilder:
         }
         tag = f"pwb-task-{stack}:{_digest([('stack', stack_tag.encode()), *files.items()])}"
         await self._build(tag, files, {"STACK": stack_tag}, progress, also_latest=False)
+        return tag
+
+    async def ensure_agent_image(self, image: str, agent: AgentLayer, progress: Progress) -> str:
+        """`image` with the agent's packages installed; `image` itself when there are none."""
+        if agent.empty:
+            return image
+        async with aiodocker.Docker() as docker:
+            base_id = await self._image_id(docker, image)
+        if not base_id:
+            raise ImageError(f"agent layer: no image {image!r} to build on")
+        lists = {
+            f"{kind}.txt": "".join(f"{p}\n" for p in pkgs).encode()
+            for kind, pkgs in (("pip", agent.pip), ("npm", agent.npm), ("apt", agent.apt))
+        }
+        files = {**_dir_files(self._dir / "_agent"), **lists}
+        tag = f"pwb-agent:{_digest([('base', base_id.encode()), *files.items()])}"
+        await self._build(tag, files, {"STACK": image}, progress, also_latest=False)
         return tag
 
     async def _build(

@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from sandbox import Backend, ImageBuilder, Labels, Limits, ServeSpec
+from sandbox import AgentLayer, Backend, ImageBuilder, Labels, Limits, ServeSpec
 
 from ..budget import BudgetKind, waiting
 from ..contract import TaskPackage
@@ -45,6 +45,8 @@ class CellContext:
     def verify_with(self) -> Verifier:
         return self.verifier or BrowserVerifier(self.pool)
 
+    agent: AgentLayer | None = None  # scaffold arm: the CLI agent installed on the task image
+
     @property
     def serve_spec(self) -> ServeSpec:
         s = self.task.contract.serve
@@ -66,9 +68,12 @@ class CellContext:
             return self.image
         builder = self.image_builder or ImageBuilder()
         with waiting():
-            self.image = await builder.ensure_task_image(
+            image = await builder.ensure_task_image(
                 self.task.contract.stack, self.task.repo, lambda _line: None
             )
+            if self.agent is not None:
+                image = await builder.ensure_agent_image(image, self.agent, lambda _line: None)
+            self.image = image
         return self.image
 
 

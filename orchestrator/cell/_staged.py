@@ -353,7 +353,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             sb = await _open_sandbox(ctx, ws, stack)
             cp = Checkpointer(task, ws, sb, ctx.verify_with(), ctx.cell_dir / "artifacts")
             if isinstance(solver, SandboxedSolver):
-                solver.attach_sandbox(sb)
+                solver.attach_sandbox(sb, log)
             run = StagedRun(ctx, solver, ws, cp, log)
             outcomes: list[UnitOutcome] = []
             final: VerifyReport | None = None

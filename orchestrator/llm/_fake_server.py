@@ -35,6 +35,7 @@ import msgspec
 
 from ._fake_reference import ReferenceBook
 from ._fake_stream import stream_anthropic, stream_openai
+from ._fake_text import whole_files_reply
 from ._fake_wire import (
     Call,
     Conversation,
@@ -310,6 +311,8 @@ class FakeProvider:
         return _Answer(status=200, body=b"", events=tuple(events), delay_s=delay)
 
     def _script(self, conv: Conversation) -> Reply:
+        if not conv.tools:  # a CLI agent that edits by text (e.g. aider): see _fake_text
+            return whole_files_reply(self._book, conv.user_texts)
         if conv.new_turn and "view_page" in conv.tools:
             return Reply(text="Looking at the page first.", calls=(Call("view_page", {}),))
         if not conv.new_turn and "view_page" not in conv.last_calls:

@@ -35,6 +35,7 @@ class ProviderPool:
         self._configs = {c.name: c for c in configs}
         self._fake_tasks = tuple(fake_tasks)
         self._clients: dict[str, ChatClient] = {}
+        self._base_urls: dict[str, str] = {}
         self._stack: AsyncExitStack | None = None
 
     async def __aenter__(self) -> ProviderPool:
@@ -63,6 +64,7 @@ class ProviderPool:
                 task_dirs=self._fake_tasks, latency_s=cfg.fake_latency_s, models=(cfg.model,)
             )
             base_url = (await stack.enter_async_context(fake)).base_url
+        self._base_urls[cfg.name] = base_url
         http = httpx.AsyncClient(
             limits=httpx.Limits(
                 max_connections=cfg.max_connections, max_keepalive_connections=cfg.max_connections
@@ -85,6 +87,11 @@ class ProviderPool:
             limiter=anyio.CapacityLimiter(cfg.max_connections),
             breaker=Breaker(cfg.name, cfg.breaker_window),
         )
+
+    def base_url(self, name: str) -> str:
+        """Where provider `name` is served (a fake one: its loopback URL, ending in /v1)."""
+        self.client(name)  # the same errors for a closed pool or an unknown name
+        return self._base_urls[name]
 
     def client(self, name: str) -> ChatClient:
         if self._stack is None:

@@ -82,6 +82,12 @@ def _detail(e: Event) -> str:
             return _clip(f"failing gates: {', '.join(bad) or 'none'}")
         case ev.Error():
             return _clip(f"{e.cause}: {e.error}")
+        case ev.Agent(run=r):
+            calls = sum(not q.refused for q in r.requests)
+            return _clip(
+                f"agent exit {r.exit_code}, {calls} model calls, ${r.cost_usd:.4f}"
+                + (f"; {r.verdict}" if r.verdict else "")
+            )
         case ev.Cleared() | ev.Cap():
             return ""
     return _clip(e.text)

@@ -41,7 +41,7 @@ def make_solver(
             from ._scaffold import ScaffoldSolver
 
             assert cfg.scaffold is not None
-            return ScaffoldSolver(cfg.name, cfg.scaffold, ledger)
+            return ScaffoldSolver(cfg.name, cfg.scaffold, ledger, cfg.provider)
     raise ValueError(f"unknown solver kind {cfg.kind!r}")
 
 

@@ -1,87 +1,255 @@
 """Scaffold solver (full-spec arm): an external CLI agent run inside the cell's sandbox.
 
-The command is an argv template; `{prompt_file}` and `{workspace}` are relative to the
-workspace (every backend runs commands there). Named environment variables (API keys)
-are passed through by name, never written into the command line or the transcript.
-A CLI may report spend with a line `pwb-usage: {"input_tokens": N, "output_tokens": N,
-"cost_usd": X}`; it is charged to the sweep ledger and checked against `max_usd`.
+The agent's only model access is the sweep's LLM gateway (`orchestrator.gateway`): the
+cell opens an account there and the agent gets its token in place of an API key, so
+spend is metered from the provider's own usage, capped per cell and per sweep, and the
+real key never enters the sandbox. The command is an argv template (see
+`ScaffoldConfig`); it runs under `env -i` with only the preset's env, `pass_env` and
+HOME (a fresh directory outside the workspace), in a process group the harness kills
+once the gateway has refused a call for budget and `stop_grace_s` has passed.
+
+How the run ended is judged from the gateway, not from the agent's exit code alone (some
+agents exit 0 after API errors), and kept as `verdict()` for the sweep, which records
+the scored delivery with it (the turn itself ends normally, so the cell takes its final
+checkpoint and the turn's usage is counted):
+
+    a budget refusal by the gateway        -> BudgetExceeded(money | tokens)
+    the agent's (or the cell's) time ran out -> BudgetExceeded(wall_time)
+    a non-zero exit                        -> LLMError
+    no successful model call               -> LLMError
+    provider errors it did not get past    -> LLMError
 """
 
 from __future__ import annotations
 
+import math
 import os
-import re
 import shlex
-from typing import Protocol, runtime_checkable
+import shutil
+import uuid
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import msgspec
+import anyio
 
-from sandbox import Sandbox
+from sandbox import ExecResult, Sandbox
 
-from ..budget import BudgetExceeded, Ledger
+from ..budget import BudgetExceeded, Ledger, time_left
+from ..events import Agent, AgentRun, EventLog
+from ..gateway import Account, Gateway
+from ..llm import LLMError
 from ..workspace import PROMPT_FILE, Workspace
 from ._protocol import SolverError, SolverTurn, Usage, UserMessage
 
-_USAGE = re.compile(r"^pwb-usage: (\{.*\})\s*$", re.M)
+if TYPE_CHECKING:
+    from ..config import ScaffoldConfig
+
+OUTPUT_LINES = 200
+_KILL_S = 5.0
+_CLEANUP_S = 30.0
+# The agent's own timeout fires this long before the solver phase ends, so its output
+# and the gateway's log are still recorded (the final checkpoint has its own grace).
+_MARGIN_S = 15.0
 
 
 @runtime_checkable
 class SandboxedSolver(Protocol):
     """A solver that runs inside the sandbox; the cell attaches it before the first turn."""
 
-    def attach_sandbox(self, sandbox: Sandbox) -> None: ...
+    def attach_sandbox(self, sandbox: Sandbox, log: EventLog) -> None: ...
+
+
+@runtime_checkable
+class JudgedSolver(Protocol):
+    """A solver whose run may end the cell `budget` or `llm_error` with its delivery scored."""
+
+    def verdict(self) -> BudgetExceeded | LLMError | None: ...
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    # Plain replacement, not str.format: commands may contain JSON braces.
+    for key, value in values.items():
+        template = template.replace("{" + key + "}", value)
+    return template
+
+
+def _wrapper(argv: list[str], names: list[str], home: str, pgid_file: str, files: list[str]) -> str:
+    """sh: record the process group, write `files` (their text in $PWB_FILE_<i>) into
+    $HOME, then run argv with nothing but PATH, HOME and the named variables."""
+    keep = " ".join(f'{n}="${n}"' for n in ["PATH", *names])
+    q = shlex.quote
+    writes = "".join(
+        f'mkdir -p "$(dirname {q(home + "/" + f)})" && '
+        f'printf %s "$PWB_FILE_{i}" > {q(home + "/" + f)} || exit 125; '
+        for i, f in enumerate(files)
+    )
+    return (
+        f"mkdir -p {q(home)} || exit 125; {writes}"
+        f"read -r _ _ _ _ pg _ < /proc/$$/stat; echo $pg > {q(pgid_file)}; "
+        f"env -i {keep} HOME={q(home)} LANG=C.UTF-8 TERM=dumb "
+        f"{shlex.join(argv)} </dev/null 2>&1; "
+        f"code=$?; rm -rf {q(home)}; exit $code"
+    )
+
+
+def _kill_script(pgid_file: str) -> str:
+    f = shlex.quote(pgid_file)
+    return (
+        f"p=$(cat {f} 2>/dev/null) || exit 0; rm -f {f}; "
+        f"kill -s TERM -- -$p 2>/dev/null || exit 0; "
+        f"i=0; while [ $i -lt 30 ]; do kill -s 0 -- -$p 2>/dev/null || exit 0; "
+        f"sleep 0.1; i=$((i+1)); done; kill -s KILL -- -$p 2>/dev/null; exit 0"
+    )
 
 
 class ScaffoldSolver:
-    def __init__(self, name: str, config: object, ledger: Ledger) -> None:
-        from ..config import ScaffoldConfig  # config imports llm; keep solvers light
-
-        assert isinstance(config, ScaffoldConfig)
+    def __init__(self, name: str, config: ScaffoldConfig, ledger: Ledger, provider: str) -> None:
         self.name = name
         self.config = config
         self.ledger = ledger
+        self.provider = provider
+        self.runs: list[AgentRun] = []
+        self._log: EventLog | None = None
         self._sandbox: Sandbox | None = None
+        self._gateway: Gateway | None = None
+        self._host = ""
+        self._cell = name
+        self._verdict: BudgetExceeded | LLMError | None = None
 
-    def attach_sandbox(self, sandbox: Sandbox) -> None:
+    def attach_sandbox(self, sandbox: Sandbox, log: EventLog) -> None:
         self._sandbox = sandbox
+        self._log = log
 
-    def _command(self) -> str:
-        # Plain replacement, not str.format: commands may contain JSON braces.
-        argv = [
-            part.replace("{prompt_file}", PROMPT_FILE).replace("{workspace}", ".")
-            for part in self.config.command
-        ]
-        return shlex.join(argv)
+    def attach_gateway(self, gateway: Gateway, host: str, cell: str) -> None:
+        """`host`: the gateway's address as the sandbox reaches it ('' = loopback)."""
+        self._gateway = gateway
+        self._host = host
+        self._cell = cell
+
+    def verdict(self) -> BudgetExceeded | LLMError | None:
+        return self._verdict
 
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
-        if self._sandbox is None:
-            raise SolverError("scaffold solver has no sandbox attached")
+        if self._sandbox is None or self._gateway is None:
+            raise SolverError("scaffold solver: no sandbox or gateway attached")
+        cfg = self.config
+        acct = self._gateway.open_account(
+            self._cell, self.provider, self.ledger, max_usd=cfg.max_usd, max_tokens=cfg.max_tokens
+        )
         await workspace.write_prompt(message.text)
-        env = {k: os.environ[k] for k in self.config.pass_env if k in os.environ}
+        run: AgentRun | None = None
         try:
-            result = await self._sandbox.run(
-                self._command(), timeout=self.config.wall_time_s, env=env
-            )
+            result, killed = await self._run(self._sandbox, acct)
+            run = self._judge(acct, result, killed)
         finally:
-            await workspace.remove_prompt()
-        usage = _usage(result.output_tail)
-        self.ledger.charge(usage.input_tokens + usage.output_tokens, usage.cost_usd)
-        if self.config.max_usd is not None and usage.cost_usd > self.config.max_usd:
-            raise BudgetExceeded("money", f"scaffold spent ${usage.cost_usd:.4f}")
-        if result.timed_out:
-            raise BudgetExceeded("wall_time", f"scaffold ran past {self.config.wall_time_s:g} s")
-        note = f"exit {result.exit_code}: " + " | ".join(result.output_tail.splitlines()[-5:])
+            self._gateway.close_account(acct)
+            with anyio.move_on_after(_CLEANUP_S, shield=True):
+                await workspace.remove_prompt()
+                await anyio.to_thread.run_sync(self._remove_state, workspace)
+            if run is None:  # cancelled (the cell's deadline, a stopped sweep)
+                run = AgentRun(
+                    exit_code=-1, timed_out=True, verdict="cancelled", requests=tuple(acct.log)
+                )
+            self.runs.append(run)
+            if self._log is not None:
+                self._log.emit(Agent(run=run))
+        usage = Usage(
+            input_tokens=sum(r.input_tokens for r in acct.log),
+            output_tokens=sum(r.output_tokens for r in acct.log),
+            cost_usd=acct.spent_usd,
+            requests=len(acct.log),
+        )
+        note = f"exit {run.exit_code}: {run.verdict or 'ok'}"
         return SolverTurn(end="done", note=note, usage=usage)
+
+    def _values(self, acct: Account, home: str) -> dict[str, str]:
+        assert self._gateway is not None
+        gateway = self._gateway.url(self._host)
+        return {
+            "prompt_file": PROMPT_FILE,
+            "workspace": ".",
+            "model": acct.upstream.provider.model,
+            "home": home,
+            "gateway": gateway,
+            "openai_base_url": gateway + "/v1",
+            "token": acct.token,
+        }
+
+    async def _run(self, sandbox: Sandbox, acct: Account) -> tuple[ExecResult, bool]:
+        cfg = self.config
+        tag = uuid.uuid4().hex[:12]
+        home = f"/tmp/pwb-agent-{tag}"
+        pgid_file = f"/tmp/pwb-agent-{tag}.pgid"
+        values = self._values(acct, home)
+        argv = [_fill(part, values) for part in cfg.command]
+        env = {k: _fill(v, values) for k, v in cfg.env.items()}
+        env |= {k: os.environ[k] for k in cfg.pass_env if k in os.environ}
+        names = sorted(env)
+        files = sorted(cfg.files)
+        env |= {f"PWB_FILE_{i}": _fill(cfg.files[f], values) for i, f in enumerate(files)}
+        script = _wrapper(argv, names, home, pgid_file, files)
+        timeout = cfg.wall_time_s
+        left = time_left()
+        if math.isfinite(left):
+            timeout = min(timeout, left - _MARGIN_S)
+        killed = False
+
+        async def stop_on_refusal() -> None:
+            nonlocal killed
+            await acct.stopped.wait()
+            await anyio.sleep(cfg.stop_grace_s)
+            killed = True
+            with anyio.move_on_after(_KILL_S + 10, shield=True):
+                await sandbox.run(_kill_script(pgid_file), timeout=_KILL_S + 5)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stop_on_refusal)
+            try:
+                result = await sandbox.run(script, timeout=max(timeout, 1.0), env=env)
+            finally:
+                tg.cancel_scope.cancel()
+                with anyio.move_on_after(_KILL_S + 10, shield=True):  # whatever it left running
+                    await sandbox.run(_kill_script(pgid_file), timeout=_KILL_S + 5)
+        return result, killed
+
+    def _judge(self, acct: Account, result: ExecResult, killed: bool) -> AgentRun:
+        verdict: BudgetExceeded | LLMError | None = None
+        if acct.budget is not None:
+            verdict = BudgetExceeded(acct.budget[0], acct.budget[1])
+        elif result.timed_out:
+            verdict = BudgetExceeded("wall_time", "the agent ran out of time")
+        elif acct.errors or acct.transient:
+            verdict = LLMError(
+                "provider errors: " + " | ".join([*acct.errors, *acct.transient][-3:])
+            )
+        elif result.exit_code != 0:
+            verdict = LLMError(f"the agent exited {result.exit_code}")
+        elif acct.ok_calls == 0:
+            verdict = LLMError("the agent made no successful model call")
+        self._verdict = self._verdict or verdict
+        return AgentRun(
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            killed=killed,
+            duration_s=round(result.duration_s, 3),
+            verdict=str(verdict) if verdict else "",
+            output=tuple(result.output_tail.splitlines()[-OUTPUT_LINES:]),
+            requests=tuple(acct.log),
+            tokens=acct.spent_tokens,
+            cost_usd=acct.spent_usd,
+        )
+
+    def _remove_state(self, workspace: Workspace) -> None:
+        """The agent's own state files in the workspace are not its delivery."""
+        root = workspace.root
+        for pattern in self.config.state:
+            for path in root.glob(pattern):
+                parents = path.relative_to(root).parents
+                if any((root / p).is_symlink() for p in parents if str(p) != "."):
+                    continue  # never through a link the agent planted
+                if path.is_symlink() or path.is_file():
+                    path.unlink(missing_ok=True)
+                elif path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
 
     async def aclose(self) -> None:
         self._sandbox = None
-
-
-def _usage(output: str) -> Usage:
-    found = _USAGE.findall(output)
-    if not found:
-        return Usage()
-    try:
-        return msgspec.json.decode(found[-1].encode(), type=Usage)
-    except msgspec.DecodeError:
-        return Usage()

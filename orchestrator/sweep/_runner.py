@@ -16,19 +16,31 @@ from pathlib import Path
 
 import anyio
 
-from sandbox import Backend, ImageBuilder, Labels, SandboxError, collect_garbage, open_backend
+from sandbox import (
+    AgentLayer,
+    Allow,
+    Backend,
+    ImageBuilder,
+    Labels,
+    SandboxError,
+    collect_garbage,
+    open_backend,
+)
 
 from .. import events as ev
-from ..budget import Ledger
+from ..budget import BudgetExceeded, Ledger
 from ..cell import BaselineCache, CellContext, run_cell
 from ..config import BenchConfig, SolverConfig
 from ..contract import TaskPackage
 from ..events import append_event
 from ..faults import classify, describe, format_traceback
+from ..gateway import Gateway
 from ..llm import ProviderPool
 from ..records import InfraError, LlmError
 from ..solvers import Solver, make_solver
+from ..solvers._scaffold import JudgedSolver, ScaffoldSolver
 from ..verifier import BrowserPool, Verifier, check_environment
+from ._agents import expose, open_gateway
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
 
 log = logging.getLogger("orchestrator.sweep")
@@ -50,6 +62,8 @@ class SweepResources:
     solvers: dict[str, SolverConfig]
     verifier: Verifier | None = None  # None: the browser verifier on `pool`
     solver_factory: SolverFactory = make_solver  # a seam for tests
+    gateway: Gateway | None = None  # scaffold solvers' only way to a model
+    gateway_host: str = ""  # its address as sandboxes reach it ("" = loopback)
 
     def cell_dir(self, key: str) -> Path:
         return self.run_dir / "cells" / key.replace("/", "__")
@@ -71,6 +85,7 @@ class SweepResources:
             disk_limit_mb=self.cfg.sweep.workspace_disk_mb,
             verifier=self.verifier,
             attempt=n,
+            agent=_agent_layer(self.solvers[row.solver]),
         )
         solver: Solver | None = None
         in_cell = False
@@ -78,6 +93,10 @@ class SweepResources:
             solver = self.solver_factory(
                 self.solvers[row.solver], task, self.cfg, self.providers, ledger
             )
+            if isinstance(solver, ScaffoldSolver):
+                if self.gateway is None:
+                    raise RuntimeError("a scaffold solver needs the sweep's LLM gateway")
+                solver.attach_gateway(self.gateway, self.gateway_host, job.key)
             in_cell = True
             report = await run_cell(ctx, solver, row.arm)  # logs what ends it
         except Exception as exc:
@@ -88,6 +107,17 @@ class SweepResources:
             if solver is not None:
                 with anyio.CancelScope(shield=True):
                     await solver.aclose()
+        # A scaffold's agent may end the cell `budget` or `llm_error`; its delivery is scored.
+        verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
+        if verdict is not None and not isinstance(verdict, BudgetExceeded):
+            raise CellFailure(LlmError(error=describe(verdict), result=report.result))
+        if isinstance(verdict, BudgetExceeded) and not report.stopped:
+            return Delivered(
+                result=report.result,
+                image=report.image,
+                stopped=str(verdict),
+                stopped_by=verdict.kind,
+            )
         return Delivered(
             result=report.result,
             image=report.image,
@@ -113,6 +143,11 @@ class SweepResources:
                 return CellFailure(harness_error(exc, log=str(log.relative_to(self.run_dir))))
 
 
+def _agent_layer(cfg: SolverConfig) -> AgentLayer | None:
+    s = cfg.scaffold
+    return AgentLayer(pip=s.pip, npm=s.npm, apt=s.apt) if s is not None else None
+
+
 def _log(ctx: CellContext, exc: BaseException) -> None:
     ctx.cell_dir.mkdir(parents=True, exist_ok=True)
     error = ev.Error(
@@ -132,42 +167,51 @@ async def open_resources(
     tasks: list[TaskPackage],
     ledger: Ledger,
 ) -> AsyncIterator[SweepResources]:
-    backend = await open_backend(
-        cfg.sweep.backend,
-        firewall=cfg.sweep.docker_firewall,
-        allow_unisolated=cfg.sweep.allow_unisolated,
-    )
-    if backend.name == "docker":
-        # A crashed earlier run of this sweep, or anything past its time-to-live.
-        await collect_garbage(sweep=sweep_name)
-        await collect_garbage(expired_only=True)
-    try:
-        async with (
-            BrowserPool(
+    async with (
+        ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks]) as providers,
+        open_gateway(cfg, providers) as gateway,
+    ):
+        # The gateway's port is the one thing the sweep network's firewall lets through.
+        allow = Allow(address="", port=gateway.port) if gateway is not None else None
+        backend = await open_backend(
+            cfg.sweep.backend,
+            firewall=cfg.sweep.docker_firewall,
+            allow_unisolated=cfg.sweep.allow_unisolated,
+            allow=allow,
+        )
+        if backend.name == "docker":
+            # A crashed earlier run of this sweep, or anything past its time-to-live.
+            await collect_garbage(sweep=sweep_name)
+            await collect_garbage(expired_only=True)
+        try:
+            host = await expose(gateway, backend, sweep_name) if gateway is not None else ""
+            async with BrowserPool(
                 max_contexts=cfg.sweep.browser_contexts,
                 allow_env_drift=cfg.sweep.allow_env_drift,
-            ) as pool,
-            ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks]) as providers,
-        ):
-            for warning in await check_environment(pool, tasks):
-                print(warning, file=sys.stderr)
-            yield SweepResources(
-                cfg=cfg,
-                run_dir=run_dir,
-                backend=backend,
-                pool=pool,
-                providers=providers,
-                ledger=ledger,
-                baseline=BaselineCache(run_dir / "baseline"),
-                sandbox_limiter=anyio.CapacityLimiter(cfg.sweep.sandbox_starts),
-                image_builder=ImageBuilder(limiter=anyio.CapacityLimiter(cfg.sweep.image_builds)),
-                tasks={t.contract.id: t for t in tasks},
-                solvers={s.name: s for s in cfg.solvers},
-            )
-    finally:
-        if backend.name == "docker":
-            # Its network: Docker has ~30 address pools, so networks must not linger.
-            try:
-                await collect_garbage(sweep=sweep_name)
-            except SandboxError as exc:  # never hide the error that ended the sweep
-                log.warning("could not remove sweep %s's network: %s", sweep_name, exc)
+            ) as pool:
+                for warning in await check_environment(pool, tasks):
+                    print(warning, file=sys.stderr)
+                yield SweepResources(
+                    cfg=cfg,
+                    run_dir=run_dir,
+                    backend=backend,
+                    pool=pool,
+                    providers=providers,
+                    ledger=ledger,
+                    baseline=BaselineCache(run_dir / "baseline"),
+                    sandbox_limiter=anyio.CapacityLimiter(cfg.sweep.sandbox_starts),
+                    image_builder=ImageBuilder(
+                        limiter=anyio.CapacityLimiter(cfg.sweep.image_builds)
+                    ),
+                    tasks={t.contract.id: t for t in tasks},
+                    solvers={s.name: s for s in cfg.solvers},
+                    gateway=gateway,
+                    gateway_host=host,
+                )
+        finally:
+            if backend.name == "docker":
+                # Its network: Docker has ~30 address pools, so networks must not linger.
+                try:
+                    await collect_garbage(sweep=sweep_name)
+                except SandboxError as exc:  # never hide the error that ended the sweep
+                    log.warning("could not remove sweep %s's network: %s", sweep_name, exc)

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -77,3 +79,66 @@ def test_event_loop_is_asyncio_unless_pwb_loop_says_uvloop(
     monkeypatch.setenv("PWB_LOOP", "tokio")
     with pytest.raises(SystemExit, match="PWB_LOOP='tokio': expected one of asyncio, uvloop"):
         run_async(_which_loop)
+
+
+def _commented_presets(text: str) -> str:
+    """The commented-out [[solvers]] examples, uncommented (their prose lines dropped)."""
+    keep = []
+    for line in text.splitlines():
+        body = line[2:] if line.startswith("# ") else None
+        if body is not None and (body.startswith("[") or re.match(r"^[a-z_]+ = ", body)):
+            keep.append(body)
+    return "\n".join(keep)
+
+
+def test_cli_agent_presets_decode() -> None:
+    import msgspec
+
+    from orchestrator.config import SolverConfig
+
+    text = (ROOT / "bench.toml").read_text()
+    cfg = load_config(ROOT / "bench.toml")
+    aider = next(s for s in cfg.solvers if s.name == "aider")
+    assert aider.kind == "scaffold" and aider.scaffold is not None
+    assert aider.scaffold.pip and "{token}" in aider.scaffold.env.values()
+    assert aider.arms == ("full-spec",)
+    section = text[text.index("# mini-swe-agent") :]
+    data = tomllib.loads(_commented_presets(section))
+    presets = [s for s in data["solvers"] if s.get("kind") == "scaffold"]
+    names = {s["name"] for s in presets}
+    assert names == {"mini-swe-agent", "codex", "opencode"}
+    for raw in presets:
+        solver = msgspec.convert(raw, SolverConfig)
+        assert solver.scaffold is not None and (solver.scaffold.pip or solver.scaffold.npm)
+        joined = " ".join([*solver.scaffold.command, *solver.scaffold.env.values()])
+        assert "{token}" in joined and "{prompt_file}" in joined
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            'state = [".aider*"]',
+            'state = ["../outside"]',
+            "scaffold.state: expected a path inside the workspace",
+        ),
+        ('state = [".aider*"]', 'state = ["/etc"]', "scaffold.state: expected a path inside"),
+    ],
+)
+def test_scaffold_state_paths_stay_in_the_workspace(
+    tmp_path: Path, old: str, new: str, expected: str
+) -> None:
+    text = (ROOT / "bench.toml").read_text()
+    path = tmp_path / "bench.toml"
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        load_config(path)
+
+
+def test_a_scaffold_must_name_a_provider(tmp_path: Path) -> None:
+    text = (ROOT / "bench.toml").read_text()
+    aider = text.index('name = "aider"')
+    path = tmp_path / "bench.toml"
+    path.write_text(text[:aider] + text[aider:].replace('provider = "fake"', 'provider = ""', 1))
+    with pytest.raises(ConfigError, match=r"solvers\[5\]\.provider: expected one of"):
+        load_config(path)

@@ -1,0 +1,37 @@
+"""The sweep's LLM gateway for scaffold solvers: which providers it forwards to, and
+where sandboxes reach it (loopback for the local backend; the sweep network's gateway
+address for Docker, the one address:port its firewall lets through)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from sandbox import Backend, DockerBackend
+
+from ..config import BenchConfig
+from ..gateway import Gateway, Upstream
+from ..llm import ProviderPool
+
+
+@asynccontextmanager
+async def open_gateway(cfg: BenchConfig, providers: ProviderPool) -> AsyncIterator[Gateway | None]:
+    """A gateway when some solver is a scaffold, forwarding to the providers they name."""
+    names = sorted({s.provider for s in cfg.solvers if s.kind == "scaffold"})
+    if not names:
+        yield None
+        return
+    upstreams = {
+        n: Upstream(provider=cfg.provider(n), base_url=providers.base_url(n)) for n in names
+    }
+    async with Gateway(upstreams) as gateway:
+        yield gateway
+
+
+async def expose(gateway: Gateway, backend: Backend, sweep: str) -> str:
+    """Make the gateway reachable from the sweep's sandboxes; the host they use ('' = loopback)."""
+    if not isinstance(backend, DockerBackend):
+        return ""
+    address = await backend.network_gateway(sweep)
+    await gateway.listen(address)
+    return address

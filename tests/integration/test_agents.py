@@ -1,0 +1,174 @@
+"""Real CLI agents in the full-spec arm: agent images, the LLM gateway, honest outcomes.
+
+Whole sweeps on Docker (the firewall lets the sandbox reach only the gateway) with the
+fake provider behind the gateway, so no key is needed: aider from PyPI, and a scripted
+stand-in agent where a test needs an agent that misbehaves on cue.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from orchestrator import events as ev
+from orchestrator.config import BenchConfig, ScaffoldConfig, SolverConfig, SweepConfig, load_config
+from orchestrator.events import AgentRun, read_events
+from orchestrator.llm import FakeProvider, ProviderConfig
+from orchestrator.records import ManifestRow
+from orchestrator.sweep import SweepOptions, run_sweep
+from tests.fixtures.tinytask import make_tiny_task
+
+pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+KEY_ENV = "PWB_TEST_AGENT_KEY"
+KEY = "sk-pwb-AGENT-SECRET-51e0"
+FAKE = ProviderConfig(
+    name="fake", kind="fake", model="pwb-fake", price_in_per_mtok=10.0, price_out_per_mtok=10.0
+)
+
+# A stand-in agent (stdlib Python, runs in any image with python3): one model call, one
+# edit, then it keeps calling and never exits on its own, whatever the gateway answers.
+STANDIN = r"""
+import json, os, sys, time, urllib.error, urllib.request
+def call():
+    body = json.dumps({"model": "pwb-fake", "messages": [{"role": "user", "content": "hi"}]})
+    req = urllib.request.Request(os.environ["BASE"] + "/chat/completions", data=body.encode(),
+        headers={"authorization": "Bearer " + os.environ["TOKEN"], "content-type": "application/json"})
+    try:
+        return urllib.request.urlopen(req, timeout=30).status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+print("first call", call(), flush=True)
+text = open("index.html").read()
+open("index.html", "w").write(text.replace(">Welcome<", ">Welcome back<"))
+print("edited", sorted(os.environ), flush=True)
+while True:
+    print("call", call(), flush=True)
+    time.sleep(0.3)
+"""
+
+
+def aider_preset() -> SolverConfig:
+    cfg = load_config(ROOT / "bench.toml")
+    return next(s for s in cfg.solvers if s.name == "aider")
+
+
+def bench(
+    tmp: Path, solver: SolverConfig, provider: ProviderConfig = FAKE, **sweep: object
+) -> BenchConfig:
+    tasks = tmp / "tasks"
+    if not tasks.exists():
+        make_tiny_task(tasks)
+    return BenchConfig(
+        sweep=SweepConfig(
+            name=tmp.name[:20],
+            runs_dir=str(tmp / "runs"),
+            tasks_dir=str(tasks),
+            arms=("full-spec",),
+            backend="docker",
+            baseline=False,
+            concurrency=1,
+            infra_retries=0,
+            **sweep,  # type: ignore[arg-type]
+        ),
+        providers=(provider,),
+        solvers=(msgspec.structs.replace(solver, provider=provider.name),),
+    )
+
+
+async def sweep(tmp: Path, cfg: BenchConfig) -> tuple[ManifestRow, list[AgentRun]]:
+    run_dir, rows = await run_sweep(cfg, SweepOptions(run_dir=tmp / "run", progress="quiet"))
+    (row,) = rows
+    events = read_events(run_dir / "cells" / row.cell.replace("/", "__") / "events.jsonl")
+    return row, [e.run for e in events if isinstance(e, ev.Agent)]
+
+
+def error(row: ManifestRow) -> str:
+    return str(getattr(row.outcome, "error", ""))
+
+
+def cleared(row: ManifestRow) -> list[bool]:
+    assert row.result is not None, row.outcome
+    return [u.cleared for u in row.result.units]
+
+
+async def test_aider_clears_a_static_task_through_the_metering_gateway(
+    require_docker: None, require_chromium: None, tmp_path: Path
+) -> None:
+    row, runs = await sweep(tmp_path, bench(tmp_path, aider_preset()))
+    assert row.image.startswith("pwb-agent:"), row.image  # aider's layer on the stack image
+    (run,) = runs
+    assert row.status == "ok", (error(row), run.output[-20:])
+    assert cleared(row) == [True, True, True]
+    assert row.scores is not None and row.scores.final_pass  # its .aider* files are not delivery
+    # Metered by the gateway from the provider's usage, never from aider's own output.
+    calls = [r for r in run.requests if r.path == "/v1/chat/completions"]
+    assert calls and all(r.status == 200 and not r.estimated for r in calls)
+    assert calls[0].stream  # aider streams: usage came from the SSE stream
+    metered = sum(r.cost_usd for r in run.requests)
+    assert metered > 0 and row.spend.cost_usd == pytest.approx(metered)
+    assert row.spend.tokens == sum(r.input_tokens + r.output_tokens for r in run.requests)
+    assert run.exit_code == 0 and any("Applied edit to index.html" in line for line in run.output)
+
+
+async def test_a_low_cap_stops_the_agent_mid_run_and_its_delivery_is_scored(
+    require_docker: None, require_chromium: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PWB_PASSED", "visible")
+    monkeypatch.setenv("PWB_HOST_ONLY", "must-not-reach-the-agent")
+    standin = SolverConfig(
+        name="standin",
+        kind="scaffold",
+        scaffold=ScaffoldConfig(
+            command=("python3", "-c", STANDIN),
+            env={"BASE": "{openai_base_url}", "TOKEN": "{token}"},
+            pass_env=("PWB_PASSED",),
+            max_usd=0.000001,  # the first call already spends more
+            stop_grace_s=1.0,
+        ),
+    )
+    row, (run,) = await sweep(tmp_path, bench(tmp_path, standin))
+    assert row.status == "budget", error(row)
+    assert row.outcome.kind == "money" and "cap" in error(row)  # type: ignore[union-attr]
+    # What it delivered before the cap is scored: u1's edit is there, u2/u3 are not.
+    assert cleared(row) == [True, False, False]
+    assert row.scores is not None and not row.scores.final_pass
+    assert run.killed and not run.timed_out  # it never stopped by itself
+    forwarded = [r for r in run.requests if not r.refused]
+    refused = [r for r in run.requests if r.refused]
+    assert len(forwarded) == 1 and refused and all(r.status == 429 for r in refused)
+    assert row.spend.cost_usd == pytest.approx(forwarded[0].cost_usd) > 0.000001
+    assert "first call 200" in run.output and any(
+        line.startswith("call 429") for line in run.output
+    )
+    env_line = next(line for line in run.output if line.startswith("edited"))
+    assert "PWB_PASSED" in env_line and "PWB_HOST_ONLY" not in env_line
+
+
+async def test_a_provider_401_is_llm_error_never_ok(
+    require_docker: None, require_chromium: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-wrong-key")
+    task_dir = make_tiny_task(tmp_path / "tasks")
+    async with FakeProvider(task_dir=task_dir, api_key=KEY) as fake:
+        provider = ProviderConfig(
+            name="real",
+            kind="openai",
+            model="pwb-fake",
+            base_url=fake.base_url,
+            api_key_env=KEY_ENV,
+        )
+        row, (run,) = await sweep(tmp_path, bench(tmp_path, aider_preset(), provider))
+    assert row.status == "llm_error", (row.status, error(row))
+    assert "401" in error(row)
+    assert cleared(row) == [False, False, False]  # still scored
+    assert row.scores is not None
+    assert run.requests and all(r.status == 401 for r in run.requests if not r.refused)
+    assert row.spend.cost_usd == 0.0
+    for path in (tmp_path / "run").rglob("*"):
+        if path.is_file():
+            assert b"sk-wrong-key" not in path.read_bytes(), path
+    assert os.environ[KEY_ENV] == "sk-wrong-key"
