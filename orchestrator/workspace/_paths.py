@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shutil
 import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -206,6 +207,25 @@ def edit_file(root: Path, path: str, search: str, replace: str, limit: int) -> N
         raise WorkspaceError(f"edit of {path!r} refused: not UTF-8 text") from None
     finally:
         os.close(fd)
+
+
+def replace_file(root: Path, name: str, data: bytes) -> None:
+    """Harness-side: write a top-level file, first removing whatever entry has its name
+    (a link itself, a folder with everything in it, without following links)."""
+    fd = os.open(root, DIR_FLAGS)
+    try:
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
+        else:
+            if stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(name, dir_fd=fd)
+            elif not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+                os.unlink(name, dir_fd=fd)
+    finally:
+        os.close(fd)
+    write_file(root, name, data)
 
 
 def delete_file(root: Path, path: str) -> None:

@@ -21,6 +21,7 @@ MAX_DEPTH = 128  # folders deeper than this are not listed or searched
 MAX_LISTED = 20_000
 SEARCH_MAX_FILE_BYTES = 1 << 20  # larger files are skipped by `search`
 SEARCH_MAX_TOTAL_BYTES = 32 << 20  # a search stops after reading this much
+SEARCH_MAX_LINE = 4000  # characters of a line the pattern is matched against
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
@@ -94,7 +95,7 @@ def search(root: Path, rx: re.Pattern[str], under: str, max_hits: int) -> list[S
         except UnicodeDecodeError:
             continue
         for n, line in enumerate(text.splitlines(), 1):
-            if rx.search(line):
+            if rx.search(line[:SEARCH_MAX_LINE]):
                 hits.append(SearchHit(path=rel, line=n, text=line[:300]))
                 if len(hits) >= max_hits:
                     return hits

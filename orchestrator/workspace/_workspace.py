@@ -41,10 +41,13 @@ class EditEvent(msgspec.Struct, frozen=True, kw_only=True):
     reason: str = ""
 
 
-async def _io(fn: Callable[[], T]) -> T:
-    """Run blocking file work in a thread; an OS error becomes a message with no host path."""
+async def _io(fn: Callable[[], T], *, abandon: bool = False) -> T:
+    """Run blocking file work in a thread; an OS error becomes a message with no host path.
+
+    `abandon`: read-only work (a search with the solver's regex) that a cancelled cell
+    need not wait for."""
     try:
-        return await anyio.to_thread.run_sync(fn)
+        return await anyio.to_thread.run_sync(fn, abandon_on_cancel=abandon)
     except WorkspaceError:
         raise
     except OSError as exc:
@@ -169,7 +172,7 @@ class Workspace:
             rx = re.compile(pattern)
         except re.error as exc:
             raise WorkspaceError(f"invalid search pattern {pattern!r}: {exc}") from exc
-        return await _io(lambda: _walk.search(self.root, rx, under, max_hits))
+        return await _io(lambda: _walk.search(self.root, rx, under, max_hits), abandon=True)
 
     async def write_file(self, path: str, content: str) -> None:
         data = content.encode("utf-8")
@@ -190,8 +193,10 @@ class Workspace:
 
     # ------------------------------------------------------------ harness side
     async def write_prompt(self, text: str) -> str:
-        """Harness-side: put the scaffold's prompt file in the tree (no link followed)."""
-        await _io(lambda: _paths.write_file(self.root, PROMPT_FILE, text.encode("utf-8")))
+        """Harness-side: put the scaffold's prompt file in the tree. Whatever the sandbox
+        left at that name (a link, a folder) is removed first, never followed."""
+        data = text.encode("utf-8")
+        await _io(lambda: _paths.replace_file(self.root, PROMPT_FILE, data))
         return PROMPT_FILE
 
     async def remove_prompt(self) -> None:

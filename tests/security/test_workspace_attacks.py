@@ -18,7 +18,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from orchestrator.workspace import PathRefused, Workspace, WorkspaceError
+from orchestrator.workspace import PROMPT_FILE, PathRefused, Workspace, WorkspaceError
 
 pytestmark = pytest.mark.anyio
 
@@ -377,3 +377,29 @@ async def test_errors_shown_to_the_solver_name_no_host_path(tmp_path: Path) -> N
         messages.append(str(exc.value))
     for m in messages:
         assert no_host_path(ws, m), m
+
+
+@pytest.mark.parametrize("planted", ["link", "dir", "fifo"])
+async def test_scaffold_prompt_replaces_whatever_the_sandbox_planted(
+    tmp_path: Path, planted: str
+) -> None:
+    """The harness writes `.pwb-prompt.md` each scaffold turn: a link there is removed,
+    not written through, and the cell carries on (no error to misclassify)."""
+    ws = await make_ws(tmp_path)
+    secret = host_secret(tmp_path)
+    before = secret.read_bytes()
+    spot = ws.root / PROMPT_FILE
+    if planted == "link":
+        spot.symlink_to(secret)
+    elif planted == "dir":
+        (spot / "sub").mkdir(parents=True)
+        (spot / "sub" / "escape").symlink_to(secret.parent, target_is_directory=True)
+    else:
+        os.mkfifo(spot)
+    with anyio.fail_after(5):
+        await ws.write_prompt("do the thing")
+    assert spot.read_text() == "do the thing" and not spot.is_symlink()
+    assert secret.read_bytes() == before and secret.parent.is_dir()
+    await ws.remove_prompt()
+    assert not spot.exists()
+    assert await ws.changed_paths() == []
