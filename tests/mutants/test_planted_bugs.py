@@ -29,7 +29,9 @@ from tests.mutants import (
     test_flip_tracker,
     test_gate_evaluators,
     test_path_guards,
+    test_resume,
     test_scoring_rules,
+    test_staged_rules,
 )
 
 
@@ -126,6 +128,10 @@ def _ws_root_and_tmp(tmp: Path) -> tuple[Path, Path]:
     return (_ws_root(tmp)[0], tmp)
 
 
+def _cell_args(tmp: Path) -> tuple[Path, Any]:
+    return (tmp, test_staged_rules.tiny_task(tmp.parent / "tasks"))
+
+
 _NOFOLLOW_OFF = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 CASES: dict[str, Case] = {
@@ -156,6 +162,18 @@ CASES: dict[str, Case] = {
         ),
         _ws_root,
     ),
+    "resume ignores config_hash": Case(
+        Edit(
+            "orchestrator.sweep._sweep:pending_jobs",
+            "and row.config_hash == job.template.config_hash",
+            "and True",
+        ),
+        test_resume.test_resume_reruns_rows_of_another_config_hash,
+    ),
+    "resume ignores attempts > 0": Case(
+        Edit("orchestrator.sweep._sweep:pending_jobs", "and row.attempts > 0", "and True"),
+        test_resume.test_resume_reruns_rows_that_never_started_an_attempt,
+    ),
     "routes accepts 3xx": Case(
         Edit(
             "orchestrator.verifier._gates:_routes",
@@ -179,6 +197,15 @@ CASES: dict[str, Case] = {
             "if False",
         ),
         test_scoring_rules.test_baseline_regression_is_a_gate_r0_passes_and_the_final_fails,
+    ),
+    "baseline regression channel turned off (cell)": Case(
+        Edit(
+            "orchestrator.cell._staged:_run_cell",
+            "if baseline and baseline.covered and final is not None",
+            "if False",
+        ),
+        test_staged_rules.test_baseline_channel_reports_a_gate_r0_passes_and_the_final_breaks,
+        _cell_args,
     ),
     "build gate hard-wired to pass": Case(
         Edit(
