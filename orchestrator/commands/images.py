@@ -6,10 +6,13 @@ import argparse
 import sys
 import time
 from datetime import datetime
+from pathlib import Path
 
 import anyio
 
-from sandbox import ImageBuilder, SandboxError, stacks
+from sandbox import AgentLayer, ImageBuilder, SandboxError, stacks
+
+from ..config import ConfigError, load_config
 
 HELP = "build the sandbox images (base + one per stack; skipped when unchanged) or list them"
 
@@ -18,6 +21,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="images_cmd", metavar="ACTION", required=True)
     b = sub.add_parser("build", help="build base and stack images that are missing or stale")
     b.add_argument("--stack", action="append", help="only this stack (repeatable)")
+    b.add_argument(
+        "--agents",
+        metavar="CONFIG",
+        help="also the agent layers of CONFIG's scaffold solvers, on each stack image",
+    )
     sub.add_parser("list", help="list pwb images")
 
 
@@ -25,7 +33,18 @@ def _progress(msg: str) -> None:
     print(f"[images] {msg}", flush=True)
 
 
-async def _build(only: list[str] | None) -> int:
+def _agent_layers(config: str | None) -> dict[str, AgentLayer]:
+    if not config:
+        return {}
+    cfg = load_config(Path(config))
+    return {
+        s.name: AgentLayer(pip=s.scaffold.pip, npm=s.scaffold.npm, apt=s.scaffold.apt)
+        for s in cfg.solvers
+        if s.scaffold is not None
+    }
+
+
+async def _build(only: list[str] | None, agents: dict[str, AgentLayer]) -> int:
     builder = ImageBuilder()
     known = stacks()
     wanted = only or known
@@ -37,6 +56,10 @@ async def _build(only: list[str] | None) -> int:
         t0 = time.monotonic()
         tag = await builder.ensure_stack(stack, _progress)
         _progress(f"{stack}: {tag} ({time.monotonic() - t0:.1f}s)")
+        for name, layer in agents.items():
+            t0 = time.monotonic()
+            agent = await builder.ensure_agent_image(tag, layer, _progress)
+            _progress(f"{stack} + {name}: {agent} ({time.monotonic() - t0:.1f}s)")
     return 0
 
 
@@ -50,8 +73,9 @@ async def _list() -> int:
 def run(args: argparse.Namespace) -> int:
     try:
         if args.images_cmd == "build":
-            return anyio.run(_build, args.stack, backend="asyncio")
+            agents = _agent_layers(args.agents)
+            return anyio.run(_build, args.stack, agents, backend="asyncio")
         return anyio.run(_list, backend="asyncio")
-    except SandboxError as exc:
+    except (SandboxError, ConfigError) as exc:
         print(f"images: {exc}", file=sys.stderr)
         return 1

@@ -21,7 +21,15 @@ from orchestrator.records import ManifestRow
 from orchestrator.sweep import SweepOptions, run_sweep
 from tests.fixtures.tinytask import make_tiny_task
 
-pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser, pytest.mark.slow]
+# A fresh machine builds aider's image in the first test (~11 min on 2 cores) unless
+# scripts/install already did (`images build --agents bench.toml`).
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.docker,
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.timeout(1800),
+]
 ROOT = Path(__file__).resolve().parents[2]
 KEY_ENV = "PWB_TEST_AGENT_KEY"
 KEY = "sk-pwb-AGENT-SECRET-51e0"
