@@ -99,7 +99,8 @@ class StreamMeter:
         self.done = False  # saw the stream's own end ([DONE], message_stop, completed)
 
     def feed(self, chunk: bytes) -> None:
-        self._buf += chunk.replace(b"\r\n", b"\n")
+        # Normalised on the buffer, not the chunk: a CRLF may be split between chunks.
+        self._buf = (self._buf + chunk).replace(b"\r\n", b"\n")
         while b"\n\n" in self._buf:
             block, self._buf = self._buf.split(b"\n\n", 1)
             self._event(block.decode("utf-8", errors="replace"))
