@@ -14,7 +14,7 @@ import pytest
 
 from orchestrator.cell import CellContext, run_cell
 from orchestrator.contract import TaskPackage, load_task
-from orchestrator.events import read_events
+from orchestrator.events import EventLog, read_events
 from orchestrator.solvers import ReferenceSolver, SolverTurn, UserMessage
 from orchestrator.verifier import BrowserPool
 from orchestrator.workspace import Workspace
@@ -34,7 +34,8 @@ class Flooder:
         self._sandbox: Sandbox | None = None
         self.flood_output = ""
 
-    def attach_sandbox(self, sandbox: Sandbox) -> None:
+    def attach_sandbox(self, sandbox: Sandbox, log: EventLog) -> None:
+        del log
         self._sandbox = sandbox
 
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
