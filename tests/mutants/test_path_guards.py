@@ -171,3 +171,70 @@ def test_allowed_path_globs(pattern: str, yes: list[str], no: list[str]) -> None
     for p in no:
         assert not paths.path_allowed(p, [pattern]), p
     assert paths.path_allowed("x", ["nope", "x"]) and not paths.path_allowed("x", [])
+
+
+def test_refusals_name_the_path_and_the_component(root: Path, tmp_path: Path) -> None:
+    (root / "css" / "link").symlink_to(tmp_path)
+    with pytest.raises(PathRefused) as err:
+        paths.write_file(root, "css/link/a/b.css", b"x")
+    assert str(err.value) == (
+        "refused 'css/link/a/b.css': 'css/link' is a link; links are not followed"
+    )
+    with pytest.raises(WorkspaceError) as err2:
+        paths.edit_file(root, "index.html/x", "a", "b", 100)
+    assert str(err2.value) == "refused 'index.html/x': 'index.html' is not a folder"
+    with pytest.raises(WorkspaceError) as err3:
+        paths.edit_file(root, "css/none.css", "a", "b", 100)
+    assert str(err3.value) == "no such file: 'css/none.css'"
+    with pytest.raises(WorkspaceError) as err4:
+        paths.delete_file(root, ".")
+    assert str(err4.value) == "no such file: '.'"
+    with pytest.raises(WorkspaceError) as err5:
+        paths.delete_file(root, "css/x/")
+    assert str(err5.value) == "no such file: 'css/x/'"
+    with pytest.raises(WorkspaceError) as err6:
+        paths.delete_file(root, "css")
+    assert str(err6.value) == "no such file: 'css'"
+
+
+def test_leaf_refusals_say_exactly_why(root: Path, tmp_path: Path) -> None:
+    os.mkfifo(root / "pipe")
+    with pytest.raises(PathRefused) as err:
+        paths.read_file(root, "pipe", 10)
+    assert str(err.value) == "refused 'pipe': it is not a regular file"
+    outside = tmp_path / "t.txt"
+    outside.write_text("KEEP")
+    os.link(outside, root / "hard.html")
+    with pytest.raises(PathRefused) as err2:
+        paths.write_file(root, "hard.html", b"x")
+    assert str(err2.value) == "refused 'hard.html': it is a file with several hard links"
+
+
+def test_failed_edits_and_deletes_create_no_folders(root: Path) -> None:
+    for call in (
+        lambda: paths.edit_file(root, "new/x.html", "a", "b", 100),
+        lambda: paths.delete_file(root, "gone/x.html"),
+        lambda: paths.read_file(root, "nope/x.html", 100),
+    ):
+        with pytest.raises(WorkspaceError, match="no such folder"):
+            call()
+    assert sorted(p.name for p in root.iterdir()) == ["css", "index.html"]
+
+
+def test_new_files_are_0644_and_a_rewrite_can_empty_a_file(root: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        paths.write_file(root, "css/new.css", b"x")
+    finally:
+        os.umask(old)
+    assert (root / "css" / "new.css").stat().st_mode & 0o777 == 0o644
+    paths.write_file(root, "css/new.css", b"")
+    assert (root / "css" / "new.css").read_bytes() == b""
+
+
+def test_edit_limit_is_inclusive(root: Path) -> None:
+    size = (root / "index.html").stat().st_size
+    paths.edit_file(root, "index.html", "Hi", "Ho", size)
+    assert (root / "index.html").read_text() == "<h1>Ho</h1>\n"
+    with pytest.raises(WorkspaceError, match=f"file is over {size - 1} bytes"):
+        paths.edit_file(root, "index.html", "Ho", "Hi", size - 1)
