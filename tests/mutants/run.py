@@ -75,8 +75,8 @@ GROUPS: dict[str, Group] = {
         tests=("tests/core/test_manifest.py", "tests/mutants/test_resume.py"),
     ),
     "report": Group(
-        modules=("orchestrator/report/_aggregate.py",),
-        tests=("tests/report/test_report_aggregate.py", "tests/mutants/test_populations.py"),
+        modules=("orchestrator/report/_aggregate.py", "orchestrator/report/_measures.py"),
+        tests=("tests/report/test_report_aggregate.py", "tests/report/test_report_populations.py"),
     ),
 }
 
