@@ -76,3 +76,22 @@ def test_a_check_that_passes_unarmed_is_remembered_once_armed() -> None:
     t.observe(1, _report(("p", True)), set())
     new, _ = t.observe(2, _report(("p", False)), {"p"})
     assert new == [Flip(check="p", gate="text", passed_at=1, failed_at=2)]
+
+
+def test_checks_after_a_skipped_one_are_still_followed() -> None:
+    health = CheckResult(id="routes@home", gate="routes", state="home", passed=True, authored=False)
+    na = CheckResult(id="n", gate="text", state="home", passed=False, applicable=False)
+    t = FlipTracker()
+    t.observe(1, _report(health, na, ("a", True)), {"a", "n"})
+    new, _ = t.observe(2, _report(health, na, ("a", False)), {"a", "n"})
+    assert new == [Flip(check="a", gate="text", passed_at=1, failed_at=2)]
+
+
+def test_a_check_that_is_not_applicable_neither_passes_nor_flips() -> None:
+    t = FlipTracker()
+    na_pass = CheckResult(id="a", gate="text", state="home", passed=True, applicable=False)
+    t.observe(1, _report(na_pass), {"a"})
+    assert t.observe(2, _report(("a", False)), {"a"}) == ([], [])  # never really passed
+    t.observe(3, _report(("a", True)), {"a"})
+    na_fail = CheckResult(id="a", gate="text", state="home", passed=False, applicable=False)
+    assert t.observe(4, _report(na_fail), {"a"}) == ([], [])
