@@ -213,7 +213,10 @@ async def test_money_cap_ends_the_sweep_with_budget_rows(
     statuses = Counter(r.status for r in read_rows(run_dir / "manifest.jsonl"))
     assert sum(statuses.values()) == 6
     assert statuses["budget"] >= 4, statuses
-    assert all(r.spend.cost_usd >= 0 for r in rows)
+    # The cap stopped the sweep because the money was spent: the rows' spend adds up to at
+    # least the cap, and every cell that ran an attempt paid for it (`>= 0` could not fail).
+    assert sum(r.spend.cost_usd for r in rows) >= 0.5, [r.spend for r in rows]
+    assert all(r.spend.cost_usd > 0 for r in rows if r.attempts > 0), [r.spend for r in rows]
     # A cell the cap stopped mid-run still took its final checkpoint and is scored on it.
     stopped = [r for r in rows if r.status == "budget" and r.attempts > 0]
     assert stopped, statuses

@@ -73,6 +73,12 @@ GROUPS: dict[str, Group] = {
     "resume": Group(
         modules=("orchestrator/manifest.py", "orchestrator/sweep/_sweep.py"),
         tests=("tests/core/test_manifest.py", "tests/mutants/test_resume.py"),
+        # The resume filter only: not the manifest writer, not the sweep's driver.
+        skip=(
+            r"^class (Manifest|RunLocked|SweepOptions)\b",
+            r"^def (read_manifest|read_rows|_on_backend|new_run_dir)\(",
+            r"^async def ",
+        ),
     ),
     "report": Group(
         modules=("orchestrator/report/_aggregate.py", "orchestrator/report/_measures.py"),
