@@ -84,6 +84,7 @@ class Checkpointer:
             check_ids=check_ids,
             health=health,
             artifacts=out,
+            workspace=self.workspace,
         )
         return index, report, time.monotonic() - t0
 

@@ -97,6 +97,9 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     # Grade visual gates not applicable when the rendering environment differs from a
     # task's evidence, instead of refusing to start (`--allow-env-drift`).
     allow_env_drift: bool = False
+    # "reuse": a checkpoint reuses a state whose served bytes did not change (the same
+    # verdicts, `verifier/_reuse.py`); "full": replay every state (audit, `--replay full`).
+    replay: Literal["reuse", "full"] = "reuse"
 
 
 class BenchConfig(_Cfg, frozen=True, kw_only=True):

@@ -35,6 +35,10 @@ class CheckpointSummary(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     checks: tuple[CheckResult, ...] = ()
     screenshots: dict[str, str] = {}  # state id -> artifact path relative to the cell dir
     duration_s: float = 0.0
+    # Replay reuse (`verifier/_reuse.py`): state -> why its earlier observation was kept,
+    # and state -> why it was replayed at this checkpoint.
+    reused: dict[str, str] = {}
+    replayed: dict[str, str] = {}
 
 
 class _Event(

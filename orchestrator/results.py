@@ -51,6 +51,10 @@ class StateRun(_Rec, frozen=True, kw_only=True):
     duration_s: float
     screenshot: str = ""  # artifact path relative to the cell/artifact dir
     error: str = ""
+    # Replay reuse (`verifier/_reuse.py`): why this state's observation was carried over
+    # from an earlier checkpoint, or why it was replayed (one of the two is set).
+    reused: str = ""
+    replayed: str = ""
 
 
 class VerifyReport(_Rec, frozen=True, kw_only=True):

@@ -54,6 +54,8 @@ def summarize(index: int, unit: str, report: VerifyReport, duration_s: float) ->
         checks=report.checks,
         screenshots=shots,
         duration_s=duration_s,
+        reused={s.state: s.reused for s in report.states if s.reused},
+        replayed={s.state: s.replayed for s in report.states if s.replayed},
     )
 
 

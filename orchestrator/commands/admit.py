@@ -15,11 +15,13 @@ from ..contract import ContractError, TaskPackage, discover_tasks, load_task
 from ..report import wilson
 from ..verifier import BrowserPool, EnvironmentDrift, check_environment
 from ._loop import run_async
+from .run import add_replay_argument
 
 HELP = "admit task packages: reference clears every unit, negatives fail, R0 is outstanding"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_replay_argument(p)
     p.add_argument("tasks", nargs="*", help="task ids (default: every task)")
     p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
     p.add_argument("--repeat", type=int, default=1, help="replay the reference K times")
@@ -75,7 +77,9 @@ def _load(args: argparse.Namespace) -> list[TaskPackage]:
 
 async def _admit(args: argparse.Namespace, tasks: list[TaskPackage]) -> list[TaskAdmission]:
     backend = await open_backend(args.backend)
-    async with BrowserPool(allow_env_drift=args.allow_env_drift) as pool:
+    async with BrowserPool(
+        allow_env_drift=args.allow_env_drift, replay=args.replay or "reuse"
+    ) as pool:
         for warning in await check_environment(pool, tasks):
             print(warning, file=sys.stderr)
         return await admit_all(tasks, backend, pool, args.out, args.repeat, args.parallel)

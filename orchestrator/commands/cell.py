@@ -21,11 +21,13 @@ from ..records import Arm
 from ..solvers import Solver, make_solver, offline_solver
 from ..verifier import BrowserPool, EnvironmentDrift, check_environment
 from ._loop import run_async
+from .run import add_replay_argument
 
 HELP = "run one cell (task x solver x arm) and print its units, checkpoints and scores"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_replay_argument(p)
     p.add_argument("task", help="task id (under --tasks-dir) or a task directory")
     p.add_argument(
         "--solver",
@@ -59,7 +61,7 @@ async def _run(args: argparse.Namespace, out: Path) -> CellReport:
         providers_cfg = bench.providers
     backend = await open_backend(args.backend)
     async with (
-        BrowserPool(allow_env_drift=args.allow_env_drift) as pool,
+        BrowserPool(allow_env_drift=args.allow_env_drift, replay=args.replay or "reuse") as pool,
         ProviderPool(providers_cfg, fake_tasks=[task.root]) as providers,
     ):
         for warning in await check_environment(pool, [task]):

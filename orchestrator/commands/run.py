@@ -14,7 +14,7 @@ from ..config import BenchConfig, ConfigError, load_config
 from ..contract import ContractError
 from ..manifest import RunLocked
 from ..sweep import SweepOptions, run_sweep
-from ..verifier import EnvironmentDrift
+from ..verifier import REPLAY_MODES, EnvironmentDrift
 from ._loop import run_async
 
 HELP = "run a sweep (the default command)"
@@ -41,6 +41,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="grade visual gates not applicable when rendering differs from the evidence",
     )
+    add_replay_argument(p)
+
+
+def add_replay_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--replay",
+        choices=REPLAY_MODES,
+        help="full: replay every state at every checkpoint (audit); reuse (default):"
+        " keep the observation of a state whose served bytes did not change",
+    )
 
 
 def apply_overrides(cfg: BenchConfig, args: argparse.Namespace) -> BenchConfig:
@@ -50,6 +60,7 @@ def apply_overrides(cfg: BenchConfig, args: argparse.Namespace) -> BenchConfig:
         ("budget_usd", "max_usd"),
         ("backend", "backend"),
         ("repeats", "repeats"),
+        ("replay", "replay"),
     ):
         if getattr(args, flag) is not None:
             changes[key] = getattr(args, flag)

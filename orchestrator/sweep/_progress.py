@@ -1,8 +1,13 @@
-"""Progress: a live rich table, JSON lines for logs, or nothing (`--quiet`)."""
+"""Progress: a live rich table, JSON lines for logs, or nothing (`--quiet`).
+
+The live table needs a terminal: when stderr is not one (a log file, CI), `live` prints
+one plain line instead per finished cell and at least every `HEARTBEAT_S` seconds.
+"""
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections import Counter, defaultdict
 from typing import Literal
@@ -17,6 +22,7 @@ from ..records import STATUSES, ManifestRow
 from ._core import Job
 
 ProgressMode = Literal["live", "jsonl", "quiet"]
+HEARTBEAT_S = 20.0
 
 
 class SweepProgress:
@@ -29,15 +35,24 @@ class SweepProgress:
         self.done: defaultdict[str, Counter[str]] = defaultdict(Counter)
         self.finished_count = 0
         self._live: Live | None = None
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
 
     def __enter__(self) -> SweepProgress:
-        if self.mode == "live":
+        if self.mode == "live" and not sys.stderr.isatty():
+            self._beat = threading.Thread(target=self._heartbeat, daemon=True)
+            self._beat.start()
+        elif self.mode == "live":
             console = Console(stderr=True)
             self._live = Live(self._table(), console=console, refresh_per_second=2, transient=False)
             self._live.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._beat is not None:
+            self._stop.set()
+            self._beat.join(timeout=5)
+            self._line()
         if self._live is not None:
             self._live.update(self._table())
             self._live.__exit__(None, None, None)
@@ -63,6 +78,8 @@ class SweepProgress:
             }
             sys.stdout.write(msgspec.json.encode(line).decode() + "\n")
             sys.stdout.flush()
+        if self._beat is not None:
+            self._line(f"{row.cell} {row.status}")
         self._refresh()
 
     def eta_s(self) -> float | None:
@@ -70,6 +87,23 @@ class SweepProgress:
             return None
         rate = self.finished_count / (time.monotonic() - self.t0)
         return (self.total - self.finished_count) / rate
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(HEARTBEAT_S):
+            self._line()
+
+    def _line(self, last: str = "") -> None:
+        """One plain progress line on stderr (no terminal for the live table)."""
+        eta = self.eta_s()
+        running = sum(self.running.values())
+        ok = sum(d["ok"] for d in self.done.values())
+        line = (
+            f"[{time.monotonic() - self.t0:6.0f}s] cells {self.finished_count}/{self.total}"
+            f" done ({ok} ok), {running} running, ETA {'?' if eta is None else f'{eta:.0f}s'}"
+            f", tokens {self.ledger.spent_tokens}, ${self.ledger.spent_usd:.4f}"
+        )
+        sys.stderr.write(line + (f"; finished {last}" if last else "") + "\n")
+        sys.stderr.flush()
 
     def _refresh(self) -> None:
         if self._live is not None:

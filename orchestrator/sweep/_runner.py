@@ -188,6 +188,7 @@ async def open_resources(
             async with BrowserPool(
                 max_contexts=cfg.sweep.browser_contexts,
                 allow_env_drift=cfg.sweep.allow_env_drift,
+                replay=cfg.sweep.replay,
             ) as pool:
                 for warning in await check_environment(pool, tasks):
                     print(warning, file=sys.stderr)

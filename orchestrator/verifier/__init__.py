@@ -7,6 +7,8 @@ Public surface:
 - `verify(pool, task, base_url, ...) -> VerifyReport` and `RunHealth` (build, serve and
   scope, decided outside the browser); the `Verifier` Protocol (seam for fakes) and
   `BrowserVerifier`, the real one;
+- `ReuseCache` — a cell's replays across checkpoints: a state whose served bytes did
+  not change keeps its observation (`_reuse.py`; `pool.replay == "full"` turns it off);
 - `capture(pool, task, base_url, out_dir)` — evidence for a task package;
 - `environment_drift(pool, task)` — how the running rendering environment differs from
   the one the task's evidence was captured in (`evidence/env.json`), '' when it does not;
@@ -20,6 +22,7 @@ in `_verify.py`; blank page, horizontal overflow and the content fingerprint in
 
 from ._browser import BrowserPool as BrowserPool
 from ._browser import BrowserSession as BrowserSession
+from ._browser import ReplayMode as ReplayMode
 from ._environment import RenderEnv as RenderEnv
 from ._environment import check_environment as check_environment
 from ._environment import environment_drift as environment_drift
@@ -35,11 +38,14 @@ from ._health import applicability as applicability
 from ._replay import ReplayOptions as ReplayOptions
 from ._replay_capture import CaptureSummary as CaptureSummary
 from ._replay_capture import capture as capture
+from ._reuse import REPLAY_MODES as REPLAY_MODES
+from ._reuse import ReuseCache as ReuseCache
 from ._seam import BrowserVerifier as BrowserVerifier
 from ._seam import Verifier as Verifier
 from ._verify import verify as verify
 
 __all__ = [
+    "REPLAY_MODES",
     "BrowserCrashed",
     "BrowserPool",
     "BrowserSession",
@@ -49,7 +55,9 @@ __all__ = [
     "HarnessTimeout",
     "RenderEnv",
     "ReplayError",
+    "ReplayMode",
     "ReplayOptions",
+    "ReuseCache",
     "RunHealth",
     "Verifier",
     "VerifierError",

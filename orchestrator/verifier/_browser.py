@@ -16,7 +16,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import Literal, Self, TypeVar
 from urllib.parse import urlsplit
 
 import anyio
@@ -41,6 +41,8 @@ from ._errors import (
     VerifierInfraError,
 )
 from ._replay_world import register_engine, settle_frames
+
+ReplayMode = Literal["reuse", "full"]
 
 T = TypeVar("T")
 
@@ -104,6 +106,7 @@ class BrowserPool:
         executable_path: str = CHROMIUM,
         launch_timeout: float = 30.0,
         allow_env_drift: bool = False,
+        replay: ReplayMode = "reuse",
     ) -> None:
         # More concurrent states than cores only makes each one slower.
         self.limiter = anyio.CapacityLimiter(max_contexts or os.cpu_count() or 1)
@@ -113,6 +116,8 @@ class BrowserPool:
         # When the environment differs from a task's evidence: grade its visual gates
         # not applicable (True) instead of refusing to verify (False).
         self.allow_env_drift = allow_env_drift
+        # "reuse": checkpoints reuse unchanged states (`_reuse.py`); "full": audit mode.
+        self.replay: ReplayMode = replay
         self.launches = 0
         self._fonts: PinnedFonts | None = None
         self._env: RenderEnv | None = None

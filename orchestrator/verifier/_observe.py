@@ -47,3 +47,11 @@ class StateObservation(_Rec, frozen=True, kw_only=True):
     duration_s: float = 0.0
     # Authored check id -> outcome of its assertion on this page.
     outcomes: dict[str, Outcome] = {}
+    # What the page asked the site for ("METHOD url", same origin, in order), and why its
+    # dependencies cannot be bounded by those requests ("" when they can): replay reuse.
+    requests: tuple[str, ...] = ()
+    unbounded: str = ""
+    # Why this observation was reused from an earlier checkpoint ("" = replayed now),
+    # or why it was replayed.
+    reused: str = ""
+    replayed: str = ""

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 import anyio
-from playwright.async_api import ConsoleMessage, Page, Request, Response
+from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
 from ..contract import (
@@ -78,6 +78,17 @@ class Recorder:
     # a request the harness's own reload/goto/link click cut off is not the site's fault.
     epoch: int = 0
     started_in: dict[Request, int] = field(default_factory=dict)
+    # Every same-origin request of the context ("METHOD url"), and why the state's
+    # inputs are not bounded by them (a WebSocket, a worker): see `_reuse.py`.
+    requests: list[str] = field(default_factory=list)
+    unbounded: str = ""
+
+    def attach_context(self, context: BrowserContext) -> None:
+        context.on("request", self._on_any_request)
+
+    def _on_any_request(self, request: Request) -> None:
+        if self._same_origin(request.url):
+            self.requests.append(f"{request.method} {request.url}")
 
     def attach(self, page: Page) -> None:
         page.on("console", self._on_console)
@@ -86,6 +97,11 @@ class Recorder:
         page.on("requestfinished", self._on_finished)
         page.on("requestfailed", self._on_failed)
         page.on("response", self._on_response)
+        page.on("websocket", lambda _ws: self._unbound("it opened a WebSocket"))
+        page.on("worker", lambda _w: self._unbound("it started a worker"))
+
+    def _unbound(self, why: str) -> None:
+        self.unbounded = self.unbounded or why
 
     def _same_origin(self, url: str) -> bool:
         return url.startswith(self.origin + "/") or url == self.origin

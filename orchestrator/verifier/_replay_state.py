@@ -79,6 +79,7 @@ async def replay_state(session: BrowserSession, job: StateJob) -> StateObservati
     page = session.page
     rec = Recorder(origin=session.origin)
     rec.attach(page)
+    rec.attach_context(session.context)
     await prepare(page, job.opts)
     nav_error, action_error = await _reach(page, job, rec)
     reached = not (nav_error or action_error)
@@ -103,4 +104,6 @@ async def replay_state(session: BrowserSession, job: StateJob) -> StateObservati
         screenshot=shot,
         duration_s=time.monotonic() - started,
         outcomes=outcomes,
+        requests=tuple(rec.requests),
+        unbounded=rec.unbounded,
     )

@@ -18,8 +18,9 @@ from functools import partial
 from pathlib import Path
 
 import anyio
+import msgspec
 
-from ..contract import CheckSpec, Contract, State, TaskPackage, resolve_viewport
+from ..contract import CheckSpec, Contract, State, TaskPackage, Visual, resolve_viewport
 from ..results import CheckResult, StateRun, VerifyReport
 from ._browser import BrowserPool
 from ._environment import VISUAL_GATES, environment_drift
@@ -30,6 +31,7 @@ from ._observe import Outcome, StateObservation
 from ._plan import action_chain, is_interactive, summarize_state, viewport_label
 from ._replay import ReplayOptions
 from ._replay_state import StateJob, replay_state
+from ._reuse import Checkpoint
 
 BARE = "~bare"
 
@@ -59,7 +61,11 @@ def _plan(
     health_states: list[str],
     artifacts: Path | None,
     opts: ReplayOptions,
+    ahead: bool = False,
 ) -> list[StateJob]:
+    """The replays needed; `ahead` (replay reuse): a replayed state also evaluates the
+    state's other read-only checks and its fingerprint, so a later checkpoint asking
+    for them can reuse it (`_reuse.py`)."""
     contract = task.contract
     compared = {c.changed_from for c in checks if c.changed_from}
     compared |= {c.state for c in checks if c.changed_from}
@@ -69,6 +75,8 @@ def _plan(
         own = tuple(c for c in checks if c.state == state.id)
         if state.id not in needed and not own:
             continue
+        if ahead:
+            own = _with_read_only(contract, state.id, own)
         job = StateJob(
             key=state.id,
             state=state,
@@ -77,7 +85,7 @@ def _plan(
             base_url=base_url,
             reference_dir=task.evidence / "reference",
             artifacts=artifacts,
-            fingerprint=state.id in compared,
+            fingerprint=ahead or state.id in compared,
             opts=opts,
         )
         jobs.append(job)
@@ -99,6 +107,23 @@ def _plan(
     return jobs
 
 
+def _with_read_only(
+    contract: Contract, state_id: str, own: tuple[CheckSpec, ...]
+) -> tuple[CheckSpec, ...]:
+    """All of the state's checks in contract order, when the added ones only read the page.
+
+    A visual check screenshots the page (full page resizes the viewport, masks add
+    overlays): never added, since a check evaluated after it must see what a replay of
+    the requested checks alone would see.
+    """
+    wanted = {c.id for c in own}
+    every = tuple(c for c in contract.checks if c.state == state_id)
+    added = [c for c in every if c.id not in wanted]
+    if any(isinstance(c.assert_, Visual) for c in added):
+        return own
+    return every
+
+
 # Chromium aborts in-flight requests with ERR_NETWORK_CHANGED when the host's interfaces
 # change (Docker adding a veth for another cell): the host's fault, never the site's, so
 # the state is replayed again rather than failing `network`/`assets`.
@@ -110,17 +135,27 @@ def _host_network_changed(seen: StateObservation) -> bool:
     return any("ERR_NETWORK_CHANGED" in str(t) for t in texts)
 
 
-async def _replay_all(pool: BrowserPool, jobs: list[StateJob]) -> dict[str, StateObservation]:
+async def _replay_all(
+    pool: BrowserPool, jobs: list[StateJob], reuse: Checkpoint | None
+) -> dict[str, StateObservation]:
     found: dict[str, StateObservation] = {}
 
     async def one(job: StateJob) -> None:
         viewport = resolve_viewport(job.state.viewport)
+        why = "full replay"
+        if reuse is not None:
+            kept, why = reuse.lookup(job)
+            if kept is not None:
+                found[job.key] = kept
+                return
         try:
             for _ in range(1 + _HOST_NETWORK_RETRIES):
                 seen = await pool.run(job.base_url, viewport, partial(replay_state, job=job))
-                found[job.key] = seen
+                found[job.key] = seen = msgspec.structs.replace(seen, replayed=why)
                 if not _host_network_changed(seen):
                     break
+            if reuse is not None:
+                reuse.record(job, seen)
         except (BrowserCrashed, ReplayError) as exc:
             # Crashed again after the pool's retry, or the page could not be driven:
             # this state fails. A browser that cannot launch at all propagates.
@@ -192,6 +227,8 @@ def _state_runs(contract: Contract, obs: dict[str, StateObservation]) -> tuple[S
                 duration_s=round(o.duration_s, 3),
                 screenshot=o.screenshot,
                 error=error,
+                reused=o.reused,
+                replayed=o.replayed,
             )
         )
     return tuple(runs)
@@ -247,6 +284,7 @@ async def verify(
     health: RunHealth = RunHealth(),
     artifacts: Path | None = None,
     options: ReplayOptions = ReplayOptions(),
+    reuse: Checkpoint | None = None,
 ) -> VerifyReport:
     """Verify `check_ids` (None: every authored check) plus health on the needed states.
 
@@ -255,6 +293,8 @@ async def verify(
     are replayed too. A server that never became ready fails every requested check.
     Visual checks need the environment of the task's evidence: on a drift they are not
     applicable when `pool.allow_env_drift`, else `EnvironmentDrift` is raised.
+    With `reuse`, a state whose dependencies did not change since its last replay keeps
+    that observation (`_reuse.py`); fresh replays are recorded into it.
     """
     contract = task.contract
     checks = _select_checks(contract, check_ids)
@@ -268,8 +308,8 @@ async def verify(
     if artifacts is not None:
         (artifacts / "states").mkdir(parents=True, exist_ok=True)
     health_states = _health_states(contract, checks, check_ids, states)
-    jobs = _plan(task, base_url, checks, health_states, artifacts, options)
-    obs = await _replay_all(pool, jobs)
+    jobs = _plan(task, base_url, checks, health_states, artifacts, options, ahead=reuse is not None)
+    obs = await _replay_all(pool, jobs, reuse)
     results += [_authored(contract, c, obs) for c in checks]
     for sid in health_states:
         state = contract.state(sid)

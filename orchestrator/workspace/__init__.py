@@ -7,6 +7,7 @@ from ._errors import PathRefused as PathRefused
 from ._errors import WorkspaceError as WorkspaceError
 from ._paths import path_allowed as path_allowed
 from ._snapshot import PROMPT_FILE as PROMPT_FILE
+from ._snapshot import FileIndex as FileIndex
 from ._store import default_store as default_store
 from ._store import discard as discard
 from ._store import discard_under as discard_under
@@ -20,6 +21,7 @@ __all__ = [
     "PROMPT_FILE",
     "DiskLimitExceeded",
     "EditEvent",
+    "FileIndex",
     "PatchError",
     "PathRefused",
     "SearchHit",

@@ -11,6 +11,10 @@ Kept out of every snapshot, at any depth: `.git` (any case), `node_modules/`, `d
 (installed dependencies and build output belong to the sandbox) and the scaffold's
 prompt file. Files larger than `HASH_MAX_BYTES` are represented by a small text blob
 naming their size; folders deeper than `MAX_DEPTH` by a blob saying so.
+
+The same walk yields a `FileIndex`: every path it met, with its kind and, for files and
+links, the blob id and the modification second (what the verifier's replay reuse needs
+to tell whether a URL would be served the same bytes; `orchestrator.verifier._reuse`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 _Key = tuple[str, int, int, int, int, int]
 
+# Kinds in a `FileIndex`: "file", "exec", "link" and "dir" are recorded faithfully;
+# "excluded" (node_modules, dist, the prompt file), "oversize", "deep" and "emptydir"
+# are paths whose bytes the snapshot does not hold (or which git cannot represent).
+FileIndex = dict[str, tuple[str, str]]  # path -> (kind, blob id + ":" + mtime second)
+
 
 class Snapshotter:
     """Writes tree snapshots of `root` into `git_dir`; remembers unchanged files' blobs."""
@@ -46,9 +55,14 @@ class Snapshotter:
 
     def tree(self) -> str:
         """The hex id of a tree object holding the work tree as it is now."""
+        return self.indexed()[0]
+
+    def indexed(self) -> tuple[str, FileIndex]:
+        """The tree id and the index of every path met by the same walk."""
+        index: FileIndex = {"": ("dir", "")}
         fd = os.open(self.root, DIR_FLAGS)
         try:
-            return self._tree(fd, "", 0).hex()
+            return self._tree(fd, "", 0, index).hex(), index
         finally:
             os.close(fd)
 
@@ -73,7 +87,7 @@ class Snapshotter:
         self._written.add(oid)
         return oid
 
-    def _tree(self, dfd: int, prefix: str, depth: int) -> bytes:
+    def _tree(self, dfd: int, prefix: str, depth: int, index: FileIndex) -> bytes:
         entries: list[tuple[bytes, bytes, bytes]] = []  # (sort key, mode, id)
         with os.scandir(dfd) as it:
             listing = list(it)
@@ -88,8 +102,9 @@ class Snapshotter:
             bname = os.fsencode(name)
             if stat.S_ISDIR(st.st_mode):
                 if name in EXCLUDED_DIRS:
+                    index[prefix + name] = ("excluded", "")
                     continue
-                oid = self._subtree(dfd, name, prefix, depth)
+                oid = self._subtree(dfd, name, prefix, depth, index)
                 if oid is None:
                     continue
                 mode = b"40000" if oid[0] == "tree" else b"100644"
@@ -97,23 +112,35 @@ class Snapshotter:
                 entries.append((key, mode, oid[1]))
             elif stat.S_ISREG(st.st_mode):
                 if name in EXCLUDED_FILES:
+                    index[prefix + name] = ("excluded", "")
                     continue
                 blob = self._file_blob(dfd, name, prefix + name, st)
                 if blob is not None:
-                    mode = b"100755" if st.st_mode & stat.S_IXUSR else b"100644"
+                    executable = bool(st.st_mode & stat.S_IXUSR)
+                    mode = b"100755" if executable else b"100644"
                     entries.append((bname, mode, blob))
+                    kind = "oversize" if st.st_size > HASH_MAX_BYTES else "file"
+                    kind = "exec" if executable and kind == "file" else kind
+                    index[prefix + name] = (kind, f"{blob.hex()}:{int(st.st_mtime)}")
             elif stat.S_ISLNK(st.st_mode):
                 try:
                     target = os.readlink(name, dir_fd=dfd)
                 except OSError:
                     continue
-                entries.append((bname, b"120000", self.write_object("blob", os.fsencode(target))))
+                link = self.write_object("blob", os.fsencode(target))
+                entries.append((bname, b"120000", link))
+                index[prefix + name] = ("link", link.hex())
+            else:
+                index[prefix + name] = ("excluded", "")  # a fifo, socket or device
         entries.sort(key=lambda e: e[0])
         body = b"".join(mode + b" " + key.rstrip(b"/") + b"\0" + oid for key, mode, oid in entries)
         return self.write_object("tree", body)
 
-    def _subtree(self, dfd: int, name: str, prefix: str, depth: int) -> tuple[str, bytes] | None:
+    def _subtree(
+        self, dfd: int, name: str, prefix: str, depth: int, index: FileIndex
+    ) -> tuple[str, bytes] | None:
         if depth >= MAX_DEPTH:
+            index[prefix + name] = ("deep", "")
             note = f"pwb: folder deeper than {MAX_DEPTH} levels, not recorded\n"
             return "blob", self.write_object("blob", note.encode())
         try:
@@ -121,9 +148,10 @@ class Snapshotter:
         except OSError:
             return None  # replaced by a link meanwhile: not followed
         try:
-            oid = self._tree(sub, prefix + name + "/", depth + 1)
+            oid = self._tree(sub, prefix + name + "/", depth + 1, index)
         finally:
             os.close(sub)
+        index[prefix + name] = ("emptydir" if oid == EMPTY_TREE else "dir", "")
         return None if oid == EMPTY_TREE else ("tree", oid)
 
     def _file_blob(self, dfd: int, name: str, rel: str, st: os.stat_result) -> bytes | None:

@@ -21,7 +21,7 @@ import msgspec
 from . import _paths, _walk
 from ._errors import DiskLimitExceeded, PatchError, PathRefused, WorkspaceError
 from ._git import NO_EXTERNAL, git
-from ._snapshot import PROMPT_FILE, Snapshotter
+from ._snapshot import PROMPT_FILE, FileIndex, Snapshotter
 from ._store import GIT, TREE, discard, new_home
 
 MAX_READ_BYTES = 200_000
@@ -236,6 +236,14 @@ class Workspace:
         """A content id of the whole working tree: equal ids mean no file changed."""
         try:
             return await anyio.to_thread.run_sync(self._snap.tree)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot read the work tree: {exc.strerror}") from exc
+
+    async def file_index(self) -> tuple[str, FileIndex]:
+        """The tree id and, from the same walk, every path's kind, blob id and mtime second
+        (see `_snapshot.FileIndex`); what replay reuse compares between checkpoints."""
+        try:
+            return await anyio.to_thread.run_sync(self._snap.indexed)
         except OSError as exc:
             raise WorkspaceError(f"cannot read the work tree: {exc.strerror}") from exc
 

@@ -69,6 +69,7 @@ class Site:
         check_ids: Collection[str] | None,
         health: RunHealth,
         artifacts: Path | None,
+        workspace: object = None,
     ) -> VerifyReport:
         cell = base_url.rsplit("/", 1)[-1]
         self.calls.append((cell, None if check_ids is None else frozenset(check_ids)))

@@ -1,0 +1,259 @@
+"""Replay reuse: a state whose inputs did not change keeps its last observation.
+
+A state's outcome is a function of the bytes it was served and the actions it replays.
+Each replayed state records every same-origin request it made; the next checkpoint
+reuses its observation only when all of these hold (anything else replays):
+
+- the job is the same (state, action chain, settle rule, base URL, options, reference
+  evidence) and asks for no check, fingerprint or screenshot the stored one lacks, and
+  drops no visual check the stored one evaluated (a screenshot may change the page for
+  the checks after it). A replay evaluates all of the state's checks, in contract order,
+  when the added ones only read the page (`_verify._with_read_only`);
+- the replay was clean: no crash, no host network change, every request a GET or HEAD,
+  no WebSocket and no worker, and the work tree did not move while it ran;
+- its dependencies are byte-identical in the new work tree:
+  - static stacks (Python's `http.server` with no install or build step): every
+    requested URL resolves, by that server's rules, to the same view — the same file
+    (blob and modification second, which `Last-Modified` carries), the same folder with
+    the same `index.html`/`index.htm`, or still nothing (a 404). A URL reaching a link,
+    a folder without an index (a generated listing), or a path the snapshot does not
+    hold (node_modules, dist, the prompt file, oversize files, empty folders) is
+    uncertain and never reused;
+  - every other stack (node, php, vite, any install/build/start beyond a static file
+    server): the whole file index (every path, blob and mtime) is identical, and no
+    replay of the cell has ever sent a request that could change server state.
+
+The server itself is not in the workspace for static stacks; for the others it is, so a
+changed server file changes the index and replays everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import msgspec
+
+from ..contract import Contract, Visual
+from ..workspace import FileIndex
+from ._browser import ReplayMode
+from ._observe import StateObservation
+from ._replay_state import StateJob
+
+REPLAY_MODES: tuple[ReplayMode, ...] = ("reuse", "full")
+_STATIC_START = re.compile(r"python3? -m http\.server \$PORT( --bind 0\.0\.0\.0)?")
+_SAFE_METHODS = frozenset({"GET", "HEAD"})
+_UNHELD = frozenset({"excluded", "oversize", "deep", "emptydir", "link"})
+
+
+class Uncertain(Exception):
+    """The dependencies cannot be bounded: the state must replay."""
+
+
+def is_static(contract: Contract) -> bool:
+    s = contract.serve
+    return (
+        contract.stack == "static"
+        and not s.install
+        and not s.build
+        and _STATIC_START.fullmatch(s.start.strip()) is not None
+    )
+
+
+def _http_server_path(url: str) -> tuple[str, bool]:
+    """The work-tree path `http.server` serves for `url` (its `translate_path`)."""
+    path = urlsplit(url).path
+    trailing = path.rstrip().endswith("/")
+    path = posixpath.normpath(unquote(path, errors="surrogatepass"))
+    words = [w for w in path.split("/") if w and w not in (".", "..")]
+    return "/".join(words), trailing
+
+
+def _held(index: FileIndex, rel: str) -> tuple[str, str] | None:
+    """The index entry at `rel`; `Uncertain` when a prefix is a link or not held."""
+    parts = rel.split("/") if rel else []
+    for i in range(1, len(parts) + 1):
+        entry = index.get("/".join(parts[:i]))
+        if entry is not None and entry[0] in _UNHELD:
+            raise Uncertain(f"/{rel} reaches a path whose bytes are not snapshotted")
+        if entry is None:
+            return None  # nothing there, so nothing below it either (a 404)
+    return index.get(rel)
+
+
+def static_view(index: FileIndex, url: str) -> str:
+    """What `http.server` answers for `url`, as far as the work tree decides it."""
+    rel, trailing = _http_server_path(url)
+    if any(w.lower() == ".git" for w in rel.split("/")):
+        raise Uncertain(f"/{rel} is inside .git")
+    entry = _held(index, rel)
+    if entry is None:
+        return "absent"
+    kind, blob = entry
+    if kind != "dir":
+        return f"{kind} {blob} {trailing}"
+    pages = []
+    for name in ("index.html", "index.htm"):
+        sub = _held(index, f"{rel}/{name}" if rel else name)
+        pages.append("-" if sub is None else f"{sub[0]} {sub[1]}")
+    if pages == ["-", "-"]:
+        raise Uncertain(f"/{rel} is a folder without an index page (a generated listing)")
+    return f"dir {trailing} {' '.join(pages)}"
+
+
+def index_digest(index: FileIndex) -> str:
+    h = hashlib.sha256()
+    for path in sorted(index):
+        kind, blob = index[path]
+        h.update(f"{path}\0{kind}\0{blob}\n".encode())
+    return h.hexdigest()
+
+
+def job_signature(job: StateJob) -> tuple[object, ...]:
+    """Everything about a job, other than its checks and artifacts, that a replay uses."""
+    return (
+        job.state,
+        job.actions,
+        job.base_url,
+        str(job.reference_dir),
+        job.use_settle_selector,
+        job.opts,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    signature: tuple[object, ...]
+    observation: StateObservation
+    fingerprinted: bool
+    # Checks evaluated that may change the page (visual: a screenshot): a later request
+    # without them would have evaluated its checks on a different page history.
+    mutating: frozenset[str]
+    screenshot: Path | None
+    views: tuple[tuple[str, str], ...]  # static: (url, view); other stacks: ("*", digest)
+    checkpoint: int
+
+
+@dataclass(slots=True)
+class ReuseCache:
+    """Observations of one cell's replays across its checkpoints (one per job key)."""
+
+    @classmethod
+    def for_contract(cls, contract: Contract) -> ReuseCache:
+        return cls(static=is_static(contract))
+
+    def checkpoint(self, tree: str, index: FileIndex, number: int) -> Checkpoint:
+        return Checkpoint(cache=self, index=index, tree=tree, number=number)
+
+    static: bool
+    entries: dict[str, _Entry] = field(default_factory=dict)
+    # A non-GET request reached a stateful server: nothing of it can be reused again.
+    server_touched: str = ""
+
+    def views(
+        self, index: FileIndex, digest: str, obs: StateObservation
+    ) -> tuple[tuple[str, str], ...]:
+        if not self.static:
+            return (("*", digest),)
+        urls = sorted({r.split(" ", 1)[1] for r in obs.requests})
+        return tuple((u, static_view(index, u)) for u in urls)
+
+
+@dataclass(slots=True)
+class Checkpoint:
+    """One checkpoint's view of the cache: the work tree as the server sees it now."""
+
+    cache: ReuseCache
+    index: FileIndex  # the work tree as the server sees it at this checkpoint
+    tree: str
+    number: int
+    digest: str = ""
+    fresh: list[tuple[StateJob, StateObservation]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.digest = "" if self.cache.static else index_digest(self.index)
+
+    def lookup(self, job: StateJob) -> tuple[StateObservation | None, str]:
+        """The stored observation to reuse for `job`, or None and why it replays."""
+        entry = self.cache.entries.get(job.key)
+        if entry is None:
+            return None, "no earlier replay to reuse"
+        if entry.signature != job_signature(job):
+            return None, "the state's replay inputs changed"
+        missing = [c.id for c in job.checks if c.id not in entry.observation.outcomes]
+        if missing:
+            return None, f"check(s) not evaluated before: {', '.join(missing)}"
+        wanted = {c.id for c in job.checks}
+        dropped = sorted(entry.mutating - wanted)
+        if dropped:
+            return None, f"visual check(s) evaluated before are not requested now: {dropped}"
+        if job.fingerprint and not entry.fingerprinted:
+            return None, "needs a content fingerprint not taken before"
+        if job.artifacts is not None and entry.screenshot is None:
+            return None, "needs a screenshot not taken before"
+        if self.cache.server_touched:
+            return None, self.cache.server_touched
+        for url, view in entry.views:
+            try:
+                now = self.digest if url == "*" else static_view(self.index, url)
+            except Uncertain as exc:
+                return None, str(exc)
+            if now != view:
+                what = "the work tree" if url == "*" else urlsplit(url).path
+                return None, f"{what} changed"
+        obs = entry.observation
+        outcomes = {k: v for k, v in obs.outcomes.items() if k in wanted}
+        shot = ""
+        if job.artifacts is not None and entry.screenshot is not None:
+            shot = f"states/{job.key}.png"
+            shutil.copyfile(entry.screenshot, job.artifacts / shot)
+        why = (
+            f"every requested URL serves the same bytes as at checkpoint {entry.checkpoint}"
+            if self.cache.static
+            else f"the work tree is byte-identical to checkpoint {entry.checkpoint}"
+        )
+        kept = msgspec.structs.replace(
+            obs, outcomes=outcomes, screenshot=shot, duration_s=0.0, reused=why, replayed=""
+        )
+        return kept, ""
+
+    def record(self, job: StateJob, obs: StateObservation) -> None:
+        """A fresh replay of this checkpoint (stored by `commit`)."""
+        self.fresh.append((job, obs))
+
+    def commit(self, tree_after: str) -> None:
+        """Store the fresh replays whose dependencies could be bounded; `tree_after` is
+        the work tree after them (a tree that moved meanwhile stores nothing)."""
+        for job, obs in self.fresh:
+            self._store(job, obs, stable=tree_after == self.tree)
+        self.fresh.clear()
+
+    def _store(self, job: StateJob, obs: StateObservation, *, stable: bool) -> None:
+        unsafe = [r for r in obs.requests if r.split(" ", 1)[0] not in _SAFE_METHODS]
+        if unsafe and not self.cache.static:
+            self.cache.server_touched = f"an earlier replay sent {unsafe[0]!r} to the server"
+        self.cache.entries.pop(job.key, None)
+        if unsafe or obs.error or obs.unbounded or not stable:
+            return
+        texts = (*obs.failed_requests, *obs.failed_assets, obs.nav_error, obs.action_error)
+        if any("ERR_NETWORK_CHANGED" in t for t in texts):
+            return
+        try:
+            views = self.cache.views(self.index, self.digest, obs)
+        except Uncertain:
+            return
+        shot = job.artifacts / obs.screenshot if job.artifacts and obs.screenshot else None
+        self.cache.entries[job.key] = _Entry(
+            signature=job_signature(job),
+            observation=obs,
+            fingerprinted=job.fingerprint,
+            mutating=frozenset(c.id for c in job.checks if isinstance(c.assert_, Visual)),
+            screenshot=shot,
+            views=views,
+            checkpoint=self.number,
+        )
