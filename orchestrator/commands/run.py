@@ -62,7 +62,7 @@ def apply_overrides(cfg: BenchConfig, args: argparse.Namespace) -> BenchConfig:
         ("repeats", "repeats"),
         ("replay", "replay"),
     ):
-        if getattr(args, flag) is not None:
+        if getattr(args, flag, None) is not None:
             changes[key] = getattr(args, flag)
     if args.arms:
         changes["arms"] = tuple(args.arms)
