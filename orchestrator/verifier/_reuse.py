@@ -9,8 +9,10 @@ reuses its observation only when all of these hold (anything else replays):
   drops no visual check the stored one evaluated (a screenshot may change the page for
   the checks after it). A replay evaluates all of the state's checks, in contract order,
   when the added ones only read the page (`_verify._with_read_only`);
-- the replay was clean: no crash, no host network change, every request a GET or HEAD,
-  no WebSocket and no worker, and the work tree did not move while it ran;
+- the replay was clean: the state was reached, no crash, no timeout or host network
+  change anywhere in it (those may be the machine's load, not the site: a transient
+  failure is never carried forward), every request a GET or HEAD, no WebSocket and no
+  worker, and the work tree did not move while it ran;
 - its dependencies are byte-identical in the new work tree:
   - static stacks (Python's `http.server` with no install or build step): every
     requested URL resolves, by that server's rules, to the same view — the same file
@@ -124,6 +126,24 @@ def job_signature(job: StateJob) -> tuple[object, ...]:
         job.use_settle_selector,
         job.opts,
     )
+
+
+_TRANSIENT = ("ERR_NETWORK_CHANGED", "Timeout", "timed out", "could not evaluate", "browser error")
+
+
+def _timing_dependent(obs: StateObservation) -> bool:
+    """A state not reached, or a result that may be the machine's load rather than the
+    site (a timeout, a host network change, a browser error): replayed every time, so
+    a transient failure is never carried forward."""
+    if obs.nav_error or obs.action_error:
+        return True
+    texts = (
+        *obs.failed_requests,
+        *obs.failed_assets,
+        *obs.console_errors,
+        *(o.observed for o in obs.outcomes.values()),
+    )
+    return any(t in text for text in texts for t in _TRANSIENT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,8 +260,7 @@ class Checkpoint:
         self.cache.entries.pop(job.key, None)
         if unsafe or obs.error or obs.unbounded or not stable:
             return
-        texts = (*obs.failed_requests, *obs.failed_assets, obs.nav_error, obs.action_error)
-        if any("ERR_NETWORK_CHANGED" in t for t in texts):
+        if _timing_dependent(obs):
             return
         try:
             views = self.cache.views(self.index, self.digest, obs)

@@ -150,3 +150,21 @@ def test_dynamic_stacks_are_not_static() -> None:
         raw["serve"] = serve
         contract = msgspec.convert(raw, type(task.contract))
         assert not is_static(contract)
+
+
+def test_transient_failures_are_never_carried_forward() -> None:
+    from orchestrator.verifier._observe import Outcome, StateObservation
+    from orchestrator.verifier._reuse import _timing_dependent
+
+    clean = StateObservation(state="a", outcomes={"c": Outcome(passed=True, observed="ok")})
+    assert not _timing_dependent(clean)
+    for bad in (
+        StateObservation(state="a", action_error="action 1: click failed: Timeout 5000ms"),
+        StateObservation(state="a", nav_error="navigation to / failed"),
+        StateObservation(
+            state="a",
+            outcomes={"c": Outcome(passed=False, observed="browser error: Page.screenshot: x")},
+        ),
+        StateObservation(state="a", failed_requests=("[load] fetch /x: net::ERR_NETWORK_CHANGED",)),
+    ):
+        assert _timing_dependent(bad), bad
