@@ -135,6 +135,25 @@ def _host_network_changed(seen: StateObservation) -> bool:
     return any("ERR_NETWORK_CHANGED" in str(t) for t in texts)
 
 
+# An action or navigation that timed out may be the host's load, not the site: the state
+# is replayed once more with this much more patience; failing again, it is the site's.
+_TIMEOUT_PATIENCE = 3.0
+
+
+def _timed_out(seen: StateObservation) -> bool:
+    return any("Timeout" in t and "exceeded" in t for t in (seen.nav_error, seen.action_error))
+
+
+def _patient(job: StateJob) -> StateJob:
+    o = job.opts
+    opts = replace(
+        o,
+        action_timeout=o.action_timeout * _TIMEOUT_PATIENCE,
+        navigation_timeout=o.navigation_timeout * _TIMEOUT_PATIENCE,
+    )
+    return replace(job, opts=opts)
+
+
 async def _replay_all(
     pool: BrowserPool, jobs: list[StateJob], reuse: Checkpoint | None
 ) -> dict[str, StateObservation]:
@@ -151,6 +170,9 @@ async def _replay_all(
         try:
             for _ in range(1 + _HOST_NETWORK_RETRIES):
                 seen = await pool.run(job.base_url, viewport, partial(replay_state, job=job))
+                if _timed_out(seen):
+                    patient = partial(replay_state, job=_patient(job))
+                    seen = await pool.run(job.base_url, viewport, patient)
                 found[job.key] = seen = msgspec.structs.replace(seen, replayed=why)
                 if not _host_network_changed(seen):
                     break
