@@ -68,6 +68,9 @@ class Checkpointer:
         self.count += 1
         index = self.count
         t0 = time.monotonic()
+        # A sandbox lost since the last checkpoint (container removed, daemon restarted)
+        # must not be graded: the earlier serve outcome would point at nothing.
+        await self.sandbox.ensure_alive()
         build, served = await self._prepare()
         health = RunHealth(
             **applicability(self.task.contract),
@@ -86,6 +89,8 @@ class Checkpointer:
             artifacts=out,
             workspace=self.workspace,
         )
+        # ...nor one lost while it was verified: the failures would be the sandbox's.
+        await self.sandbox.ensure_alive()
         return index, report, time.monotonic() - t0
 
 

@@ -139,9 +139,34 @@ def _problems(cfg: BenchConfig) -> list[str]:
                     f"solvers[{i}].scaffold.state: expected a path inside the workspace, "
                     f"got {pattern!r}"
                 )
-    if cfg.sweep.concurrency < 1:
-        out.append(f"sweep.concurrency: expected a positive integer, got {cfg.sweep.concurrency}")
+    sw = cfg.sweep
+    for key, value, least in (
+        ("concurrency", sw.concurrency, 1),
+        ("repeats", sw.repeats, 1),
+        ("infra_retries", sw.infra_retries, 0),
+        ("browser_contexts", sw.browser_contexts, 1),
+        ("sandbox_starts", sw.sandbox_starts, 1),
+        ("image_builds", sw.image_builds, 1),
+    ):
+        if value < least:
+            what = "a positive integer" if least else "an integer >= 0"
+            out.append(f"sweep.{key}: expected {what}, got {value}")
+    if not sw.cell_timeout_s > 0:
+        out.append(f"sweep.cell_timeout_s: expected seconds > 0, got {sw.cell_timeout_s}")
+    if sw.max_usd is not None and not sw.max_usd > 0:
+        out.append(f"sweep.max_usd: expected dollars > 0, got {sw.max_usd}")
+    if sw.max_tokens is not None and sw.max_tokens < 1:
+        out.append(f"sweep.max_tokens: expected a positive integer, got {sw.max_tokens}")
+    if not sw.arms:
+        out.append("sweep.arms: expected at least one arm, got none")
     return out
+
+
+def validate(cfg: BenchConfig, where: str) -> None:
+    """Raise `ConfigError` naming every out-of-range value (after any overrides)."""
+    problems = _problems(cfg)
+    if problems:
+        raise ConfigError("\n".join(f"{where}:{p}" for p in problems))
 
 
 def load_config(path: Path) -> BenchConfig:
@@ -156,9 +181,7 @@ def load_config(path: Path) -> BenchConfig:
         cfg = msgspec.convert(data, BenchConfig)
     except msgspec.ValidationError as exc:
         raise ConfigError(located_error(exc, where)) from exc
-    problems = _problems(cfg)
-    if problems:
-        raise ConfigError("\n".join(f"{where}:{p}" for p in problems))
+    validate(cfg, where)
     return cfg
 
 

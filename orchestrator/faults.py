@@ -10,8 +10,9 @@ class maps to one row status:
     llm         `LLMError`: the solver's provider failed it
     infra       `SandboxError`, `VerifierInfraError`, a library `TimeoutError`/`OSError`
                 that leaked untranslated: never the solver's fault, retried
-    task        `WorkspaceError` outside the solver's turn: a control's patch does
-                not apply to its own task package (never scored against a solver)
+    task        `WorkspaceError` outside the solver's turn (a control's patch does not
+                apply to its own task package) or `UnknownStack`: the task's problem,
+                permanent, never retried nor scored against a solver
     harness     anything else: a bug of ours (`harness_error`, never retried)
 
 An exception group (task groups in the sandbox and the browser wrap errors) is split:
@@ -25,7 +26,7 @@ import traceback
 
 import anyio
 
-from sandbox import SandboxError
+from sandbox import SandboxError, UnknownStack
 
 from .budget import BudgetExceeded
 from .events import FaultClass
@@ -55,6 +56,8 @@ def classify(exc: BaseException) -> FaultClass:
         return "stop"
     if isinstance(exc, LLMError):
         return "llm"
+    if isinstance(exc, UnknownStack):  # permanent: retrying cannot build it
+        return "task"
     if isinstance(exc, SandboxError | VerifierInfraError | TimeoutError | ConnectionError):
         return "infra"
     if isinstance(exc, WorkspaceError):

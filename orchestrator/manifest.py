@@ -53,9 +53,11 @@ def latest_by_cell(rows: list[ManifestRow]) -> dict[str, ManifestRow]:
 class Manifest:
     """The run directory's manifest, locked for the lifetime of the context."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, sweep_id: str = "") -> None:
         self.run_dir = run_dir
         self.path = run_dir / "manifest.jsonl"
+        self.lock_path = (run_dir / ".lock").resolve()
+        self.sweep_id = sweep_id
         self._lock_fd: int | None = None
         self._fd: int | None = None
         self._enc = msgspec.json.Encoder()
@@ -72,6 +74,9 @@ class Manifest:
             os.close(fd)
             raise RunLocked(f"{self.run_dir}: another sweep is writing this run") from exc
         self._lock_fd = fd
+        if self.sweep_id:  # who holds it; `gc` checks the flock itself, not this text
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{self.sweep_id} {os.getpid()}\n".encode(), 0)
         self._drop_torn_tail()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         return self

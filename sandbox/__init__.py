@@ -26,6 +26,7 @@ from ._types import Sandbox as Sandbox
 from ._types import SandboxError as SandboxError
 from ._types import ServeOutcome as ServeOutcome
 from ._types import ServeSpec as ServeSpec
+from ._types import UnknownStack as UnknownStack
 
 __all__ = [
     "AgentLayer",
@@ -48,6 +49,7 @@ __all__ = [
     "SandboxError",
     "ServeOutcome",
     "ServeSpec",
+    "UnknownStack",
     "collect_garbage",
     "docker_available",
     "ensure_task_image",

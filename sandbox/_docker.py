@@ -216,6 +216,17 @@ class DockerSandbox:
         detail = f"server not ready ({why}):\n{self.logs_tail()}"
         return ServeOutcome(ready=False, detail=detail, duration_s=took)
 
+    async def ensure_alive(self) -> None:
+        with entering(f"inspect {self._c.id[:12]}"):
+            try:
+                info = await self._c.show()
+            except aiodocker.DockerError as exc:
+                if is_gone(exc):
+                    raise ContainerError(f"container {self._c.id[:12]} is gone") from exc
+                raise
+        if not (info.get("State") or {}).get("Running"):
+            raise ContainerError(f"container {self._c.id[:12]} is not running")
+
     async def stop_server(self) -> None:
         done, self._server_done = self._server_done, None
         if done is None or done.is_set():
@@ -292,7 +303,7 @@ class DockerBackend:
     async def _create_network(
         self, docker: aiodocker.Docker, name: str, labels: Labels, limits: Limits
     ) -> dict[str, Any]:
-        net_labels = Labels(sweep=labels.sweep, cell="")
+        net_labels = Labels(sweep=labels.sweep, cell="", lock=labels.lock)
         config = {
             "Name": name,
             "CheckDuplicate": True,

@@ -30,7 +30,7 @@ import anyio
 import msgspec
 
 from ._docker_errors import docker_client, entering
-from ._types import ImageError
+from ._types import ImageError, UnknownStack
 
 Progress = Callable[[str], None]
 BASE_TAG = "pwb-base:bookworm"
@@ -134,7 +134,7 @@ class ImageBuilder:
         """The tag of the stack image, built if its inputs changed."""
         ctx_dir = self._dir / stack
         if not (ctx_dir / "Dockerfile").is_file():
-            raise ImageError(f"no stack image {stack!r}: {ctx_dir}/Dockerfile missing")
+            raise UnknownStack(f"no stack image {stack!r}: {ctx_dir}/Dockerfile missing")
         base_id = await self.ensure_base(progress)
         files = {**_dir_files(ctx_dir), "pwb-ca.crt": self._ca}
         tag = f"pwb-{stack}:{_digest([('base', base_id.encode()), *files.items()])}"

@@ -1,15 +1,22 @@
 """Remove containers and networks a crashed sweep left behind, found by their labels.
 
-Every pwb container and network carries `pwb.sweep`, `pwb.cell` and `pwb.expires`;
+Every pwb container and network carries `pwb.sweep`, `pwb.cell` and `pwb.expires`, and
+a sweep's also `pwb.lock`, the path of the run lock it holds (`flock`) while alive;
 this is what `python -m orchestrator gc` and the start of every sweep call. A removed
 network's host firewall chain goes with it, and so does any chain whose network is
 gone (a crash between the two, or a network removed by hand).
+
+Liveness: a resource whose `pwb.lock` is held belongs to a live sweep and is never
+removed (unless `force`). Without a lock label (ad-hoc `cell`/`verify` runs, tests) a
+resource is removed only when its sweep is named or its time-to-live has passed.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
+import os
 import time
 
 import aiodocker
@@ -35,17 +42,46 @@ def _filters(sweep: str | None) -> dict[str, list[str]]:
     return {"label": [f"pwb.sweep={sweep}" if sweep else "pwb.sweep"]}
 
 
-def _wanted(labels: dict[str, str], expired_only: bool, now: float) -> bool:
-    if not expired_only:
+def lock_held(path: str) -> bool:
+    """Does a live process hold the `flock` on `path` (a sweep's run lock)?"""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False  # the run directory is gone: nobody can hold it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
         return True
+    finally:
+        os.close(fd)  # also releases the shared lock taken just now
+    return False
+
+
+def _expired(labels: dict[str, str], now: float) -> bool:
     try:
         return float(labels.get("pwb.expires", "0")) <= now
     except ValueError:
         return True  # unreadable expiry: treat as expired rather than leak
 
 
-async def collect_garbage(*, sweep: str | None = None, expired_only: bool = False) -> list[Removed]:
-    """Remove labelled containers, then their networks; return what was removed.
+def _wanted(
+    labels: dict[str, str], *, named: bool, expired_only: bool, force: bool, now: float
+) -> bool:
+    if force:
+        return not expired_only or _expired(labels, now)
+    lock = labels.get("pwb.lock", "")
+    if lock and lock_held(lock):
+        return False  # a live sweep's
+    if expired_only or not (lock or named):
+        return _expired(labels, now)
+    return True
+
+
+async def collect_garbage(
+    *, sweep: str | None = None, expired_only: bool = False, force: bool = False
+) -> list[Removed]:
+    """Remove labelled containers, then their networks, of sweeps that are not alive
+    (all of `sweep`'s with `force`); return what was removed.
 
     Shielded and bounded, so a Ctrl-C during gc does not leave it half done forever.
     Networks still in use by a live container are skipped (Docker refuses them).
@@ -63,7 +99,13 @@ async def collect_garbage(*, sweep: str | None = None, expired_only: bool = Fals
                 )
                 for c in containers:
                     labels = c["Labels"] or {}
-                    if not _wanted(labels, expired_only, now):
+                    if not _wanted(
+                        labels,
+                        named=sweep is not None,
+                        expired_only=expired_only,
+                        force=force,
+                        now=now,
+                    ):
                         continue
                     try:
                         await c.delete(force=True)
@@ -75,7 +117,13 @@ async def collect_garbage(*, sweep: str | None = None, expired_only: bool = Fals
                 networks = await docker.networks.list(filters=_filters(sweep))
                 for n in networks:
                     labels = n.get("Labels") or {}
-                    if not _wanted(labels, expired_only, now):
+                    if not _wanted(
+                        labels,
+                        named=sweep is not None,
+                        expired_only=expired_only,
+                        force=force,
+                        now=now,
+                    ):
                         continue
                     try:
                         await (await docker.networks.get(n["Id"])).delete()

@@ -151,6 +151,9 @@ class LocalSandbox:
             return ExecResult(command="", exit_code=0, output_tail="", duration_s=0.0)
         return await self.run(command)
 
+    async def ensure_alive(self) -> None:
+        return None  # no container to lose: the host itself runs the server
+
     async def serve(self) -> ServeOutcome:
         await self.stop_server()
         t0 = time.monotonic()

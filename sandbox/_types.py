@@ -5,6 +5,7 @@ Exception hierarchy (library errors are translated where they enter):
     SandboxError                 infrastructure fault: retryable by the sweep
     ├── BackendUnavailable       no daemon / backend cannot be used
     ├── ImageError               a stack or task image could not be built
+    │   └── UnknownStack         no image definition for the task's stack (permanent)
     └── ContainerError           a container died, OOMed, or the daemon refused it
 
 A failing install/build/start command is *data* (`ExecResult`, `ServeOutcome`), not
@@ -31,6 +32,11 @@ class BackendUnavailable(SandboxError):
 
 class ImageError(SandboxError):
     pass
+
+
+class UnknownStack(ImageError):
+    """A task names a stack no image exists for: the task's problem, and permanent (a
+    retry cannot fix it), unlike every other `SandboxError`."""
 
 
 class ContainerError(SandboxError):
@@ -64,14 +70,22 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Labels(msgspec.Struct, frozen=True, kw_only=True):
-    """Every container and network carries these; `gc` finds leftovers by them."""
+    """Every container and network carries these; `gc` finds leftovers by them.
+
+    `lock` is the path of the owning sweep's run lock (a file it holds `flock`ed while
+    alive): `gc` removes a sweep's resources only once nobody holds that lock.
+    """
 
     sweep: str
     cell: str
+    lock: str = ""
 
     def as_dict(self, expires: float) -> dict[str, str]:
         """Docker label form; `expires` is the unix time after which `gc` may remove it."""
-        return {"pwb.sweep": self.sweep, "pwb.cell": self.cell, "pwb.expires": str(int(expires))}
+        out = {"pwb.sweep": self.sweep, "pwb.cell": self.cell, "pwb.expires": str(int(expires))}
+        if self.lock:
+            out["pwb.lock"] = self.lock
+        return out
 
 
 class ExecResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -123,6 +137,11 @@ class Sandbox(Protocol):
         ...
 
     async def stop_server(self) -> None: ...
+
+    async def ensure_alive(self) -> None:
+        """Raise `ContainerError` if the sandbox itself is gone (e.g. its container was
+        removed): checked before every checkpoint, so a lost sandbox is never graded."""
+        ...
 
     def logs_tail(self) -> str: ...
 

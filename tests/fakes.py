@@ -20,7 +20,7 @@ from orchestrator.results import CheckResult, GateResult, VerifyReport
 from orchestrator.verifier import RunHealth
 from sandbox import ExecResult, Labels, Limits, Sandbox, ServeOutcome, ServeSpec
 
-Point = Literal["open", "serve", "verify"]
+Point = Literal["open", "alive", "serve", "verify"]
 # (point, cell label, call number at that point for that cell) -> exception or None
 Injector = Callable[[Point, str, int], BaseException | None]
 
@@ -68,6 +68,9 @@ class FakeSandbox:
 
     async def stop_server(self) -> None:
         return None
+
+    async def ensure_alive(self) -> None:
+        self.faults.hit("alive", self.cell)
 
     def logs_tail(self) -> str:
         return ""

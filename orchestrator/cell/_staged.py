@@ -6,8 +6,9 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 import anyio
+import msgspec
 
-from sandbox import Labels, Sandbox
+from sandbox import Sandbox
 
 from .. import events as ev
 from ..budget import BudgetExceeded, BudgetKind, credit_wait, solver_phase, waiting
@@ -264,7 +265,7 @@ async def _open_sandbox(
     ctx: CellContext, ws: Workspace, stack: AsyncExitStack, tag: str = ""
 ) -> Sandbox:
     """Open the cell's sandbox; only the start is limited (it is the CPU-heavy part)."""
-    labels = Labels(sweep=ctx.labels.sweep, cell=ctx.labels.cell + tag)
+    labels = msgspec.structs.replace(ctx.labels, cell=ctx.labels.cell + tag)
     opening = ctx.backend.open(ws.root, ctx.serve_spec, labels, ctx.limits)
     if ctx.sandbox_limiter is None:
         return await stack.enter_async_context(opening)

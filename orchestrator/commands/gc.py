@@ -9,17 +9,25 @@ import anyio
 
 from sandbox import Removed, SandboxError, collect_garbage
 
-HELP = "remove pwb-labelled containers and networks (all, one --sweep, or --expired only)"
+HELP = (
+    "remove pwb-labelled containers and networks of sweeps that are not alive "
+    "(all, one --sweep, or --expired only; --force also live ones)"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sweep", help="only this sweep's resources")
     p.add_argument("--expired", action="store_true", help="only those past their TTL")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="also remove resources of sweeps that are still running (their run lock is held)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        removed = anyio.run(_gc, args.sweep, args.expired, backend="asyncio")
+        removed = anyio.run(_gc, args.sweep, args.expired, args.force, backend="asyncio")
     except SandboxError as exc:
         print(f"gc: {exc}", file=sys.stderr)
         return 1
@@ -29,5 +37,5 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _gc(sweep: str | None, expired: bool) -> list[Removed]:
-    return await collect_garbage(sweep=sweep, expired_only=expired)
+async def _gc(sweep: str | None, expired: bool, force: bool) -> list[Removed]:
+    return await collect_garbage(sweep=sweep, expired_only=expired, force=force)

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import msgspec
 
-from sandbox import BackendUnavailable
+from sandbox import BackendUnavailable, SandboxError
 
-from ..config import BenchConfig, ConfigError, load_config
+from ..config import BenchConfig, ConfigError, load_config, validate
 from ..contract import ContractError
 from ..manifest import RunLocked
-from ..sweep import SweepOptions, run_sweep
+from ..sweep import SweepInputError, SweepOptions, is_run_dir, read_spec, run_sweep
 from ..verifier import REPLAY_MODES, EnvironmentDrift
 from ._loop import run_async
 
@@ -73,12 +73,38 @@ def apply_overrides(cfg: BenchConfig, args: argparse.Namespace) -> BenchConfig:
     return msgspec.structs.replace(cfg, sweep=msgspec.structs.replace(cfg.sweep, **changes))
 
 
+# Exit codes: 0 done, 2 bad input (nothing run), 3 stopped early (a cap, a provider
+# refusing every request; resumable), 130 interrupted (resumable).
+EXIT_BAD_INPUT = 2
+EXIT_STOPPED = 3
+EXIT_INTERRUPTED = 130
+
+
+def _resumed(args: argparse.Namespace) -> None:
+    """On `--resume`, the run's stored selection fills every filter not given again."""
+    if args.resume is None:
+        return
+    if args.run_dir is not None:
+        raise SweepInputError("--resume and --run-dir: give one of them")
+    if not is_run_dir(args.resume):
+        raise SweepInputError(f"--resume {args.resume}: not a run directory (no manifest.jsonl)")
+    spec = read_spec(args.resume)
+    if spec is None:
+        return
+    args.tasks = args.tasks or list(spec.tasks)
+    args.solvers = args.solvers or list(spec.solvers)
+    args.arms = args.arms or list(spec.arms)
+    args.repeats = spec.repeats if args.repeats is None else args.repeats
+
+
 def run(args: argparse.Namespace) -> int:
     try:
+        _resumed(args)
         cfg = apply_overrides(load_config(args.config), args)
-    except ConfigError as exc:
+        validate(cfg, f"{args.config} (with command-line options)")
+    except (ConfigError, SweepInputError) as exc:
         print(exc, file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     opts = SweepOptions(
         run_dir=args.resume or args.run_dir,
         resume=args.resume is not None,
@@ -88,16 +114,20 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         run_dir, rows = run_async(run_sweep, cfg, opts)
-    except (ContractError, RunLocked, BackendUnavailable, EnvironmentDrift) as exc:
+    except (ContractError, RunLocked, SweepInputError, BackendUnavailable, EnvironmentDrift) as exc:
         print(exc, file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
+    except SandboxError as exc:  # e.g. no Docker daemon when the sweep starts
+        print(f"sandbox backend: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     statuses: dict[str, int] = {}
     for row in rows:
         statuses[row.status] = statuses.get(row.status, 0) + 1
     print(f"{run_dir}/manifest.jsonl: {len(rows)} row(s) written {statuses}")
-    if opts.interrupted:
+    if opts.interrupted or opts.stopped:
+        # The run directory remembers its filters: this reproduces the same cells.
         print(f"resume with: python -m orchestrator --config {args.config} --resume {run_dir}")
-        return 130
+        return EXIT_INTERRUPTED if opts.interrupted else EXIT_STOPPED
     if not args.no_report:
         _report(run_dir, Path(cfg.sweep.tasks_dir))
     return 0

@@ -8,6 +8,10 @@ from ._core import StopSweep as StopSweep
 from ._jobs import cell_key as cell_key
 from ._jobs import plan_jobs as plan_jobs
 from ._jobs import select_tasks as select_tasks
+from ._runspec import RunSpec as RunSpec
+from ._runspec import SweepInputError as SweepInputError
+from ._runspec import is_run_dir as is_run_dir
+from ._runspec import read_spec as read_spec
 from ._sweep import SweepOptions as SweepOptions
 from ._sweep import pending_jobs as pending_jobs
 from ._sweep import run_sweep as run_sweep
@@ -16,12 +20,16 @@ __all__ = [
     "CellFailure",
     "Delivered",
     "Job",
+    "RunSpec",
     "Scheduler",
     "StopSweep",
+    "SweepInputError",
     "SweepOptions",
     "cell_key",
+    "is_run_dir",
     "pending_jobs",
     "plan_jobs",
+    "read_spec",
     "run_sweep",
     "select_tasks",
 ]

@@ -20,20 +20,22 @@ from sandbox import (
     AgentLayer,
     Allow,
     Backend,
+    BackendUnavailable,
     ImageBuilder,
     Labels,
     SandboxError,
     collect_garbage,
+    docker_available,
     open_backend,
 )
 
 from .. import events as ev
-from ..budget import BudgetExceeded, Ledger
+from ..budget import BudgetExceeded, Ledger, waiting
 from ..cell import BaselineCache, CellContext, run_cell
 from ..config import BenchConfig, SolverConfig
 from ..contract import TaskPackage
 from ..events import append_event
-from ..faults import classify, describe, format_traceback
+from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
 from ..llm import ProviderPool
 from ..records import InfraError, LlmError
@@ -45,6 +47,15 @@ from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
 
 log = logging.getLogger("orchestrator.sweep")
 SolverFactory = Callable[[SolverConfig, TaskPackage, BenchConfig, ProviderPool, Ledger], Solver]
+
+
+@dataclass(frozen=True)
+class SweepIds:
+    """A sweep process's unique id and its run lock: every container carries both, so
+    `gc` can tell a live sweep's resources from a dead one's."""
+
+    sweep: str
+    lock: str = ""
 
 
 @dataclass
@@ -60,6 +71,8 @@ class SweepResources:
     image_builder: ImageBuilder
     tasks: dict[str, TaskPackage]
     solvers: dict[str, SolverConfig]
+    ids: SweepIds = SweepIds(sweep="")
+    daemon_wait_s: float = 90.0  # how long a lost Docker daemon is waited for per attempt
     verifier: Verifier | None = None  # None: the browser verifier on `pool`
     solver_factory: SolverFactory = make_solver  # a seam for tests
     gateway: Gateway | None = None  # scaffold solvers' only way to a model
@@ -76,7 +89,7 @@ class SweepResources:
             backend=self.backend,
             pool=self.pool,
             cell_dir=self.cell_dir(job.key),
-            labels=Labels(sweep=row.sweep, cell=job.key),
+            labels=Labels(sweep=self.ids.sweep or row.sweep, cell=job.key, lock=self.ids.lock),
             baseline=self.baseline if self.cfg.sweep.baseline else None,
             weights=self.cfg.scoring,
             wording=self.solvers[row.solver].wording,
@@ -102,7 +115,10 @@ class SweepResources:
         except Exception as exc:
             if not in_cell:
                 _log(ctx, exc)
-            raise self._failure(job, exc) from exc
+            failure = self._failure(job, exc)
+            if isinstance(decisive(exc), BackendUnavailable):
+                await self._await_daemon()
+            raise failure from exc
         finally:
             if solver is not None:
                 with anyio.CancelScope(shield=True):
@@ -124,6 +140,18 @@ class SweepResources:
             stopped=report.stopped,
             stopped_by=report.stopped_by,
         )
+
+    async def _await_daemon(self) -> None:
+        """The daemon is gone (stopped, restarting): wait for it, boundedly, before the
+        retry, so a restart costs the cell an attempt rather than its result. The wait is
+        not charged to the cell's wall time."""
+        if self.backend.name != "docker":
+            return
+        with waiting(), anyio.move_on_after(self.daemon_wait_s):
+            for _ in range(10_000):  # polling: the daemon sends no event when it is back
+                if await docker_available():
+                    return
+                await anyio.sleep(2.0)
 
     def _failure(self, job: Job, exc: Exception) -> Exception:
         """The scheduler's view of why the attempt ended (`orchestrator.faults`)."""
@@ -163,7 +191,7 @@ def _log(ctx: CellContext, exc: BaseException) -> None:
 async def open_resources(
     cfg: BenchConfig,
     run_dir: Path,
-    sweep_name: str,
+    ids: SweepIds,
     tasks: list[TaskPackage],
     ledger: Ledger,
 ) -> AsyncIterator[SweepResources]:
@@ -180,11 +208,11 @@ async def open_resources(
             allow=allow,
         )
         if backend.name == "docker":
-            # A crashed earlier run of this sweep, or anything past its time-to-live.
-            await collect_garbage(sweep=sweep_name)
-            await collect_garbage(expired_only=True)
+            # What dead sweeps left (their run lock is free; e.g. this run's killed earlier
+            # process), and anything past its time-to-live. Live sweeps' are never touched.
+            await collect_garbage()
         try:
-            host = await expose(gateway, backend, sweep_name) if gateway is not None else ""
+            host = await expose(gateway, backend, ids.sweep) if gateway is not None else ""
             async with BrowserPool(
                 max_contexts=cfg.sweep.browser_contexts,
                 allow_env_drift=cfg.sweep.allow_env_drift,
@@ -208,11 +236,12 @@ async def open_resources(
                     solvers={s.name: s for s in cfg.solvers},
                     gateway=gateway,
                     gateway_host=host,
+                    ids=ids,
                 )
         finally:
             if backend.name == "docker":
                 # Its network: Docker has ~30 address pools, so networks must not linger.
                 try:
-                    await collect_garbage(sweep=sweep_name)
+                    await collect_garbage(sweep=ids.sweep, force=True)
                 except SandboxError as exc:  # never hide the error that ended the sweep
-                    log.warning("could not remove sweep %s's network: %s", sweep_name, exc)
+                    log.warning("could not remove sweep %s's network: %s", ids.sweep, exc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import sys
 import time
@@ -20,7 +21,8 @@ from ..solver_cards import write_cards
 from ._core import Job, Scheduler
 from ._jobs import plan_jobs, select_tasks
 from ._progress import ProgressMode, SweepProgress
-from ._runner import open_resources
+from ._runner import SweepIds, open_resources
+from ._runspec import RunSpec, SweepInputError, check_selection, is_run_dir, write_spec
 
 
 @dataclass
@@ -31,6 +33,7 @@ class SweepOptions:
     solvers: tuple[str, ...] = ()
     progress: ProgressMode = "live"
     interrupted: bool = field(default=False)
+    stopped: str = field(default="")  # why the sweep stopped early, if it did
 
 
 def pending_jobs(jobs: list[Job], existing: list[ManifestRow]) -> list[Job]:
@@ -73,18 +76,32 @@ async def _watch_signals(scope: anyio.CancelScope, opts: SweepOptions) -> None:
 
 
 async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[ManifestRow]]:
+    """Run (or resume) a sweep; every input is checked before the run directory is touched.
+
+    `opts.stopped` tells why a sweep ended early (a budget cap, a provider that refuses
+    every request); `opts.interrupted` that the user stopped it.
+    """
     run_dir = opts.run_dir or new_run_dir(cfg)
+    if opts.resume and not is_run_dir(run_dir):
+        raise SweepInputError(f"--resume {run_dir}: not a run directory (no manifest.jsonl)")
+    check_selection(cfg, opts.tasks, opts.solvers)
     tasks = select_tasks(cfg, opts.tasks)
     solvers = [s for s in cfg.solvers if not opts.solvers or s.name in opts.solvers]
+    jobs = plan_jobs(cfg, tasks, solvers, run_dir.name)
+    if not jobs:
+        raise SweepInputError("no cells to run: the selected solvers apply to no selected task")
     ledger = Ledger(max_usd=cfg.sweep.max_usd, max_tokens=cfg.sweep.max_tokens)
-    with Manifest(run_dir) as manifest:
+    sweep_id = f"{run_dir.name}-{secrets.token_hex(4)}"  # unique per sweep process
+    with Manifest(run_dir, sweep_id) as manifest:
         write_cards(run_dir, cfg, solvers)
-        jobs = plan_jobs(cfg, tasks, solvers, run_dir.name)
+        spec = RunSpec(
+            tasks=opts.tasks, solvers=opts.solvers, arms=cfg.sweep.arms, repeats=cfg.sweep.repeats
+        )
+        write_spec(run_dir, spec)
         todo = pending_jobs(jobs, manifest.rows()) if opts.resume else jobs
         skipped = len(jobs) - len(todo)
         if skipped:
             print(f"resume: {skipped} cell(s) already have a current row", file=sys.stderr)
-        rows: list[ManifestRow] = []
         with SweepProgress(len(todo), ledger, opts.progress) as progress:
             scheduler = Scheduler(
                 manifest.append,
@@ -95,14 +112,23 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
                 ledger=ledger,
                 progress=progress,
             )
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_watch_signals, tg.cancel_scope, opts)
-                tg.start_soon(manifest.sync_in_background)
-                if todo:
-                    async with open_resources(cfg, run_dir, run_dir.name, tasks, ledger) as res:
-                        todo = [_on_backend(j, res.backend.name) for j in todo]
-                        rows = await scheduler.run(todo, res.attempt)
-                tg.cancel_scope.cancel()
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_watch_signals, tg.cancel_scope, opts)
+                    tg.start_soon(manifest.sync_in_background)
+                    if todo:
+                        ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))
+                        async with open_resources(cfg, run_dir, ids, tasks, ledger) as res:
+                            todo = [_on_backend(j, res.backend.name) for j in todo]
+                            await scheduler.run(todo, res.attempt)
+                    tg.cancel_scope.cancel()
+            finally:
+                # Rows written so far, even when the sweep was interrupted.
+                rows = list(scheduler.rows)
         if scheduler.stopped_reason:
-            print(scheduler.stopped_reason, file=sys.stderr)
+            opts.stopped = scheduler.stopped_reason
+        elif ledger.stopped:
+            opts.stopped = "sweep stopped: the sweep's money/token cap was reached"
+        if opts.stopped:
+            print(opts.stopped, file=sys.stderr)
     return run_dir, rows

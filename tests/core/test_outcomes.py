@@ -170,3 +170,33 @@ def test_unexpected_exception_in_one_of_8_cells_gives_8_rows_1_harness_error(
     assert bad.cell.endswith("/3") and bad.attempts == 1
     (logged,) = _errors(res, bad)
     assert logged.cause == "harness" and "RuntimeError: bug" in logged.traceback
+
+
+def test_an_unknown_stack_is_a_permanent_task_problem_not_retried(tmp_path: Path) -> None:
+    from sandbox import UnknownStack
+
+    rows, _ = _sweep(tmp_path, _at("open", UnknownStack("no stack image 'cobol'"), calls=(1, 2)))
+    assert [(r.status, r.attempts) for r in rows] == [("infra_error", 1)]
+    assert rows[0].error.startswith("task package:")
+
+
+def test_daemon_loss_waits_for_the_daemon_then_retries(tmp_path: Path) -> None:
+    """A lost daemon (socket gone: aiodocker asserts, translated) costs an attempt, and
+    the retry waits for the daemon, boundedly, instead of 0.5 s."""
+    from sandbox import BackendUnavailable
+
+    waited: list[float] = []
+
+    async def fake_wait(self: SweepResources) -> None:
+        waited.append(self.daemon_wait_s)
+
+    import orchestrator.sweep._runner as runner
+
+    original = runner.SweepResources._await_daemon
+    runner.SweepResources._await_daemon = fake_wait  # type: ignore[method-assign]
+    try:
+        rows, _ = _sweep(tmp_path, _at("open", BackendUnavailable("no Docker daemon socket")))
+    finally:
+        runner.SweepResources._await_daemon = original  # type: ignore[method-assign]
+    assert [(r.status, r.attempts) for r in rows] == [("ok", 2)]
+    assert waited == [90.0]

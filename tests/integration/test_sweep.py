@@ -165,7 +165,8 @@ def test_sigint_tears_down_every_container_and_leaves_a_valid_manifest(
         stderr=subprocess.PIPE,
         text=True,
     )
-    label = f"label=pwb.sweep={run_dir.name}"
+    # A sweep's resources carry its run lock's path (its sweep id is unique per process).
+    label = f"label=pwb.lock={(run_dir / '.lock').resolve()}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         ps = subprocess.run(
