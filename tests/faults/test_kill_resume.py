@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,12 @@ def _cli(config: Path, *extra: str) -> list[str]:
     return [*base, "--no-report", *extra]
 
 
+def _wait_for(ready: Callable[[], bool], proc: subprocess.Popen[bytes], limit: float) -> None:
+    deadline = time.monotonic() + limit
+    while not ready() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 def _results(run_dir: Path) -> dict[str, CellResult | None]:
     rows = [r for r in read_rows(run_dir / "manifest.jsonl") if r.status in FINAL_STATUSES]
     return {r.cell: r.result for r in rows}
@@ -86,7 +93,11 @@ def test_kill_9_at_random_points_then_resume_equals_an_uninterrupted_sweep(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(rng.uniform(0.3, 4.0))  # anywhere: start-up, a cell, a baseline, a write
+        # Anywhere: start-up, a cell, a baseline, a manifest write. Every other kill waits
+        # for the sweep to have started working, so kills also land late in cells.
+        if kills % 2 and is_run_dir(run_dir):
+            _wait_for(lambda: (run_dir / "cells").is_dir(), proc, 60)
+        time.sleep(rng.uniform(0.3, 8.0))
         if proc.poll() is None:
             proc.kill()  # SIGKILL: no cleanup of any kind
             kills += 1
@@ -100,8 +111,9 @@ def test_kill_9_at_random_points_then_resume_equals_an_uninterrupted_sweep(
         if kills >= KILLS:
             break
     assert kills >= KILLS, f"only {kills} kills landed before the sweep finished"
+    where = "--resume" if is_run_dir(run_dir) else "--run-dir"
     done = subprocess.run(
-        _cli(config, "--resume", str(run_dir)), cwd=ROOT, capture_output=True, text=True
+        _cli(config, where, str(run_dir)), cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
     rows = read_rows(run_dir / "manifest.jsonl")
