@@ -65,14 +65,21 @@ def new_run_dir(cfg: BenchConfig) -> Path:
     return Path(cfg.sweep.runs_dir) / f"{cfg.sweep.name}-{stamp}"
 
 
+def _leave_at_once(signum: int, frame: object) -> None:
+    os._exit(130)  # second interrupt: leave at once, no traceback
+
+
 async def _watch_signals(scope: anyio.CancelScope, opts: SweepOptions) -> None:
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for _ in signals:
-            if opts.interrupted:
-                os._exit(130)  # second interrupt: leave at once
-            opts.interrupted = True
-            print("\ninterrupted: cancelling cells and tearing down sandboxes...", file=sys.stderr)
-            scope.cancel()
+            break
+    # Leaving the receiver restored Python's default handlers: a second Ctrl-C would be
+    # a KeyboardInterrupt traceback in the middle of the teardown. It exits at once.
+    signal.signal(signal.SIGINT, _leave_at_once)
+    signal.signal(signal.SIGTERM, _leave_at_once)
+    opts.interrupted = True
+    print("\ninterrupted: cancelling cells and tearing down sandboxes...", file=sys.stderr)
+    scope.cancel()
 
 
 async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[ManifestRow]]:
