@@ -11,10 +11,16 @@ from ._observe import StateObservation
 
 # What each health gate asks of every state: the `describe` of the automatic checks.
 HEALTH_DESCRIBE: dict[Gate, str] = {
-    "layout_overflow": "The page must not scroll horizontally.",
+    "layout_overflow": (
+        "The page must not scroll horizontally, and no control or text may be cut off"
+        " by an ancestor's overflow or positioned off-screen."
+    ),
     "routes": "The route must load with a 2xx status and render something.",
     "console": "No console error or uncaught exception may occur.",
-    "network": "Every same-origin request must succeed.",
+    "network": (
+        "No same-origin request may fail, be aborted or get a 5xx, and no subresource a 4xx"
+        " (a 4xx answered to the page's own fetch/XHR is its application's answer)."
+    ),
     "assets": "Every image, font and stylesheet must load.",
     "build": "Install and build must succeed.",
     "serve": "The server must become ready in time.",
@@ -51,8 +57,9 @@ def _state_verdicts(obs: StateObservation, expected: int | None) -> dict[Gate, t
     assets = [*obs.failed_assets, *broken]
     return {
         "layout_overflow": (
-            not h.overflow,
-            f"scrollWidth {h.scroll_width} vs clientWidth {h.client_width}",
+            not h.overflow and not h.clipped,
+            f"scrollWidth {h.scroll_width} vs clientWidth {h.client_width}"
+            + (f"; cut off: {_listed(h.clipped)}" if h.clipped else ""),
         ),
         "routes": _routes(obs, expected),
         "console": (not obs.console_errors, _listed(obs.console_errors) or "no errors"),

@@ -24,6 +24,8 @@ class PageHealth(_Rec, frozen=True, kw_only=True):
     scroll_width: int = 0
     client_width: int = 0
     overflow: bool = False
+    # Interactive elements and text cut off by an ancestor's overflow or off-screen.
+    clipped: tuple[str, ...] = ()
     blank: bool = False
     broken_images: tuple[str, ...] = ()
 

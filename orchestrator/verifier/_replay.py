@@ -4,10 +4,21 @@ Determinism: reduced motion, UTC and en-US are context options (`_browser.py`); 
 stylesheet injected into every document disables animations, transitions and the caret,
 and `Date` is pinned with `clock.set_fixed_time` (timers keep running, so pages that
 use `setTimeout` still work). After loading and after every action the page settles:
-no same-origin request in flight for `quiet_ms` (cheaper than Playwright's fixed 500 ms
-`networkidle`), web fonts ready, loaded images decoded, two animation frames (awaited
-in an isolated world, where the site cannot fake them); then the state's `settle`
-selector, when given, must be visible. Screenshots disable animations and hide the caret.
+a quiet window measured from the end of that action (never from before it) in which no
+same-origin request is in flight or starts for `quiet_ms`, followed by `quiet_ms` with
+no DOM mutation (a MutationObserver in an isolated world, where the site cannot reach
+it) during which no request started either; repeated until both hold at once, bounded
+by `settle_timeout`. A request a handler sends 100 ms after the click is therefore
+waited for. Then web fonts ready, loaded images decoded, two animation frames (also in
+an isolated world); then the state's `settle` selector, when given, must be visible.
+Screenshots disable animations and hide the caret.
+
+Network rule (`network` gate): a same-origin request fails it when it is aborted or
+fails at the network level, or is answered 5xx; a 4xx fails it for the document's
+subresources (scripts, styles, images, fonts, media, ...) but not for a script's own
+`fetch`/XHR, where a 4xx (a 422 validation error, a 404 the page handles) is the
+application's answer, graded by the authored checks. Images, fonts and stylesheets are
+graded by `assets` instead; the main document's status by `routes`.
 """
 
 from __future__ import annotations
@@ -34,7 +45,7 @@ from ..contract import (
     WaitFor,
 )
 from ._plan import describe_action
-from ._replay_world import settle_frames
+from ._replay_world import dom_quiet, settle_frames
 
 FIXED_TIME = "2024-01-01T12:00:00Z"
 FREEZE_CSS = (
@@ -51,6 +62,8 @@ _INJECT = (
 )
 # Resource types graded by the `assets` gate; every other failed request is `network`.
 ASSET_TYPES = frozenset({"image", "font", "stylesheet"})
+# A script's own requests: a 4xx answer to them is application behaviour, not a failure.
+SCRIPT_TYPES = frozenset({"fetch", "xhr"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +71,7 @@ class ReplayOptions:
     action_timeout: float = 5.0
     navigation_timeout: float = 15.0
     settle_timeout: float = 10.0
-    quiet_ms: int = 60
+    quiet_ms: int = 100
 
 
 # Not slotted: Playwright caches wrappers as attributes of a bound handler's instance.
@@ -143,7 +156,9 @@ class Recorder:
             return
         if request.is_navigation_request() and request.frame.parent_frame is None:
             self.status = response.status
-        elif response.status >= 400:
+        elif response.status >= 500 or (
+            response.status >= 400 and request.resource_type not in SCRIPT_TYPES
+        ):
             self._fail(request, f"HTTP {response.status}")
 
     def _fail(self, request: Request, why: str) -> None:
@@ -154,14 +169,23 @@ class Recorder:
         elif not request.is_navigation_request():
             self.failed_requests.append(line)
 
-    async def quiet(self, opts: ReplayOptions) -> None:
-        """Wait until no same-origin request has been in flight for `quiet_ms`."""
+    async def _network_quiet(self, since: float, quiet_ms: int) -> None:
+        while True:
+            idle_for = time.monotonic() - max(self.last_change, since)
+            if self.inflight <= 0 and idle_for * 1000 >= quiet_ms:
+                return
+            await anyio.sleep(0.015)
+
+    async def quiet(self, page: Page, opts: ReplayOptions) -> None:
+        """Wait, from now, for a window with neither network nor DOM activity (bounded)."""
+        since = time.monotonic()
         with anyio.move_on_after(opts.settle_timeout):
             while True:
-                idle_for = time.monotonic() - self.last_change
-                if self.inflight <= 0 and idle_for * 1000 >= opts.quiet_ms:
+                await self._network_quiet(since, opts.quiet_ms)
+                mark = time.monotonic()
+                await dom_quiet(page, opts.quiet_ms, opts.settle_timeout)
+                if self.inflight <= 0 and self.last_change <= mark:
                     return
-                await anyio.sleep(0.015)
 
 
 async def prepare(page: Page, opts: ReplayOptions) -> None:
@@ -173,7 +197,7 @@ async def prepare(page: Page, opts: ReplayOptions) -> None:
 
 
 async def settle(page: Page, rec: Recorder, opts: ReplayOptions, selector: str | None) -> None:
-    await rec.quiet(opts)
+    await rec.quiet(page, opts)
     await settle_frames(page, opts.settle_timeout)
     if selector:
         await page.locator(selector).first.wait_for(
@@ -224,7 +248,7 @@ async def run_actions(
         rec.phase = f"action {i}: {describe_action(action)}"
         try:
             await perform(page, base_url, action)
-            await rec.quiet(opts)
+            await rec.quiet(page, opts)
         except PlaywrightError as exc:
             return f"{rec.phase} failed: {_first_line(exc)}"
     rec.phase = "after actions"

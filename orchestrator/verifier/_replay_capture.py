@@ -48,7 +48,7 @@ async def _capture_one(
     await prepare(page, opts)
     error = await navigate(page, base_url, state.route, rec)
     if not error:  # the same sequence as `_replay_state._reach`
-        await rec.quiet(opts)
+        await rec.quiet(page, opts)
         error = await run_actions(page, base_url, action_chain(contract, state), rec, opts)
     if not error:
         await settle(page, rec, opts, state.settle)

@@ -203,12 +203,15 @@ async def _links(page: Page, a: Links) -> Outcome:
     region = page.locator(a.selector)
     if await region.count() == 0:
         return _ok(False, NO_MATCH)
-    found: list[list[str]]
+    found: list[tuple[str, str, str, bool]]
     (found,) = await probe_each(region.first, "links")
-    pairs = [(_norm(t), h, r) for t, h, r in found]
+    # Only entries a user can see, or open with the page's menu control, count.
+    pairs = [(_norm(t), h, r) for t, h, r, reach in found if reach]
     it = iter(pairs)
     ok = all(any(t == _norm(e.text) and e.href in (h, r) for t, h, r in it) for e in a.entries)
-    return _ok(ok, f"links {_short([(t, h) for t, h, _ in pairs])}")
+    hidden = [_norm(t) for t, _, _, reach in found if not reach]
+    unseen = f"; hidden, no menu control opens them: {_short(hidden)}" if hidden else ""
+    return _ok(ok, f"links {_short([(t, h) for t, h, _ in pairs])}{unseen}")
 
 
 async def _state_artifact(page: Page, a: Storage | Cookie | Url) -> Outcome:

@@ -42,6 +42,109 @@ PROBE_ENGINE = r"""(() => {
     document.adoptedStyleSheets = [...before, sheet];
     try { return read(); } finally { document.adoptedStyleSheets = before; }
   };
+  const label = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+    (!el.id && el.classList.length ? '.' + el.classList[0] : '');
+  // Interactive elements and elements holding text that the user cannot see or reach at
+  // this viewport: cut horizontally by an ancestor's `overflow: hidden|clip` (or the
+  // viewport's), or positioned off-screen. Not judged: what is not rendered (display
+  // none, visibility hidden), a11y-only text (a 1 px box), `aria-hidden`/`inert`
+  // subtrees, in-page skip links, collapsed content (an ancestor clipping to 0 height,
+  // or the element wholly above/below a vertically clipping ancestor), ellipsis text,
+  // and content of a horizontal scroller (`overflow-x: auto|scroll`: the user can
+  // scroll it; the scroller's own visible part is what is judged further up).
+  const INTERACTIVE = 'a[href], button, input:not([type=hidden]), select, textarea, summary,' +
+    ' [role=button], [role=link], [role=tab], [role=menuitem], [role=option], [role=checkbox],' +
+    ' [role=radio], [role=switch], [tabindex]:not([tabindex="-1"])';
+  const SLACK = 4;  // px a box may poke out (sub-pixel layout, italic overhang)
+  const clippedIn = (body, vw) => {
+    const out = [];
+    for (const el of body.querySelectorAll('*')) {
+      const hasText = [...el.childNodes].some(n => n.nodeType === 3 && n.data.trim());
+      if (!hasText && !el.matches(INTERACTIVE)) continue;
+      if (!el.checkVisibility({visibilityProperty: true})) continue;
+      if (el.closest('[aria-hidden="true"], [inert]')) continue;
+      const r = rect(el);
+      if (r.width <= 1 || r.height <= 1) continue;
+      let left = r.left, right = r.right, by = 'the viewport', collapsed = false;
+      let lo = 0, hi = vw;
+      const own = getComputedStyle(el).position;
+      let needPositioned = own === 'absolute', fixed = own === 'fixed';
+      for (let a = el.parentElement; a && a !== body && a !== document.documentElement && !fixed;
+           a = a.parentElement) {
+        const cs = getComputedStyle(a);
+        const positioned = cs.position !== 'static';
+        if (needPositioned && !positioned) continue;  // does not contain the element
+        needPositioned = positioned ? cs.position === 'absolute' : needPositioned;
+        if (cs.position === 'fixed') fixed = true;
+        const ox = cs.overflowX, oy = cs.overflowY, ar = rect(a);
+        if ((oy === 'hidden' || oy === 'clip') &&
+            (ar.height < 1 || r.bottom <= ar.top || r.top >= ar.bottom)) {
+          collapsed = true;
+          break;
+        }
+        if (ox === 'auto' || ox === 'scroll') {  // reachable by scrolling: judge the scroller
+          const into = x => Math.min(Math.max(x, ar.left), ar.right);
+          left = into(left); right = into(right);
+          continue;
+        }
+        if (ox !== 'hidden' && ox !== 'clip') continue;
+        if (cs.textOverflow === 'ellipsis' || ar.width < 1) { collapsed = true; break; }
+        const l = ar.left + a.clientLeft, h = l + a.clientWidth;
+        if (l > lo + 0.5 || h < hi - 0.5) {
+          if ((left < l - SLACK) || (right > h + SLACK)) by = label(a);
+          lo = Math.max(lo, l); hi = Math.min(hi, h);
+        }
+      }
+      if (collapsed) continue;
+      if (el.matches('a[href^="#"]') && (r.right <= 0 || r.bottom <= 0)) continue;  // skip link
+      const cut = Math.max(0, lo - left) + Math.max(0, right - hi);
+      if (cut > SLACK) {
+        out.push(`${label(el)} [${Math.round(r.left)}, ${Math.round(r.right)}] cut by ${by}` +
+                 ` [${Math.round(lo)}, ${Math.round(hi)}]`);
+      } else if (r.bottom + scrollY <= 0) {  // above the page's top edge: never scrolled to
+        out.push(`${label(el)} above the page (bottom ${Math.round(r.bottom + scrollY)})`);
+      }
+      if (out.length >= 20) break;
+    }
+    return out;
+  };
+  // A navigation entry counts when the user can see it at this viewport, or open it
+  // with the page's own menu control: a visible control carrying aria-expanded or
+  // aria-controls whose menu (the aria-controls target, else the control's nav/header)
+  // holds the hidden menu. The lowest hidden ancestor of the link must be a menu (it
+  // holds more than one link), not the link or its own item hidden on purpose.
+  const onScreen = el => { const r = rect(el);
+    return el.checkVisibility({visibilityProperty: true}) && r.width > 1 && r.height > 1 &&
+      r.right > 0 && r.left < document.documentElement.clientWidth &&
+      !el.closest('[aria-hidden="true"], [inert]'); };
+  const hiddenSelf = (el, parent) => { const cs = getComputedStyle(el);
+    return cs.display === 'none' || el.getAttribute('aria-hidden') === 'true' ||
+      el.hasAttribute('inert') || (cs.visibility === 'hidden' &&
+      !(parent && getComputedStyle(parent).visibility === 'hidden')); };
+  const reachable = a => {
+    if (onScreen(a)) return true;
+    const chain = [];
+    for (let e = a; e && e !== document.documentElement; e = e.parentElement) chain.push(e);
+    const low = chain.findIndex((e, i) => hiddenSelf(e, chain[i + 1] || null));
+    const menu = low >= 0 ? chain[low] : null;
+    if (menu && menu.querySelectorAll('a[href]').length < 2) return false;
+    if (!menu && (rect(a).width <= 1 || rect(a).height <= 1)) return false;
+    const controls = document.querySelectorAll(
+      'button[aria-expanded], button[aria-controls], [role=button][aria-expanded], ' +
+      '[role=button][aria-controls], summary');
+    return [...controls].some(c => {
+      if (!onScreen(c) || (menu && menu.contains(c))) return false;
+      const ids = (c.getAttribute('aria-controls') || '').split(/\s+/).filter(Boolean);
+      const targets = ids.map(id => document.getElementById(id)).filter(Boolean);
+      if (!targets.length) {
+        const region = c.tagName === 'SUMMARY' ? c.parentElement :
+          c.closest('nav, header, [role=navigation], [role=banner]');
+        if (region) targets.push(region);
+      }
+      return targets.some(t => t.contains(menu || a) ||
+                               (menu && menu.contains(t) && t.contains(a)));
+    });
+  };
   const PROBES = {
     // The element's value first, before anything is added to the document.
     style: (el, [prop, want]) => {
@@ -76,7 +179,7 @@ PROBE_ENGINE = r"""(() => {
     links: region => [...region.querySelectorAll('a[href]')].map(a => {
       const u = new URL(a.href);
       const rel = u.origin === location.origin ? u.pathname + u.search + u.hash : a.href;
-      return [text(a), a.getAttribute('href'), rel];
+      return [text(a), a.getAttribute('href'), rel, reachable(a)];
     }),
     text,
     scroll: () => [scrollX, scrollY],
@@ -110,7 +213,7 @@ PROBE_ENGINE = r"""(() => {
         content = text(body).replace(/\s+/g, ' ').trim() + '\n' + tags.join(',');
       }
       return {scroll_width: sw, client_width: cw, overflow, blank: !bodyText && !media,
-              broken_images: broken, content};
+              broken_images: broken, content, clipped: body ? clippedIn(body, cw) : []};
     },
     // Evidence: boxes and key styles of the anchor elements (`capture`).
     anchors: (_doc, sel) => [...document.querySelectorAll(sel)].map((el, i) => {
@@ -145,4 +248,14 @@ FRAMES = (
     "i.loading !== 'lazy').map(i => i.decode().catch(() => null)));"
     " await Promise.race([decoded, new Promise(r => setTimeout(r, 2000))]);"
     " await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))); })()"
+)
+
+# `% (quiet_ms, quiet_ms, bound_ms)`: resolves once quiet_ms pass with no mutation anywhere in the
+# document (nodes, attributes, text), or after bound_ms whatever happens.
+DOM_QUIET = (
+    "new Promise(done => { let t = 0; const end = () => { clearTimeout(t); obs.disconnect();"
+    " done(); }; const obs = new MutationObserver(() => { clearTimeout(t);"
+    " t = setTimeout(end, %d); }); obs.observe(document, {subtree: true, childList: true,"
+    " attributes: true, characterData: true}); t = setTimeout(end, %d);"
+    " setTimeout(end, %d); })"
 )

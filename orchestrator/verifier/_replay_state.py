@@ -40,7 +40,7 @@ async def _reach(page: Page, job: StateJob, rec: Recorder) -> tuple[str, str]:
     nav_error = await navigate(page, job.base_url, job.state.route, rec)
     if nav_error:
         return nav_error, ""
-    await rec.quiet(job.opts)
+    await rec.quiet(page, job.opts)
     action_error = await run_actions(page, job.base_url, job.actions, rec, job.opts)
     if action_error:
         return "", action_error

@@ -8,7 +8,8 @@ forge a verdict. So:
 - element and page probes run in Playwright's utility world through the selector
   engine of `_replay_js.py` (`probe_each`, `probe_page`): Playwright resolves the
   task's selector there and the probe reads the element in the same synchronous call;
-- the settle wait (fonts, two frames) is awaited in an isolated world made with CDP
+- the settle wait (fonts, two frames) and the DOM-quiet window (a MutationObserver)
+  are awaited in an isolated world made with CDP
   `Page.createIsolatedWorld` (a selector engine cannot await);
 - locator reads (`count`, `inner_text`, `get_attribute`, `filter(visible=True)`,
   `get_by_role`) already run in the utility world; `all_inner_texts`/`evaluate*` do
@@ -25,7 +26,7 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page, Selectors
 
-from ._replay_js import ENGINE_NAME, FRAMES, PROBE_ENGINE
+from ._replay_js import DOM_QUIET, ENGINE_NAME, FRAMES, PROBE_ENGINE
 
 # A probe is one synchronous call; this bounds the case of the element vanishing
 # between the caller's count and the probe (Playwright would wait for it to reappear).
@@ -65,19 +66,34 @@ async def settle_frames(page: Page, timeout: float) -> None:
     Bounded by `timeout`; a navigation in the middle (the world goes with its
     document) ends the wait early, as the old document is no longer the one read.
     """
+    await _isolated_await(page, FRAMES, timeout, "pwb-settle")
+
+
+async def dom_quiet(page: Page, quiet_ms: int, timeout: float) -> None:
+    """Until `quiet_ms` pass with no DOM mutation (observed from an isolated world).
+
+    The observer and its timers live in a world of their own: the site can neither see
+    nor fake them (its frozen clock and its `setTimeout` are not these). Bounded by
+    `timeout`; ends early when the page navigates.
+    """
+    bound = max(int(timeout * 1000), quiet_ms)
+    await _isolated_await(page, DOM_QUIET % (quiet_ms, quiet_ms, bound), timeout, "pwb-quiet")
+
+
+async def _isolated_await(page: Page, expression: str, timeout: float, world: str) -> None:
     session = await page.context.new_cdp_session(page)
     try:
         with anyio.move_on_after(timeout):
             tree = await session.send("Page.getFrameTree")
-            world = await session.send(
+            made = await session.send(
                 "Page.createIsolatedWorld",
-                {"frameId": tree["frameTree"]["frame"]["id"], "worldName": "pwb-settle"},
+                {"frameId": tree["frameTree"]["frame"]["id"], "worldName": world},
             )
             await session.send(
                 "Runtime.evaluate",
                 {
-                    "expression": FRAMES,
-                    "contextId": world["executionContextId"],
+                    "expression": expression,
+                    "contextId": made["executionContextId"],
                     "awaitPromise": True,
                 },
             )

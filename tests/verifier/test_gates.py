@@ -58,6 +58,7 @@ STATES = [
     st("err_noclick", "/click-error.html"),
     st("err_click", "/click-error.html", actions=REMEMBER),
     st("fetch404", "/fetch404.html"),
+    st("script404", "/script404.html"),
     st("broken_img", "/broken-img.html"),
     st("third_party", "/third-party.html"),
     st("vis_good", "/index.html"),
@@ -229,7 +230,8 @@ HEALTH_CASES = [
     ("console@err_noclick", PASS),
     ("console@err_click", FAIL),
     ("network@home", PASS),
-    ("network@fetch404", FAIL),
+    ("network@fetch404", PASS),  # a 404 to the page's own fetch is its application's answer
+    ("network@script404", FAIL),  # a 4xx subresource
     ("network@third_party", PASS),
     ("assets@home", PASS),
     ("assets@broken_img", FAIL),

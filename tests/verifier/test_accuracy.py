@@ -1,0 +1,169 @@
+"""Verdicts on cases the suite once got wrong (#23), each passing right and failing right.
+
+Site: `sites/accuracy`, served with a small JSON API (`/api/signup` answers 422 to an
+invalid address, `/api/crash` 500, `/api/hangup` closes the connection unanswered).
+- clipped content fails `layout_overflow`; a11y-only text, closed menus, collapsed and
+  ellipsis text, `aria-hidden` drawers, skip links and horizontal scrollers do not;
+- a navigation entry counts only when visible or opened by the page's menu control;
+- `network`: a 422 answered to the page's own fetch is its application's answer; 5xx,
+  a dropped connection and a 4xx subresource fail;
+- settle: a form that sends its request 100 ms after the click is waited for (10 runs).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from orchestrator.results import VerifyReport
+from orchestrator.verifier import BrowserPool, verify
+
+from .conftest import _QuietHandler, check, make_task
+
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+
+SITE = Path(__file__).parent / "sites" / "accuracy"
+RUNS = 10
+
+
+class _Api(_QuietHandler):
+    def do_POST(self) -> None:
+        size = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(size).decode()
+        if self.path == "/api/hangup":
+            self.close_connection = True
+            self.connection.close()
+            return
+        if self.path == "/api/signup" and "@" in body:
+            self._json(200, b'{"ok": true}')
+        elif self.path == "/api/signup":
+            self._json(422, b'{"error": "Enter a valid email"}')
+        else:
+            self._json(500, b'{"error": "Something broke"}')
+
+    def _json(self, status: int, payload: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+@pytest.fixture(scope="module")
+def api_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Api, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def st(sid: str, route: str, viewport: str = "desktop", **extra: Any) -> dict[str, Any]:
+    return {"id": sid, "route": route, "viewport": viewport, **extra}
+
+
+def sign_up(email: str) -> list[dict[str, str]]:
+    return [
+        {"do": "fill", "selector": "#email", "value": email},
+        {"do": "click", "selector": "#go"},
+    ]
+
+
+THANKS = {"kind": "text_equals", "selector": "#msg", "value": "Thanks, you are signed up"}
+INVALID = {"kind": "text_equals", "selector": "#msg", "value": "Enter a valid email"}
+NAV = {
+    "kind": "links",
+    "selector": "nav",
+    "entries": [
+        {"text": "Home", "href": "/index.html"},
+        {"text": "Shop", "href": "/shop.html"},
+        {"text": "Visit us", "href": "/visit.html"},
+    ],
+}
+OPEN_MENU = [{"do": "click", "selector": "#menu-btn"}]
+
+STATES = [
+    *(st(f"late_{i}", "/form.html", actions=sign_up("a@b.c")) for i in range(RUNS)),
+    st("late_broken", "/form-broken.html", actions=sign_up("a@b.c")),
+    st("invalid", "/form.html", actions=sign_up("nope")),
+    st("crash", "/form-500.html", actions=sign_up("a@b.c")),
+    st("hangup", "/form-hangup.html", actions=sign_up("a@b.c")),
+    st("script404", "/script-404.html"),
+    st("clip_filter_m", "/clip-filter.html", "mobile"),
+    st("clip_filter_d", "/clip-filter.html"),
+    st("clip_scroller_m", "/clip-scroller.html", "mobile"),
+    st("clip_body_m", "/clip-body.html", "mobile"),
+    st("clip_offscreen", "/clip-offscreen.html"),
+    st("clip_ok_m", "/clip-ok.html", "mobile"),
+    st("clip_ok_d", "/clip-ok.html"),
+    st("nav_menu_m", "/nav-menu.html", "mobile"),
+    st("nav_menu_d", "/nav-menu.html"),
+    st("nav_open_m", "/nav-menu.html", "mobile", actions=OPEN_MENU),
+    st("nav_hidden_m", "/nav-hidden.html", "mobile"),
+    st("nav_hidden_open_m", "/nav-hidden.html", "mobile", actions=OPEN_MENU),
+    st("nav_hidden_d", "/nav-hidden.html"),
+    st("nav_nocontrol_m", "/nav-nocontrol.html", "mobile"),
+]
+
+NAV_STATES = [s["id"] for s in STATES if str(s["id"]).startswith("nav_")]
+CHECKS = [
+    *(check(f"thanks:late_{i}", "text", f"late_{i}", **THANKS) for i in range(RUNS)),
+    check("thanks:late_broken", "text", "late_broken", **THANKS),
+    check("invalid:invalid", "text", "invalid", **INVALID),
+    *(check(f"nav:{sid}", "navigation", sid, **NAV) for sid in NAV_STATES),
+]
+
+
+@pytest.fixture(scope="module")
+async def report(
+    pool: BrowserPool, api_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> VerifyReport:
+    root = tmp_path_factory.mktemp("accuracy")
+    task = make_task(root, STATES, CHECKS)
+    return await verify(pool, task, api_url, artifacts=root / "artifacts")
+
+
+PASS, FAIL = True, False
+CASES = [
+    *((f"thanks:late_{i}", PASS) for i in range(RUNS)),
+    *((f"network@late_{i}", PASS) for i in range(RUNS)),
+    ("thanks:late_broken", FAIL),
+    ("invalid:invalid", PASS),
+    ("network@invalid", PASS),  # 422 answered to the page's own fetch
+    ("network@crash", FAIL),  # 500
+    ("network@hangup", FAIL),  # connection dropped
+    ("network@script404", FAIL),  # a 4xx subresource
+    ("layout_overflow@clip_filter_m", FAIL),
+    ("layout_overflow@clip_filter_d", PASS),
+    ("layout_overflow@clip_scroller_m", PASS),
+    ("layout_overflow@clip_body_m", FAIL),
+    ("layout_overflow@clip_offscreen", FAIL),
+    ("layout_overflow@clip_ok_m", PASS),
+    ("layout_overflow@clip_ok_d", PASS),
+    ("nav:nav_menu_m", PASS),  # hidden in a menu the visible button opens
+    ("nav:nav_menu_d", PASS),
+    ("nav:nav_open_m", PASS),
+    ("nav:nav_hidden_m", FAIL),  # "Visit us" hidden on phones, menu or not
+    ("nav:nav_hidden_open_m", FAIL),
+    ("nav:nav_hidden_d", PASS),
+    ("nav:nav_nocontrol_m", FAIL),  # a hidden menu nothing opens
+]
+
+
+@pytest.mark.parametrize(("check_id", "expected"), CASES)
+async def test_case(report: VerifyReport, check_id: str, expected: bool) -> None:
+    got = {c.id: c for c in report.checks}[check_id]
+    assert got.passed is expected, f"{check_id}: {got.observed}"
+
+
+async def test_clipping_is_named(report: VerifyReport) -> None:
+    got = {c.id: c for c in report.checks}["layout_overflow@clip_filter_m"]
+    assert "button#f6" in got.observed and "div#filters" in got.observed, got.observed
