@@ -2,9 +2,13 @@
 
 - the reference, replayed unit by unit through real checkpoints, clears every unit at
   its first checkpoint, flips nothing and passes the full final suite;
-- every negative fails at least one gate, including every gate in its `expect_fail`;
+- every negative fails at least one gate, including every gate in its `expect_fail`; the
+  gates it fails beyond those are reported (`extra_gates`), and its per-check verdicts
+  are kept (`checks`);
 - untouched R0 fails at least one completion gate;
-- with `repeat` > 1 the reference is replayed again and any changed verdict is flaky.
+- with `repeat` > 1 the reference is replayed again and any changed verdict is flaky, and
+  every negative is replayed `repeat` times too: a check whose verdict changes between
+  runs (`unstable_checks`) fails the negative's control, as does any run that misses.
 """
 
 from __future__ import annotations
@@ -33,6 +37,13 @@ class ControlResult(msgspec.Struct, frozen=True, kw_only=True):
     ok: bool
     failing_gates: tuple[str, ...] = ()
     expected_gates: tuple[str, ...] = ()
+    # Negatives: gates failed beyond `expected_gates`, reported, not a rejection.
+    extra_gates: tuple[str, ...] = ()
+    # Negatives: check id -> passed, from the first run.
+    checks: dict[str, bool] = {}
+    # Negatives: how many times the suite ran on it, and the checks that changed verdict.
+    runs: int = 1
+    unstable_checks: tuple[str, ...] = ()
     detail: str = ""
 
 
@@ -115,6 +126,13 @@ class Admitter:
         )
         return control, report, ctx.cell_dir
 
+    async def negative(self, task: TaskPackage, neg: Negative, repeat: int) -> ControlResult:
+        """The suite on a negative, `repeat` times: it must fail as expected every time."""
+        reports = [await self.suite_on(task, f"negative-{neg.name}", neg)]
+        for r in range(1, repeat):
+            reports.append(await self.suite_on(task, f"negative-{neg.name}-{r}", neg))
+        return judge_negative(neg, reports)
+
     async def admit(self, task: TaskPackage, repeat: int = 1) -> TaskAdmission:
         controls: list[ControlResult] = []
         ref, first_run, _ = await self.reference(task, 0)
@@ -138,22 +156,7 @@ class Admitter:
             )
         )
         for neg in task.contract.negatives:
-            report = await self.suite_on(task, f"negative-{neg.name}", neg)
-            failing = _failing(report)
-            missing = sorted(set(neg.expect_fail) - set(failing))
-            ok = bool(failing) and not missing
-            detail = (
-                "" if ok else (f"did not fail {', '.join(missing)}" if missing else "fails no gate")
-            )
-            controls.append(
-                ControlResult(
-                    control=f"negative:{neg.name}",
-                    ok=ok,
-                    failing_gates=failing,
-                    expected_gates=tuple(neg.expect_fail),
-                    detail=detail,
-                )
-            )
+            controls.append(await self.negative(task, neg, repeat))
         admitted = all(c.ok for c in controls) and not flaky
         return TaskAdmission(
             task=task.contract.id,
@@ -162,6 +165,37 @@ class Admitter:
             controls=tuple(controls),
             flaky_checks=tuple(sorted(flaky)),
         )
+
+
+def judge_negative(neg: Negative, reports: list[VerifyReport]) -> ControlResult:
+    """A negative's control from its runs (first run reported, every run must miss)."""
+    runs = [{c.id: c.passed for c in rep.checks} for rep in reports]
+    first = runs[0]
+    unstable = sorted(k for k in first if any(run.get(k, first[k]) != first[k] for run in runs))
+    failing = _failing(reports[0])
+    problems = []
+    for i, rep in enumerate(reports, 1):
+        got = _failing(rep)
+        missing = sorted(set(neg.expect_fail) - set(got))
+        if not got:
+            problems.append(f"run {i}: fails no gate")
+        elif missing:
+            problems.append(f"run {i}: did not fail {', '.join(missing)}")
+    if unstable:
+        problems.append(f"flaky over {len(runs)} runs: {', '.join(unstable)}")
+    if len(reports) == 1:  # one run: the historical wording
+        problems = [p.removeprefix("run 1: ") for p in problems]
+    return ControlResult(
+        control=f"negative:{neg.name}",
+        ok=not problems,
+        failing_gates=failing,
+        expected_gates=tuple(neg.expect_fail),
+        extra_gates=tuple(g for g in failing if g not in neg.expect_fail),
+        checks=first,
+        runs=len(runs),
+        unstable_checks=tuple(unstable),
+        detail="; ".join(problems),
+    )
 
 
 def _verdicts(history: tuple[CheckpointSummary, ...]) -> dict[str, bool]:

@@ -10,7 +10,7 @@ import msgspec
 
 from sandbox import open_backend
 
-from ..admission import TaskAdmission, admit_all
+from ..admission import ControlResult, TaskAdmission, admit_all
 from ..contract import ContractError, TaskPackage, discover_tasks, load_task
 from ..report import wilson
 from ..verifier import BrowserPool, EnvironmentDrift, check_environment
@@ -24,7 +24,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_replay_argument(p)
     p.add_argument("tasks", nargs="*", help="task ids (default: every task)")
     p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
-    p.add_argument("--repeat", type=int, default=1, help="replay the reference K times")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="replay the reference and every negative K times (a flaky one is not admitted)",
+    )
     p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
     p.add_argument("--out", type=Path, default=Path("runs/admission"))
     p.add_argument("--parallel", type=int, default=2, help="tasks admitted at once")
@@ -41,21 +46,30 @@ def _rate(label: str, k: int, n: int) -> str:
     return f"| {label} | {k}/{n} | {pct:.1f}% | [{100 * lo:.1f}%, {100 * hi:.1f}%] |"
 
 
+def _stable(c: ControlResult) -> str:
+    if not c.control.startswith("negative:"):
+        return ""
+    if c.unstable_checks:
+        return f"NO ({len(c.unstable_checks)} of {len(c.checks)} checks changed in {c.runs} runs)"
+    return f"{c.runs}/{c.runs} runs"
+
+
 def render(results: list[TaskAdmission]) -> str:
     lines = [
         "# Admission report",
         "",
-        "| task | control | ok | failing gates | expected | detail |",
+        "| task | control | ok | failing gates | expected | extra gates | stable | detail |",
     ]
-    lines.append("|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|")
     for r in results:
         for c in r.controls:
             lines.append(
                 f"| {r.task} | {c.control} | {'yes' if c.ok else 'NO'} | "
-                f"{', '.join(c.failing_gates)} | {', '.join(c.expected_gates)} | {c.detail} |"
+                f"{', '.join(c.failing_gates)} | {', '.join(c.expected_gates)} | "
+                f"{', '.join(c.extra_gates)} | {_stable(c)} | {c.detail} |"
             )
         if r.flaky_checks:
-            lines.append(f"| {r.task} | flaky | NO | | | {', '.join(r.flaky_checks)} |")
+            lines.append(f"| {r.task} | flaky | NO | | | | | {', '.join(r.flaky_checks)} |")
     controls = [c for r in results for c in r.controls]
     negs = [c for c in controls if c.control.startswith("negative:")]
     lines += ["", "| pool rate | k/n | rate | Wilson 95% |", "|---|---|---|---|"]

@@ -20,7 +20,7 @@ import pytest
 from orchestrator.admission import Admitter
 from orchestrator.contract import discover_tasks, load_task
 from orchestrator.verifier import BrowserPool
-from orchestrator.verifier._visual import diff_fraction
+from orchestrator.verifier._visual import diff_region
 from sandbox import DockerBackend
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser, pytest.mark.slow]
@@ -79,7 +79,7 @@ async def test_task_is_admitted(
         evidence = task.evidence / "reference" / shot.name
         if shot.stem.endswith("~bare") or not evidence.is_file():
             continue
-        frac = diff_fraction(shot.read_bytes(), evidence, [], 0)
-        if isinstance(frac, str) or frac > RENDER_TOLERANCE:
-            differs[shot.stem] = frac
+        got = diff_region(shot.read_bytes(), evidence, [], 0)
+        if isinstance(got, str) or got[0] > RENDER_TOLERANCE:
+            differs[shot.stem] = got
     assert not differs, f"renders differ from the evidence: {differs}"
