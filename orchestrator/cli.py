@@ -13,7 +13,19 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-COMMANDS = ("run", "tasks", "images", "gc", "verify", "capture", "cell", "admit", "report")
+COMMANDS = (
+    "run",
+    "tasks",
+    "images",
+    "gc",
+    "verify",
+    "capture",
+    "cell",
+    "admit",
+    "report",
+    "new",
+    "suggest",
+)
 
 
 def _load(name: str) -> ModuleType:

@@ -15,6 +15,7 @@ from ..contract import ContractError, TaskPackage, discover_tasks, load_task
 from ..report import wilson
 from ..verifier import BrowserPool, EnvironmentDrift, check_environment
 from ._loop import run_async
+from ._task import task_root
 from .run import add_replay_argument
 
 HELP = "admit task packages: reference clears every unit, negatives fail, R0 is outstanding"
@@ -22,7 +23,7 @@ HELP = "admit task packages: reference clears every unit, negatives fail, R0 is 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_replay_argument(p)
-    p.add_argument("tasks", nargs="*", help="task ids (default: every task)")
+    p.add_argument("tasks", nargs="*", help="task ids or directories (default: every task)")
     p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
     p.add_argument(
         "--repeat",
@@ -84,7 +85,9 @@ def render(results: list[TaskAdmission]) -> str:
 
 def _load(args: argparse.Namespace) -> list[TaskPackage]:
     roots = (
-        [args.tasks_dir / t for t in args.tasks] if args.tasks else discover_tasks(args.tasks_dir)
+        [task_root(t, args.tasks_dir) for t in args.tasks]
+        if args.tasks
+        else discover_tasks(args.tasks_dir)
     )
     return [load_task(r) for r in roots]
 

@@ -20,6 +20,7 @@ from ..contract import ContractError, TaskPackage, load_task
 from ..verifier import BrowserPool, VerifierInfraError, capture
 from ..workspace import Workspace
 from ._loop import run_async
+from ._task import task_root
 from .verify import served
 
 HELP = "capture per-state evidence (screenshots, text, a11y names, anchors) from R0 and reference"
@@ -53,11 +54,15 @@ async def _capture_one(
                 await ws.discard()
     for s in summaries:
         print(f"{name}/{s.state}: status {s.status} {s.error}".rstrip())
+        for line in s.console_errors:
+            print(f"  console error: {line}")
+        for line in s.failed_requests:
+            print(f"  failed request: {line}")
     return all(not s.error for s in summaries)
 
 
 async def _main(args: argparse.Namespace) -> int:
-    task = load_task(args.task if args.task.is_dir() else args.tasks_dir / args.task)
+    task = load_task(task_root(args.task, args.tasks_dir))
     patches = [task.reference_patch(u.id) for u in task.contract.units]
     async with BrowserPool() as pool:
         ok = await _capture_one(pool, task, "r0", [], args.backend)

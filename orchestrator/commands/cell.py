@@ -21,6 +21,7 @@ from ..records import Arm
 from ..solvers import Solver, make_solver, offline_solver
 from ..verifier import BrowserPool, EnvironmentDrift, check_environment
 from ._loop import run_async
+from ._task import task_root
 from .run import add_replay_argument
 
 HELP = "run one cell (task x solver x arm) and print its units, checkpoints and scores"
@@ -48,7 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 async def _run(args: argparse.Namespace, out: Path) -> CellReport:
-    root = Path(args.task) if Path(args.task).is_dir() else args.tasks_dir / args.task
+    root = task_root(args.task, args.tasks_dir)
     task = load_task(root)
     ledger = Ledger()
     providers_cfg: tuple[ProviderConfig, ...] = ()

@@ -7,17 +7,23 @@ import sys
 from pathlib import Path
 
 from ..contract import ContractError, discover_tasks, load_task
+from ._task import task_root
 
 HELP = "list the task suite with labels and contract hashes (exit 1 if any task is invalid)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tasks", nargs="*", help="task ids or directories (default: every task)")
     p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
 
 
 def run(args: argparse.Namespace) -> int:
     bad = 0
-    roots = discover_tasks(args.tasks_dir)
+    roots = (
+        [task_root(t, args.tasks_dir) for t in args.tasks]
+        if args.tasks
+        else discover_tasks(args.tasks_dir)
+    )
     if not roots:
         print(f"{args.tasks_dir}: no task.toml found", file=sys.stderr)
         return 1

@@ -25,12 +25,14 @@ from ..verifier import (
 )
 from ..workspace import Workspace
 from ._loop import run_async
+from ._task import task_root
 
 HELP = "serve a workspace, verify every check and health gate, print the gate table"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("task", type=Path, help="task directory (holds task.toml)")
+    p.add_argument("task", type=Path, help="task directory, or a task id under --tasks-dir")
+    p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
     p.add_argument("--workspace", type=Path, required=True, help="directory to serve")
     p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
     p.add_argument("--checks", nargs="*", default=None, help="check ids (default: all)")
@@ -102,7 +104,7 @@ def print_report(report: VerifyReport) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    task = load_task(args.task)
+    task = load_task(task_root(args.task, args.tasks_dir))
     scope = await _scope(task, args.workspace)
     async with BrowserPool(allow_env_drift=args.allow_env_drift) as pool:
         # Before anything is built: a drifted environment stops here.

@@ -30,6 +30,9 @@ class CaptureSummary(msgspec.Struct, frozen=True, kw_only=True):
     state: str
     status: int | None
     error: str = ""
+    # What the health gates would grade: console errors, failed requests and assets.
+    console_errors: tuple[str, ...] = ()
+    failed_requests: tuple[str, ...] = ()
 
 
 async def _capture_one(
@@ -59,12 +62,21 @@ async def _capture_one(
     text = await page.locator("body").inner_text()
     aria = await page.locator("body").aria_snapshot()
     anchors = await probe_page(page, "anchors", ANCHORS)
+    navs = await probe_page(page, "navs")
+    tokens = await probe_page(page, "tokens", ANCHORS)
     # Evidence is grader-only: each text file carries the canary (`contract._canary`).
     await anyio.Path(out / f"{sid}.txt").write_text(CANARY_LINE + text, encoding="utf-8")
     await anyio.Path(out / f"{sid}.aria.yaml").write_text(CANARY_LINE + aria, encoding="utf-8")
-    payload = json.dumps({"canary": CANARY, "state": sid, "anchors": anchors}, indent=1)
+    evidence = {"canary": CANARY, "state": sid, "anchors": anchors, "navs": navs, "tokens": tokens}
+    payload = json.dumps(evidence, indent=1)
     await anyio.Path(out / f"{sid}.anchors.json").write_text(payload, encoding="utf-8")
-    return CaptureSummary(state=sid, status=rec.status, error=error)
+    return CaptureSummary(
+        state=sid,
+        status=rec.status,
+        error=error,
+        console_errors=tuple(rec.console_errors),
+        failed_requests=(*rec.failed_requests, *rec.failed_assets),
+    )
 
 
 async def capture(

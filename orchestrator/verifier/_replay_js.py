@@ -215,6 +215,37 @@ PROBE_ENGINE = r"""(() => {
       return {scroll_width: sw, client_width: cw, overflow, blank: !bodyText && !media,
               broken_images: broken, content, clipped: body ? clippedIn(body, cw) : []};
     },
+    // Evidence: every navigation region's links (`suggest` proposes `links` checks).
+    navs: () => [...document.querySelectorAll('nav, [role=navigation]')].map((n, i) => ({
+      index: i, label: n.getAttribute('aria-label') || '',
+      links: [...n.querySelectorAll('a[href]')].map(a =>
+        [text(a).replace(/\s+/g, ' ').trim(), a.getAttribute('href')])})),
+    // Evidence: which anchor colours follow which `:root` custom property (`suggest`).
+    tokens: (_doc, sel) => {
+      const names = new Set();
+      for (const sheet of document.styleSheets) {
+        let rules = [];
+        try { rules = [...sheet.cssRules]; } catch (e) { continue; }
+        for (const r of rules)
+          if (r.selectorText === ':root')
+            for (const p of r.style) if (p.startsWith('--')) names.add(p);
+      }
+      const out = [];
+      [...document.querySelectorAll(sel)].forEach((el, index) => {
+        for (const prop of ['color', 'background-color']) {
+          const actual = css(el, prop);
+          for (const token of names) {
+            const raw = css(document.documentElement, token);
+            if (!raw || !/^rgba?\(/.test(norm(prop, raw)) || norm(prop, raw) !== actual) continue;
+            const follows = withSheet(`:root:root:root { ${token}: rgb(1, 2, 3) !important; }`,
+                                      () => css(el, prop) !== actual);
+            if (follows) out.push({index, tag: el.tagName.toLowerCase(), id: el.id,
+                                   property: prop, token});
+          }
+        }
+      });
+      return out;
+    },
     // Evidence: boxes and key styles of the anchor elements (`capture`).
     anchors: (_doc, sel) => [...document.querySelectorAll(sel)].map((el, i) => {
       const cs = getComputedStyle(el);

@@ -1,0 +1,291 @@
+"""The authoring kit: scaffold a package (`new`) and propose preservation checks from
+R0's captured evidence (`suggest`). See tasks/AUTHORING.md."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .contract import CANARY, CANARY_LINE, TaskPackage
+
+# `[serve]` and the R0 skeleton per stack (AUTHORING.md, "Serving by stack").
+SERVE: dict[str, str] = {
+    "static": 'start = "python3 -m http.server $PORT --bind 0.0.0.0"\nready_path = "/"\n',
+    "node": 'start = "node server.js"\nready_path = "/"\n',
+    "php": 'start = "php -d opcache.enable=0 -S 0.0.0.0:$PORT -t public"\nready_path = "/"\n',
+}
+PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<link rel="stylesheet" href="/style.css">
+</head>
+<body>
+<header>
+  <a class="brand" href="/">{title}</a>
+  <nav aria-label="Main"><a href="/">Home</a> <a href="/about.html">About</a></nav>
+</header>
+<main>
+  <h1>Welcome to {title}</h1>
+  <p>Replace this page with the product R0 should be.</p>
+  <button class="cta" type="button">Get started</button>
+</main>
+</body>
+</html>
+"""
+ABOUT = PAGE.replace("<h1>Welcome to {title}</h1>", "<h1>About {title}</h1>")
+STYLE = """:root { --ink: #1f2a24; --paper: #ffffff; --brand: #2f6b4f; }
+body { margin: 0; font-family: sans-serif; color: var(--ink); background: var(--paper); }
+header { display: flex; justify-content: space-between; padding: 16px 24px; }
+nav a { margin-left: 16px; color: var(--brand); }
+main { padding: 24px; }
+.cta { background: var(--brand); color: var(--paper); border: 0; padding: 10px 18px; }
+"""
+NODE_SERVER = """// R0's server: serves public/ on process.env.PORT, no dependencies.
+const http = require('http');
+const fs = require('fs');
+const path = require('path');
+const root = path.join(__dirname, 'public');
+const types = { '.html': 'text/html', '.css': 'text/css', '.js': 'text/javascript' };
+http.createServer((req, res) => {
+  let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  if (p.endsWith('/')) p += 'index.html';
+  const file = path.join(root, path.normalize(p));
+  if (!file.startsWith(root)) { res.writeHead(403); return res.end(); }
+  fs.readFile(file, (err, body) => {
+    if (err) { res.writeHead(404); return res.end('not found'); }
+    res.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream' });
+    res.end(body);
+  });
+}).listen(Number(process.env.PORT), '0.0.0.0');
+"""
+TASK = """{canary}id = "{id}"
+title = "{title}: TODO what changes"
+regime = "change"
+capability = "edit"
+facet = "content"
+stack = "{stack}"
+framework = "vanilla"
+allowed_paths = [{allowed}]
+
+[serve]
+{serve}
+# ------------------------------------------------------------------ states
+[[states]]
+id = "home_d"
+route = "/"
+
+[[states]]
+id = "home_m"
+route = "/"
+viewport = "mobile"
+
+# ------------------------------------------------------------------ checks
+# The unit's completion check: edit selector and value to what the request asks for.
+[[checks]]
+id = "u1-headline"
+gate = "text"
+state = "home_d"
+describe = "The home page headline says what the request asks for."
+assert = {{ kind = "text_equals", selector = "h1", value = "TODO: the new headline" }}
+
+# Preservation checks: paste the output of `python -m orchestrator suggest {id}` here.
+
+# ------------------------------------------------------------------ units
+[[units]]
+id = "u1"
+request = "TODO: what a PM, QA lead or designer asks for, in their words."
+checks = ["u1-headline"]
+"""
+README = """# {id}
+
+TODO: what the product is and what this task exercises (short).
+
+Scaffolded by `python -m orchestrator new {id} --stack {stack}`. Next (tasks/AUTHORING.md,
+"Worked example"): make R0 in repo/, write reference/u1.patch, `capture`, `suggest`,
+paste its TOML into task.toml, `capture` again, `lint`, `admit`.
+"""
+
+
+def _slug(task_id: str) -> str:
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{1,62}", task_id):
+        raise ValueError(f"task id {task_id!r}: expected lowercase letters, digits and '-'")
+    return task_id
+
+
+def scaffold(root: Path, task_id: str, stack: str) -> list[Path]:
+    """Write a package that `tasks` accepts under `root` (a new directory named `task_id`)."""
+    _slug(task_id)
+    if stack not in SERVE:
+        raise ValueError(f"stack {stack!r}: expected one of {', '.join(sorted(SERVE))}")
+    if root.exists():
+        raise ValueError(f"{root}: already exists; `new` never overwrites a package")
+    title = " ".join(w.capitalize() for w in task_id.split("-"))
+    web = {"static": "", "node": "public/", "php": "public/"}[stack]
+    files: dict[str, str] = {
+        f"repo/{web}index.html": PAGE.format(title=title),
+        f"repo/{web}about.html": ABOUT.format(title=title),
+        f"repo/{web}style.css": STYLE,
+        "README.md": README.format(id=task_id, stack=stack),
+        # Unit 1's reference: the canary line, then the diff (see AUTHORING.md).
+        "reference/u1.patch": CANARY_LINE,
+    }
+    if stack == "node":
+        files["repo/server.js"] = NODE_SERVER
+    allowed = {"static": '"*.html", "*.css", "*.js"', "node": '"public/**"', "php": '"public/**"'}
+    files["task.toml"] = TASK.format(
+        canary=CANARY_LINE,
+        id=task_id,
+        title=title,
+        stack=stack,
+        allowed=allowed[stack],
+        serve=SERVE[stack],
+    )
+    written = []
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    (root / "negatives").mkdir()
+    return written
+
+
+def _q(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _anchor_selector(a: dict[str, Any], anchors: list[dict[str, Any]]) -> str:
+    if a["id"]:
+        return f"{a['tag']}#{a['id']}"
+    same = [b for b in anchors if b["tag"] == a["tag"]]
+    nth = same.index(a)
+    return a["tag"] if len(same) == 1 else f"{a['tag']} >> nth={nth}"
+
+
+def _evidence(task: TaskPackage, sid: str, side: str = "r0") -> dict[str, Any] | None:
+    path = task.evidence / side / f"{sid}.anchors.json"
+    if not path.is_file():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("canary") != CANARY:
+        return None
+    return data
+
+
+def _check(cid: str, gate: str, state: str, describe: str, assertion: str) -> str:
+    return (
+        f'[[checks]]\nid = "{cid}"\ngate = "{gate}"\nstate = "{state}"\n'
+        f"describe = {_q(describe)}\nassert = {assertion}\n"
+    )
+
+
+def suggest(task: TaskPackage) -> tuple[str, list[str]]:
+    """Preservation checks proposed from R0's evidence, as TOML; and what was skipped.
+
+    A preservation check must hold on R0 and on the finished reference, so when
+    `evidence/reference` exists only what it keeps is proposed: headings still present
+    in the same order, anchor boxes within the tolerance, identical navigation entries,
+    colours that still follow the same token.
+    """
+    c = task.contract
+    taken = {k.id for k in c.checks}
+    out: list[str] = []
+    skipped: list[str] = []
+
+    def add(cid: str, *rest: str) -> None:
+        if cid in taken:
+            skipped.append(f"{cid}: a check with this id exists")
+            return
+        taken.add(cid)
+        out.append(_check(cid, *rest))
+
+    for state in c.states:
+        if state.actions or state.from_:
+            continue  # preservation is read on loaded pages; actions are the units' business
+        ev = _evidence(task, state.id)
+        if ev is None:
+            skipped.append(f"{state.id}: no evidence/r0/{state.id}.anchors.json (run capture)")
+            continue
+        anchors: list[dict[str, Any]] = ev["anchors"]
+        sid = state.id
+        ref = _evidence(task, sid, "reference")
+        ref_anchors: list[dict[str, Any]] = ref["anchors"] if ref else anchors
+        ref_heads = [a["text"] for a in ref_anchors if a["tag"] in ("h1", "h2", "h3")]
+        it = iter(ref_heads)
+        heads = [
+            a["text"]
+            for a in anchors
+            if a["tag"] in ("h1", "h2", "h3") and a["text"] and a["text"] in it
+        ]
+        if heads:
+            values = ", ".join(_q(h) for h in heads)
+            add(
+                f"keep-copy-{sid}",
+                "regression_text",
+                sid,
+                "The page keeps its headings, in order.",
+                f'{{ kind = "text_order", selector = "h1, h2, h3", values = [{values}] }}',
+            )
+        for a in anchors:
+            if a["tag"] not in ("h1", "header", "nav", "footer") or a["box"]["width"] < 1:
+                continue
+            b = a["box"]
+            sel = _anchor_selector(a, anchors)
+            same = [r for r in ref_anchors if r["tag"] == a["tag"] and r["id"] == a["id"]]
+            nth = [x for x in anchors if x["tag"] == a["tag"] and x["id"] == a["id"]].index(a)
+            kept = same[nth]["box"] if nth < len(same) else None
+            if kept is None or any(abs(kept[k] - b[k]) > 4 for k in b):
+                skipped.append(f"{sid}: {sel} box: the reference moves it")
+                continue
+            add(
+                f"keep-{a['tag']}-box-{sid}" + (f"-{a['index']}" if a["tag"] == "nav" else ""),
+                "visual_anchors",
+                sid,
+                f"The {a['tag']} keeps its place and size.",
+                f'{{ kind = "box", selector = {_q(sel)}, x = {b["x"]:.0f}, y = {b["y"]:.0f},'
+                f" width = {b['width']:.0f}, height = {b['height']:.0f}, tolerance = 4 }}",
+            )
+        ref_navs = {n["index"]: n for n in (ref or ev).get("navs", [])}
+        for n in ev.get("navs", []):
+            if not n["links"]:
+                continue
+            if ref_navs.get(n["index"], {}).get("links") != n["links"]:
+                skipped.append(f"{sid}: navigation {n['index']}: the reference changes it")
+                continue
+            sel = f'role=navigation[name="{n["label"]}"]' if n["label"] else "nav"
+            entries = ", ".join(f"{{ text = {_q(t)}, href = {_q(h)} }}" for t, h in n["links"])
+            add(
+                f"keep-nav-{sid}-{n['index']}",
+                "navigation",
+                sid,
+                "The navigation keeps its entries and targets, in order.",
+                f'{{ kind = "links", selector = {_q(sel)}, entries = [{entries}] }}',
+            )
+            if not n["label"]:
+                break  # `nav` matches the first one only
+        ref_tokens = [
+            (r["tag"], r["id"], r["property"], r["token"]) for r in (ref or ev).get("tokens", [])
+        ]
+        for t in ev.get("tokens", []):
+            if t["index"] >= len(anchors):
+                continue
+            if (t["tag"], t["id"], t["property"], t["token"]) not in ref_tokens:
+                skipped.append(f"{sid}: {t['token']} on {t['tag']}: not kept by the reference")
+                continue
+            a = anchors[t["index"]]
+            sel = _anchor_selector(a, anchors)
+            prop = t["property"]
+            add(
+                f"keep-token-{sid}-{a['tag']}{t['index']}-{prop}",
+                "design_tokens",
+                sid,
+                f"The {a['tag']}'s {prop} still follows {t['token']}.",
+                f'{{ kind = "token", selector = {_q(sel)}, property = "{prop}",'
+                f' token = "{t["token"]}" }}',
+            )
+    return "\n".join(out), skipped
