@@ -33,6 +33,10 @@ PAGE = """<!doctype html>
   <h1>Welcome to {title}</h1>
   <p>Replace this page with the product R0 should be.</p>
   <button class="cta" type="button">Get started</button>
+  <h2>What we do</h2>
+  <p>Say what the product offers, in a sentence or two.</p>
+  <h2>Find us</h2>
+  <p>Where and when: realistic copy the checks can protect.</p>
 </main>
 </body>
 </html>

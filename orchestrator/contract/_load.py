@@ -11,6 +11,7 @@ from pathlib import Path
 import msgspec
 
 from ._canary import canary_problems
+from ._schema import schema_problems
 from ._types import (
     GATES,
     NAMED_VIEWPORTS,
@@ -76,7 +77,10 @@ def decode_contract(text: str, where: str) -> Contract:
     try:
         return msgspec.convert(data, Contract)
     except msgspec.ValidationError as exc:
-        raise ContractError([located_error(exc, where)]) from exc
+        # Every problem at once, each with the allowed values (the first error if the
+        # field-by-field pass finds nothing, which would be a bug of that pass).
+        problems = schema_problems(data, Contract, where) or [located_error(exc, where)]
+        raise ContractError(problems) from exc
 
 
 def cross_reference_problems(c: Contract, root: Path, where: str) -> list[str]:

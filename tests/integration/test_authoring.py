@@ -1,0 +1,76 @@
+"""The authoring kit end to end (#23): `new` + `suggest`, then `capture` and `admit`,
+with no hand edit beyond the request text and the one unit check (a static stack on the
+local backend, real Chromium)."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orchestrator.contract import CANARY_LINE, load_task
+
+pytestmark = [pytest.mark.browser]
+ROOT = Path(__file__).resolve().parents[2]
+NEW_H1 = "Demo Shop opens late on Fridays"
+
+
+def orch(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "orchestrator", *args]
+    return subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def _patch(root: Path, rel: str, old: str, new: str) -> str:
+    before = (root / "repo" / rel).read_text()
+    after = before.replace(old, new)
+    assert after != before
+    diff = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{rel}",
+        tofile=f"b/{rel}",
+    )
+    return CANARY_LINE + "".join(diff)
+
+
+def test_new_suggest_capture_admit(require_chromium: None, tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    made = orch("new", "demo-shop", "--stack", "static", "--tasks-dir", str(tasks))
+    assert made.returncode == 0, made.stderr
+    root = tasks / "demo-shop"
+    assert orch("tasks", str(root)).returncode == 0  # accepted as scaffolded
+    assert orch("tasks", "demo-shop", "--tasks-dir", str(tasks)).returncode == 0  # by id too
+
+    # The author's edits: the request text and the unit check, and the change itself.
+    toml = root / "task.toml"
+    text = toml.read_text()
+    text = text.replace("TODO: the new headline", NEW_H1)
+    text = text.replace(
+        "TODO: what a PM, QA lead or designer asks for, in their words.",
+        f"Please change the home page headline to '{NEW_H1}'.",
+    )
+    toml.write_text(text)
+    (root / "reference" / "u1.patch").write_text(
+        _patch(root, "index.html", "<h1>Welcome to Demo Shop</h1>", f"<h1>{NEW_H1}</h1>")
+    )
+
+    cap = orch("capture", str(root), "--backend", "local")
+    assert cap.returncode == 0, cap.stdout + cap.stderr
+    sug = orch("suggest", "demo-shop", "--tasks-dir", str(tasks))
+    assert sug.returncode == 0, sug.stderr
+    for kind in ("text_order", "box", "links", "token"):
+        assert f'kind = "{kind}"' in sug.stdout, (kind, sug.stdout)
+    # The headline the unit changes is not proposed as protected copy.
+    assert "Welcome to Demo Shop" not in sug.stdout
+    toml.write_text(toml.read_text() + "\n" + sug.stdout)
+    task = load_task(root)
+    assert len(task.contract.preservation_check_ids()) >= 4
+
+    adm = orch("admit", str(root), "--backend", "local", "--out", str(tmp_path / "adm"))
+    assert adm.returncode == 0, adm.stdout + adm.stderr
+    assert "| demo-shop | reference | yes |" in adm.stdout
