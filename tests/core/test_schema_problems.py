@@ -23,7 +23,9 @@ def test_every_problem_at_once_with_allowed_values() -> None:
         decode_contract(bad, "t.toml")
     lines = got.value.problems
     assert len(lines) == 5, lines
-    assert "t.toml:colour: object contains unknown field `colour` (allowed: 'id', 'title'" in lines[0]
+    assert (
+        "t.toml:colour: object contains unknown field `colour` (allowed: 'id', 'title'" in lines[0]
+    )
     assert any(
         line.startswith("t.toml:regime: invalid enum value 'chnage'")
         and "(allowed: 'build', 'change')" in line
