@@ -25,6 +25,7 @@ COMMANDS = (
     "report",
     "new",
     "suggest",
+    "lint",
 )
 
 

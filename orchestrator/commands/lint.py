@@ -1,0 +1,39 @@
+"""`python -m orchestrator lint [TASK...]`: warnings about how well a package measures."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..contract import ContractError, discover_tasks, load_task
+from ..lint import evidence_missing, lint
+from ._task import task_root
+
+HELP = "warn about unused states, checks that cannot fail and units no negative exercises"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tasks", nargs="*", help="task ids or directories (default: every task)")
+    p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
+
+
+def run(args: argparse.Namespace) -> int:
+    roots = (
+        [task_root(t, args.tasks_dir) for t in args.tasks]
+        if args.tasks
+        else discover_tasks(args.tasks_dir)
+    )
+    warned = 0
+    for root in roots:
+        try:
+            task = load_task(root)
+        except ContractError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        if evidence_missing(task):
+            print(f"{task.contract.id}: no evidence (run capture): evidence checks skipped")
+        for line in lint(task):
+            warned += 1
+            print(f"{task.contract.id}: {line}")
+    return 0 if not warned else 1
