@@ -220,12 +220,12 @@ def suggest(task: TaskPackage) -> tuple[str, list[str]]:
         ref = _evidence(task, sid, "reference")
         ref_anchors: list[dict[str, Any]] = ref["anchors"] if ref else anchors
         ref_heads = [a["text"] for a in ref_anchors if a["tag"] in ("h1", "h2", "h3")]
-        it = iter(ref_heads)
-        heads = [
-            a["text"]
-            for a in anchors
-            if a["tag"] in ("h1", "h2", "h3") and a["text"] and a["text"] in it
-        ]
+        heads: list[str] = []  # R0's headings the reference keeps, in order
+        at = 0
+        for a in anchors:
+            if a["tag"] in ("h1", "h2", "h3") and a["text"] and a["text"] in ref_heads[at:]:
+                at = ref_heads.index(a["text"], at) + 1
+                heads.append(a["text"])
         if heads:
             values = ", ".join(_q(h) for h in heads)
             add(
