@@ -162,6 +162,10 @@ def main() -> int:
                 walls = " ".join(f"{c['wall_s']:.0f}" for c in pair[mode]["checkpoints"])
                 reps = " ".join(str(c["replayed"]) for c in pair[mode]["checkpoints"])
                 print(f"    {mode:5} checkpoint wall s: {walls}   states replayed: {reps}")
+            # Written after every task: a run cut short still leaves its numbers.
+            write_result("checkpoints", {"machine": machine(), "cells": rows, "partial": True})
+            if task == args.plot_task:
+                _plot(pair, task, RESULTS_DIR / "checkpoints.png")
     full = sum(r["full"]["tree_cpu_s"] for r in rows)
     reuse = sum(r["reuse"]["tree_cpu_s"] for r in rows)
     host_full = sum(r["full"]["host_cpu_s"] for r in rows)
@@ -177,9 +181,6 @@ def main() -> int:
     }
     print(json.dumps(summary, indent=1))
     write_result("checkpoints", {"machine": machine(), "summary": summary, "cells": rows})
-    plotted = [r for r in rows if r["task"] == args.plot_task]
-    if plotted:
-        _plot(plotted[0], args.plot_task, RESULTS_DIR / "checkpoints.png")
     return 0 if summary["identical_verdicts"] else 1
 
 
