@@ -15,7 +15,7 @@ import pytest
 
 from orchestrator.config import load_config
 from orchestrator.manifest import FINAL_STATUSES, read_rows
-from orchestrator.sweep import SweepOptions, run_sweep
+from orchestrator.sweep import SweepOptions, is_run_dir, run_sweep
 from tests.fixtures.tinytask import make_tiny_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,10 +119,11 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(
     rng = random.Random(7)
     finished_before: set[str] = set()
     for attempt in range(3):
+        # Killed before it wrote anything (start-up), a run does not exist yet: start it.
         args = (
-            _cli(config, "--run-dir", str(run_dir))
-            if attempt == 0
-            else _cli(config, "--resume", str(run_dir))
+            _cli(config, "--resume", str(run_dir))
+            if attempt and is_run_dir(run_dir)
+            else _cli(config, "--run-dir", str(run_dir))
         )
         proc = subprocess.Popen(
             args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -137,7 +138,7 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(
         assert finished_before <= set(counts)  # nothing lost
         finished_before = set(counts)
     done = subprocess.run(
-        _cli(config, "--resume", str(run_dir)),
+        _cli(config, "--resume" if is_run_dir(run_dir) else "--run-dir", str(run_dir)),
         cwd=ROOT,
         capture_output=True,
         text=True,
