@@ -157,6 +157,7 @@ class AgentRun(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     timed_out: bool = False
     killed: bool = False  # stopped by the harness after a budget refusal
     duration_s: float = 0.0
+    timeout_s: float = 0.0  # the time it was given
     verdict: str = ""  # "" = ok; else why the cell is not `ok`
     output: tuple[str, ...] = ()  # the last lines of its output
     requests: tuple[RequestRecord, ...] = ()  # the gateway's log of its model calls

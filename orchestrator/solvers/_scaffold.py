@@ -109,6 +109,7 @@ class ScaffoldSolver:
         self.provider = provider
         self.runs: list[AgentRun] = []
         self._log: EventLog | None = None
+        self._timeout_s = 0.0
         self._sandbox: Sandbox | None = None
         self._gateway: Gateway | None = None
         self._host = ""
@@ -191,6 +192,7 @@ class ScaffoldSolver:
         left = time_left()
         if math.isfinite(left):
             timeout = min(timeout, left - _MARGIN_S)
+        self._timeout_s = timeout = max(timeout, 1.0)
         killed = False
 
         async def stop_on_refusal() -> None:
@@ -204,7 +206,7 @@ class ScaffoldSolver:
         async with anyio.create_task_group() as tg:
             tg.start_soon(stop_on_refusal)
             try:
-                result = await sandbox.run(script, timeout=max(timeout, 1.0), env=env)
+                result = await sandbox.run(script, timeout=timeout, env=env)
             finally:
                 tg.cancel_scope.cancel()
                 with anyio.move_on_after(_KILL_S + 10, shield=True):  # whatever it left running
@@ -215,7 +217,10 @@ class ScaffoldSolver:
         verdict: BudgetExceeded | LLMError | None = None
         if acct.budget is not None:
             verdict = BudgetExceeded(acct.budget[0], acct.budget[1])
-        elif result.timed_out:
+        elif result.timed_out or (
+            # `timeout -k` exits 137 when the command had to be killed after its TERM
+            result.exit_code == 137 and not killed and result.duration_s >= self._timeout_s
+        ):
             verdict = BudgetExceeded("wall_time", "the agent ran out of time")
         elif acct.errors or acct.transient:
             verdict = LLMError(
@@ -228,9 +233,12 @@ class ScaffoldSolver:
         self._verdict = self._verdict or verdict
         return AgentRun(
             exit_code=result.exit_code,
-            timed_out=result.timed_out,
+            timed_out=result.timed_out
+            or (isinstance(verdict, BudgetExceeded)
+            and verdict.kind == "wall_time"),
             killed=killed,
             duration_s=round(result.duration_s, 3),
+            timeout_s=round(self._timeout_s, 3),
             verdict=str(verdict) if verdict else "",
             output=tuple(result.output_tail.splitlines()[-OUTPUT_LINES:]),
             requests=tuple(acct.log),
