@@ -234,8 +234,7 @@ class ScaffoldSolver:
         return AgentRun(
             exit_code=result.exit_code,
             timed_out=result.timed_out
-            or (isinstance(verdict, BudgetExceeded)
-            and verdict.kind == "wall_time"),
+            or (isinstance(verdict, BudgetExceeded) and verdict.kind == "wall_time"),
             killed=killed,
             duration_s=round(result.duration_s, 3),
             timeout_s=round(self._timeout_s, 3),
