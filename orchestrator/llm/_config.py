@@ -118,6 +118,10 @@ class AgentOptions(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     vision: bool = False
     history_turns: int | None = None  # keep only the last N turns; None = all
     preservation_clause: bool = False
+    # How the model may change files (the paper's edit-format ablation): "search_replace"
+    # offers the `edit` tool (exact search/replace) beside `write_file`; "whole_file"
+    # offers only `write_file`, so every change rewrites the whole file.
+    edit_format: Literal["search_replace", "whole_file"] = "search_replace"
     max_steps_per_turn: int = 30  # model requests within one turn
     max_cell_tokens: int | None = None  # per-cell cap (input + output tokens)
 

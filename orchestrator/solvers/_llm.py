@@ -120,7 +120,11 @@ class LLMSolver:
         question = ""
         for call in reply.tool_calls:
             out = await run_tool(
-                call, ws, vision=self.options.vision, screenshots=message.screenshots
+                call,
+                ws,
+                vision=self.options.vision,
+                screenshots=message.screenshots,
+                edit_format=self.options.edit_format,
             )
             result = ToolResultMsg(
                 call_id=call.id,
@@ -144,7 +148,7 @@ class LLMSolver:
         return ChatRequest(
             system=self.system_prompt(workspace),
             messages=self._history.messages(self._keep()),
-            tools=tool_specs(vision=self.options.vision),
+            tools=tool_specs(vision=self.options.vision, edit_format=self.options.edit_format),
         )
 
     async def _complete(self, workspace: Workspace) -> tuple[Completion, Usage]:

@@ -51,10 +51,22 @@ _TOOLS = (
     _Tool("done", "Say the current request is finished; ends your turn.", (), ("summary",)),
 )
 _VISION_ONLY = frozenset({"view_page"})
+_SEARCH_REPLACE_ONLY = frozenset({"edit"})
+EditFormat = Literal["search_replace", "whole_file"]
 
 
-def tool_specs(*, vision: bool) -> tuple[ToolSpec, ...]:
-    return tuple(t.spec() for t in _TOOLS if vision or t.name not in _VISION_ONLY)
+def _offered(*, vision: bool, edit_format: EditFormat) -> dict[str, _Tool]:
+    """The tools a model is offered (and may call) under the vision and edit-format options."""
+    return {
+        t.name: t
+        for t in _TOOLS
+        if (vision or t.name not in _VISION_ONLY)
+        and (edit_format == "search_replace" or t.name not in _SEARCH_REPLACE_ONLY)
+    }
+
+
+def tool_specs(*, vision: bool, edit_format: EditFormat = "search_replace") -> tuple[ToolSpec, ...]:
+    return tuple(t.spec() for t in _offered(vision=vision, edit_format=edit_format).values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +101,14 @@ def _arguments(call: ToolCall, tools: dict[str, _Tool]) -> dict[str, str] | Tool
 
 
 async def run_tool(
-    call: ToolCall, ws: Workspace, *, vision: bool, screenshots: Sequence[Path]
+    call: ToolCall,
+    ws: Workspace,
+    *,
+    vision: bool,
+    screenshots: Sequence[Path],
+    edit_format: EditFormat = "search_replace",
 ) -> ToolOutcome:
-    tools = {t.name: t for t in _TOOLS if vision or t.name not in _VISION_ONLY}
+    tools = _offered(vision=vision, edit_format=edit_format)
     args = _arguments(call, tools)
     if isinstance(args, ToolOutcome):
         return args

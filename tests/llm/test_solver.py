@@ -12,10 +12,18 @@ from PIL import Image
 
 from orchestrator.budget import BudgetExceeded, Ledger
 from orchestrator.contract import TaskPackage, discover_tasks, load_task
-from orchestrator.llm import AgentOptions, FakeProvider, Fault, ProviderConfig, ProviderPool
+from orchestrator.llm import (
+    AgentOptions,
+    FakeProvider,
+    Fault,
+    ProviderConfig,
+    ProviderPool,
+    ToolCall,
+)
 from orchestrator.llm._fake_reference import ReferenceBook
 from orchestrator.solvers import UserMessage
 from orchestrator.solvers._llm import LLMSolver
+from orchestrator.solvers._llm_tools import run_tool
 from orchestrator.workspace import Workspace
 
 from .conftest import KEY, open_client
@@ -281,3 +289,32 @@ def test_a_staged_reveal_still_plays_through_its_own_unit(tiny_task: Path) -> No
     for i, unit in enumerate(task.contract.units):
         found = book.match(["earlier words", reveal(task, i).text, "pushback without a request"])
         assert found is not None and found[1] == unit.id
+
+
+async def test_edit_format_whole_file_offers_and_runs_no_search_replace(
+    api_key: str, tiny_task: Path, tmp_path: Path
+) -> None:
+    """The paper's edit-format ablation: whole_file offers only write_file, and an `edit`
+    call is refused (unknown tool) instead of silently applied."""
+    task = load_task(tiny_task)
+    for fmt in ("search_replace", "whole_file"):
+        ws = await workspace(task, tmp_path, f"ws-{fmt}")
+        async with FakeProvider(task_dir=tiny_task) as fake, open_client(fake) as client:
+            solver = LLMSolver(client, AgentOptions(edit_format=fmt))  # type: ignore[arg-type]
+            turn = await solver.respond(reveal(task, 0), ws)
+        assert turn.end == "edited"  # the scripted model writes whole files either way
+        tools = {t["function"]["name"] for t in fake.requests[0].body["tools"]}
+        assert ("edit" in tools) is (fmt == "search_replace") and "write_file" in tools
+
+    path = next(p for p in texts(ws.root) if p.endswith(".html"))
+    before = (ws.root / path).read_text()
+    call = ToolCall(
+        id="c1",
+        name="edit",
+        arguments_json=json.dumps({"path": path, "search": before[:20], "replace": "X"}),
+    )
+    refused = await run_tool(call, ws, vision=False, screenshots=(), edit_format="whole_file")
+    assert refused.is_error and "unknown tool 'edit'" in refused.content
+    assert (ws.root / path).read_text() == before
+    applied = await run_tool(call, ws, vision=False, screenshots=())
+    assert not applied.is_error and (ws.root / path).read_text() != before
