@@ -259,10 +259,10 @@ def test_visual_check_fails_above_the_default_threshold(reference: Path) -> None
     assert v.threshold == 0.01 and v.pixel_tolerance == 24
     # 20x10 black pixels = 2% of the page: twice the 1% threshold, far below 50%.
     got = _visual.compare(
-        _png(100, 100, [(10, 20, 20, 10, (0, 0, 0))]), reference, [], v.threshold, 24
+        _png(100, 100, [(10, 30, 20, 10, (0, 0, 0))]), reference, [], v.threshold, 24
     )
-    assert not got.passed and got.region == (10, 20, 20, 10)
-    assert got.observed == "2.00% of pixels differ (threshold 1.00%), inside 20x10 at (10, 20)"
+    assert got.passed is False and got.region == (10, 30, 20, 10)
+    assert got.observed == "2.00% of pixels differ (threshold 1.00%), inside 20x10 at (10, 30)"
 
 
 def test_visual_check_passes_at_or_below_the_threshold(reference: Path) -> None:
@@ -310,7 +310,12 @@ def test_visual_compares_colours_whatever_the_image_mode(tmp_path: Path) -> None
 
 def test_visual_size_mismatch_and_missing_reference_fail(reference: Path) -> None:
     got = _visual.compare(_png(120, 90, []), reference, [], 0.5, 24)
-    assert not got.passed and got.observed == "size 120x90 vs reference 100x100"
+    assert got.passed is False and got.observed == "size 120x90 vs reference 100x100"
+    wide = reference.with_name("wide.png")
+    wide.write_bytes(_png(100, 60, []))
+    assert _visual.compare(_png(100, 100, []), wide, [], 0.5, 24).observed == (
+        "size 100x100 vs reference 100x60"
+    )
     missing = _visual.compare(_png(100, 100, []), reference.with_name("x.png"), [], 0.5, 24)
-    assert not missing.passed and "no reference render at" in missing.observed
+    assert missing.passed is False and "no reference render at" in missing.observed
     assert "capture" in missing.observed
