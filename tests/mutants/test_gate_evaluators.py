@@ -88,6 +88,9 @@ def test_layout_overflow_fails_when_the_page_scrolls_horizontally() -> None:
     assert c.observed == "scrollWidth 1400 vs clientWidth 1280"
     fits = PageHealth(scroll_width=1280, client_width=1280)
     assert _by_gate(_gates.state_health(_obs(health=fits), "home"))["layout_overflow"].passed
+    cut = PageHealth(scroll_width=1280, client_width=1280, clipped=("h1",))
+    c = _by_gate(_gates.state_health(_obs(health=cut), "home"))["layout_overflow"]
+    assert not c.passed and c.observed == "scrollWidth 1280 vs clientWidth 1280; cut off: h1"
 
 
 def test_console_network_assets_fail_on_any_entry() -> None:

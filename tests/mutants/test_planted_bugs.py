@@ -185,7 +185,7 @@ CASES: dict[str, Case] = {
     "layout_overflow never fails": Case(
         Edit(
             "orchestrator.verifier._gates:_state_verdicts",
-            "not h.overflow,",
+            "not h.overflow and not h.clipped,",
             "True,",
         ),
         test_gate_evaluators.test_layout_overflow_fails_when_the_page_scrolls_horizontally,
