@@ -86,7 +86,10 @@ def _dir_files(root: Path) -> dict[str, bytes]:
 
 
 def stacks(images_dir: Path = IMAGES_DIR) -> list[str]:
-    return sorted(p.parent.name for p in images_dir.glob("*/Dockerfile"))
+    """Stack names: every images/<stack>/Dockerfile but `_`-prefixed layers (`_agent`)."""
+    return sorted(
+        p.parent.name for p in images_dir.glob("*/Dockerfile") if not p.parent.name.startswith("_")
+    )
 
 
 class ImageBuilder:
