@@ -193,6 +193,14 @@ async def test_each_stage_clears_at_the_checkpoint_its_checks_pass(
     assert res.checkpoints == 4 and res.turns == 3 and res.flips == ()
     assert res.scores.stage == 1.0 and res.scores.final_pass and res.scores.whole_task
     assert res.scores.wcs == 1.0 and res.edits_applied == 3 and res.edits_refused == 0
+    # Each unit is revealed with its own request, id and index; checkpoints name the unit.
+    assert [(m.kind, m.unit_id, m.unit_index) for m in solver.messages] == [
+        ("reveal", "u1", 0),
+        ("reveal", "u2", 1),
+        ("reveal", "u3", 2),
+    ]
+    assert "greeting" in solver.messages[0].text and "1999" in solver.messages[1].text
+    assert [h.unit for h in r.history] == ["u1", "u2", "u3", ""]
 
 
 async def test_a_stage_that_never_passes_is_capped_after_its_turns(
@@ -239,6 +247,7 @@ async def test_rework_clears_only_with_every_protected_check(
         ("u2", True, False, 2, 3),
         ("u3", True, False, 1, 4),
     ]
+    assert [u.kind for u in r.result.units] == ["stage", "rework", "stage"]
 
 
 async def test_rework_that_never_restores_a_protected_check_is_capped(
@@ -268,13 +277,17 @@ async def test_no_checkpoint_without_a_change_unless_the_solver_is_done(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
     site = Site()
-    solver = Scripted((None, "question"), (None, "edited"), (None, "done"), (None, "done"))
+    solver = Scripted((None, "question"), (None, "edited"), (None, "idle"), (None, "done"))
     r = await _cell(tmp_path, solver, _task(tiny, turns=4), site=site)
-    # u1: a question and an unchanged tree make no checkpoint; the first `done` on an
-    # unverified tree does; a second `done` on the same tree does not.
+    # u1: a question and an unchanged tree make no checkpoint; the first `idle` on an
+    # unverified tree does; a `done` on the same tree does not.
     assert len([c for c in site.calls if c[1] is not None and G in c[1]]) == 1
     assert _units(r)[0] == ("u1", False, True, 4, None)
-    assert solver.messages[1].kind == "answer"
+    kinds = [m.kind for m in solver.messages[:4]]
+    assert kinds == ["reveal", "answer", "pushback", "pushback"]
+    assert "not there yet" not in solver.messages[1].text  # nothing verified yet
+    assert "not there yet" not in solver.messages[2].text
+    assert "not there yet" in solver.messages[3].text  # after the `idle` checkpoint
 
 
 # ---------------------------------------------------------------- flips
