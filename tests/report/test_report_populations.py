@@ -213,3 +213,18 @@ def test_wording_is_an_option_on_every_card_and_pairs_like_any_other(tmp_path: P
     a, b = (card_for(cfg, s) for s in cfg.solvers)
     assert (a.options["wording"], b.options["wording"]) == ("persona", "literal")
     assert {k for k in a.options if a.options[k] != b.options[k]} == {"wording"}
+
+
+@pytest.mark.parametrize("status", ["cancelled", "infra_error", "harness_error", "llm_error"])
+def test_a_row_without_a_delivery_is_never_covered_by_the_baseline(status: str) -> None:
+    """'Covered' = the untouched R0 served and was verified: a row with no result (a user
+    stop, a lost container, a bug of ours) says nothing about R0 and is not covered."""
+    from orchestrator.report._measures import row_covered
+
+    bare = row("t1", "m", "staged", 0, {}, status=status)
+    assert bare.result is None and not row_covered(bare)
+    covered = row("t1", "m", "staged", 0, {}, scores=scores(1.0, 1.0, 1.0), baseline_covered=True)
+    uncovered = row(
+        "t1", "m", "staged", 0, {}, scores=scores(1.0, 1.0, 1.0), baseline_covered=False
+    )
+    assert row_covered(covered) and not row_covered(uncovered)
