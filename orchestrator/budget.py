@@ -36,17 +36,21 @@ class Ledger:
     max_tokens: int | None = None
     spent_usd: float = 0.0
     spent_tokens: int = 0
+    estimated_requests: int = 0  # charged responses whose usage was estimated
     stopped: bool = field(default=False)
     parent: Ledger | None = None
 
     def child(self) -> Ledger:
         return Ledger(parent=self)
 
-    def charge(self, tokens: int, usd: float) -> None:
+    def charge(self, tokens: int, usd: float, *, estimated: bool = False) -> None:
+        """Charge one response; `estimated`: the provider sent no usage, so the tokens
+        are an estimate (counted, so a row can say its spend is not exact)."""
         self.spent_tokens += tokens
         self.spent_usd += usd
+        self.estimated_requests += estimated
         if self.parent is not None:
-            self.parent.charge(tokens, usd)
+            self.parent.charge(tokens, usd, estimated=estimated)
         if self.exhausted:
             self.stopped = True
 

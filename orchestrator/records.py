@@ -120,6 +120,8 @@ class Spend(_Rec, frozen=True, kw_only=True):
 
     tokens: int = 0
     cost_usd: float = 0.0
+    # Responses without usage from the provider: their tokens (and money) are estimates.
+    estimated_requests: int = 0
 
 
 # ---------------------------------------------------------------- outcomes

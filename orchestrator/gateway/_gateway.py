@@ -110,7 +110,7 @@ class Account:
             return "money", "the sweep's money/token cap is reached"
         return None
 
-    def charge(self, m: Metered) -> float:
+    def charge(self, m: Metered, *, estimated: bool = False) -> float:
         usd = self.upstream.provider.cost_usd(
             m.input_tokens,
             m.output_tokens,
@@ -120,7 +120,7 @@ class Account:
         tokens = m.input_tokens + m.output_tokens
         self.spent_usd += usd
         self.spent_tokens += tokens
-        self.ledger.charge(tokens, usd)
+        self.ledger.charge(tokens, usd, estimated=estimated)
         return usd
 
 
@@ -454,7 +454,7 @@ class Gateway:
                 m.input_tokens = len(req.body) // 4
                 m.output_tokens = answer_bytes // 4
                 estimated = True
-            usd = acct.charge(m)
+            usd = acct.charge(m, estimated=estimated)
         if metered:
             if status < 400 and not m.error:
                 acct.ok_calls += 1

@@ -199,7 +199,7 @@ class LLMSolver:
             w.retry_s += c.retry_wait_s
             w.queue_s += c.queue_wait_s
         if self._ledger is not None:
-            self._ledger.charge(c.input_tokens + c.output_tokens, cost)
+            self._ledger.charge(c.input_tokens + c.output_tokens, cost, estimated=c.usage_estimated)
         return step
 
 

@@ -141,7 +141,11 @@ class Scheduler:
             job.template,
             outcome=outcome,
             image=run.image or job.template.image,
-            spend=Spend(tokens=run.ledger.spent_tokens, cost_usd=run.ledger.spent_usd),
+            spend=Spend(
+                tokens=run.ledger.spent_tokens,
+                cost_usd=run.ledger.spent_usd,
+                estimated_requests=run.ledger.estimated_requests,
+            ),
             attempts=run.attempts,
             wall_s=now - run.t0 if run.attempts else 0.0,
             started_at=run.t0 if run.attempts else 0.0,

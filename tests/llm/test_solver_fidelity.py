@@ -105,7 +105,8 @@ async def test_missing_usage_is_charged_as_a_flagged_estimate(
 ) -> None:
     task = load_task(tiny_task)
     ws = await workspace(task, tmp_path)
-    ledger = Ledger(max_tokens=10**9)
+    sweep = Ledger(max_tokens=10**9)
+    ledger = sweep.child()  # the cell's: its row's Spend carries estimated_requests
     async with FakeProvider(task_dir=tiny_task, faults=[Fault(kind="no_usage", times=0)]) as fake:
         async with open_client(fake) as client:
             turn = await LLMSolver(client, AgentOptions(), ledger=ledger).respond(
@@ -114,6 +115,7 @@ async def test_missing_usage_is_charged_as_a_flagged_estimate(
     assert turn.usage.estimated_requests == 2 == turn.usage.requests
     assert turn.usage.input_tokens > 100 and turn.usage.cost_usd > 0
     assert ledger.spent_tokens == turn.usage.input_tokens + turn.usage.output_tokens
+    assert ledger.estimated_requests == 2 == sweep.estimated_requests
 
 
 async def test_a_failed_cell_keeps_what_it_was_charged(
