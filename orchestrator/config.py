@@ -77,6 +77,9 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     arms: tuple[Arm, ...] = ("staged",)
     repeats: int = 1
     concurrency: int = 8
+    # Where cells run: this host, or a Ray cluster's worker nodes (`--engine ray`).
+    engine: Literal["local", "ray"] = "local"
+    ray_address: str = ""  # "" : RAY_ADDRESS or a cluster started on this host
     backend: Literal["auto", "docker", "local"] = "auto"
     # Docker: install host firewall rules per sweep network (needs root); false runs
     # cells whose sandboxes can reach the host, recorded as not isolated.

@@ -13,7 +13,15 @@ from sandbox import BackendUnavailable, SandboxError
 from ..config import BenchConfig, ConfigError, load_config, validate
 from ..contract import ContractError
 from ..manifest import RunLocked
-from ..sweep import SweepInputError, SweepOptions, is_run_dir, read_spec, run_sweep
+from ..sweep import (
+    EngineUnavailable,
+    SweepInputError,
+    SweepOptions,
+    check_engine,
+    is_run_dir,
+    read_spec,
+    run_sweep,
+)
 from ..verifier import REPLAY_MODES, EnvironmentDrift
 from ._loop import run_async
 
@@ -33,6 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget-usd", type=float, help="sweep-wide money cap")
     p.add_argument("--backend", choices=("auto", "docker", "local"))
     p.add_argument("--repeats", type=int)
+    p.add_argument("--engine", choices=("local", "ray"), help="where cells run")
+    p.add_argument("--ray-address", help="the Ray cluster to run cells on (--engine ray)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.add_argument("--progress", choices=("live", "jsonl"), default="live")
     p.add_argument("--no-report", action="store_true", help="skip writing the report")
@@ -61,6 +71,8 @@ def apply_overrides(cfg: BenchConfig, args: argparse.Namespace) -> BenchConfig:
         ("backend", "backend"),
         ("repeats", "repeats"),
         ("replay", "replay"),
+        ("engine", "engine"),
+        ("ray_address", "ray_address"),
     ):
         if getattr(args, flag, None) is not None:
             changes[key] = getattr(args, flag)
@@ -113,8 +125,16 @@ def run(args: argparse.Namespace) -> int:
         progress="quiet" if args.quiet else args.progress,
     )
     try:
+        check_engine(cfg)
         run_dir, rows = run_async(run_sweep, cfg, opts)
-    except (ContractError, RunLocked, SweepInputError, BackendUnavailable, EnvironmentDrift) as exc:
+    except (
+        ContractError,
+        RunLocked,
+        SweepInputError,
+        BackendUnavailable,
+        EnvironmentDrift,
+        EngineUnavailable,
+    ) as exc:
         print(exc, file=sys.stderr)
         return EXIT_BAD_INPUT
     except SandboxError as exc:  # e.g. no Docker daemon when the sweep starts

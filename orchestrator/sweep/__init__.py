@@ -5,6 +5,8 @@ from ._core import Delivered as Delivered
 from ._core import Job as Job
 from ._core import Scheduler as Scheduler
 from ._core import StopSweep as StopSweep
+from ._engine import EngineUnavailable as EngineUnavailable
+from ._engine import check_engine as check_engine
 from ._jobs import cell_key as cell_key
 from ._jobs import plan_jobs as plan_jobs
 from ._jobs import select_tasks as select_tasks
@@ -19,6 +21,7 @@ from ._sweep import run_sweep as run_sweep
 __all__ = [
     "CellFailure",
     "Delivered",
+    "EngineUnavailable",
     "Job",
     "RunSpec",
     "Scheduler",
@@ -26,6 +29,7 @@ __all__ = [
     "SweepInputError",
     "SweepOptions",
     "cell_key",
+    "check_engine",
     "is_run_dir",
     "pending_jobs",
     "plan_jobs",

@@ -19,9 +19,10 @@ from ..manifest import FINAL_STATUSES, Manifest, latest_by_cell
 from ..records import BackendName, ManifestRow
 from ..solver_cards import write_cards
 from ._core import Job, Scheduler
+from ._engine import open_engine
 from ._jobs import plan_jobs, select_tasks
 from ._progress import ProgressMode, SweepProgress
-from ._runner import SweepIds, open_resources
+from ._runner import SweepIds
 from ._runspec import RunSpec, SweepInputError, check_selection, is_run_dir, write_spec
 
 
@@ -125,9 +126,9 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
                     tg.start_soon(manifest.sync_in_background)
                     if todo:
                         ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))
-                        async with open_resources(cfg, run_dir, ids, tasks, ledger) as res:
-                            todo = [_on_backend(j, res.backend.name) for j in todo]
-                            await scheduler.run(todo, res.attempt)
+                        async with open_engine(cfg, run_dir, ids, tasks, ledger) as engine:
+                            todo = [_on_backend(j, engine.backend) for j in todo]
+                            await scheduler.run(todo, engine.attempt)
                     tg.cancel_scope.cancel()
             finally:
                 # Rows written so far, even when the sweep was interrupted.

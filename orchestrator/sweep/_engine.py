@@ -1,0 +1,57 @@
+"""The engine seam: where a sweep's cells run. The driver plans, writes the manifest and
+keeps the ledger either way; the engine hands the Scheduler an attempt function.
+
+- `local` (the default): this process, one backend and browser pool (`_runner`).
+- `ray`: remote attempts on a Ray cluster's worker nodes (`_ray`, imported only here and
+  only when asked, so the single-host path runs without Ray installed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..budget import Ledger
+from ..config import BenchConfig
+from ..contract import TaskPackage
+from ..records import BackendName
+from ._core import Attempt
+from ._runner import SweepIds, open_resources
+
+
+class EngineUnavailable(Exception):
+    """The chosen engine cannot run cells (Ray missing, no worker node, ...)."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    backend: BackendName  # where cells run, recorded on every row
+    attempt: Attempt
+
+
+def check_engine(cfg: BenchConfig) -> None:
+    """Raise `EngineUnavailable` now if the chosen engine cannot even be loaded."""
+    if cfg.sweep.engine == "ray":
+        try:
+            from . import _ray  # noqa: F401
+        except ImportError as exc:
+            raise EngineUnavailable(
+                f"engine 'ray': Ray is not installed ({exc}); pip install -e '.[ray]'"
+            ) from exc
+
+
+@asynccontextmanager
+async def open_engine(
+    cfg: BenchConfig, run_dir: Path, ids: SweepIds, tasks: list[TaskPackage], ledger: Ledger
+) -> AsyncIterator[Engine]:
+    if cfg.sweep.engine == "ray":
+        check_engine(cfg)
+        from . import _ray
+
+        async with _ray.open_ray_engine(cfg, run_dir, ids, tasks, ledger) as engine:
+            yield engine
+        return
+    async with open_resources(cfg, run_dir, ids, tasks, ledger) as res:
+        yield Engine(backend=res.backend.name, attempt=res.attempt)

@@ -1,0 +1,395 @@
+"""The `ray` engine: a sweep's cells on a Ray cluster's worker nodes (issue #22).
+
+The driver keeps what must be single: planning, the manifest, the ledger, progress and
+SIGINT. Each worker node that declares the custom resource `pwb_cells` gets one
+`CellNode` actor, pinned to it, holding that node's cell resources (backend, browser
+pool, providers, limiters: `_runner.open_resources`) for the whole sweep; the node's
+capacity comes from its declared resources:
+
+    pwb_cells             cells in flight on the node
+    pwb_browser_contexts  its browser contexts (default: bench.toml's)
+    pwb_sandbox_starts    its concurrent sandbox starts (default: bench.toml's)
+
+The driver sends a cell to the least loaded live node with a free cell slot. A node
+loads the task packages from the sweep's `tasks_dir` and refuses a cell whose contract
+hash differs from the driver's; a cell writes its events and artifacts into the run
+directory, so driver and workers share the run and task directories (a shared
+filesystem). The node's own images are built on first use by content hash (ImageBuilder).
+
+Money: one `LedgerActor`, on the driver's node, is charged by every node as spend
+happens; a node's cell ledger reads its totals before each LLM call, so a cap reached
+stops new calls everywhere. After each attempt the driver takes the cell's spend from it
+into the cell's own ledger, so the row and the sweep ledger are what they are on one host.
+
+Faults where they enter: a node (or its actor process) lost mid-cell — Ray's
+`RayActorError` / `NodeDiedError` / `WorkerCrashedError` / `ObjectLostError` — is a
+retryable `infra_error`; the retry goes to another live node. Cancellation (SIGINT, the
+sweep stopping) cancels the remote attempt (`ray.cancel`): the node cancels the cell,
+whose teardown removes its sandbox there. The node enforces the cell's wall time (with
+the credits for its own waits); the driver's deadline is only a backstop.
+
+Only this module imports Ray (ruff TID251); it needs the asyncio backend.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from concurrent.futures import Future
+from contextlib import ExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import msgspec
+import ray
+from ray.exceptions import NodeDiedError, ObjectLostError, RayActorError, WorkerCrashedError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from .. import events as ev
+from ..budget import BudgetExceeded, BudgetKind, Ledger, cell_deadline, credit_wait, waiting
+from ..config import BenchConfig
+from ..contract import TaskPackage
+from ..events import append_event
+from ..faults import describe
+from ..records import BackendName, InfraError, Outcome
+from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
+from ._engine import Engine, EngineUnavailable
+from ._jobs import select_tasks
+from ._runner import SweepIds, SweepResources, open_resources
+
+log = logging.getLogger("orchestrator.sweep.ray")
+
+CELLS = "pwb_cells"
+BROWSER_CONTEXTS = "pwb_browser_contexts"
+SANDBOX_STARTS = "pwb_sandbox_starts"
+# How a lost node or actor shows itself to the driver.
+LOST = (RayActorError, NodeDiedError, WorkerCrashedError, ObjectLostError)
+
+
+class Reply(msgspec.Struct, frozen=True, kw_only=True):
+    """How a remote attempt ended; exceptions do not cross Ray intact, this does."""
+
+    delivered: Delivered | None = None
+    failure: Outcome | None = None
+    retryable: bool = False
+    budget: BudgetKind | None = None
+    stop: bool = False
+    error: str = ""
+
+
+class LedgerActor:
+    """The sweep's cluster-wide spend: every node charges it, the driver settles from it."""
+
+    def __init__(self, max_usd: float | None, max_tokens: int | None) -> None:
+        self.ledger = Ledger(max_usd=max_usd, max_tokens=max_tokens)
+        self.cells: dict[str, tuple[int, float]] = {}
+
+    def charge(self, cell: str, tokens: int, usd: float) -> tuple[int, float]:
+        self.ledger.charge(tokens, usd)
+        t, u = self.cells.get(cell, (0, 0.0))
+        self.cells[cell] = (t + tokens, u + usd)
+        return self.totals()
+
+    def totals(self) -> tuple[int, float]:
+        return self.ledger.spent_tokens, self.ledger.spent_usd
+
+    def take(self, cell: str) -> tuple[int, float]:
+        """What `cell` was charged since the last take."""
+        return self.cells.pop(cell, (0, 0.0))
+
+
+@dataclass
+class ClusterLedger(Ledger):
+    """A node's view of the sweep ledger: charges go to the `LedgerActor` as they happen,
+    and `check` reads the cluster-wide totals first (one round trip per LLM call)."""
+
+    cell: str = ""
+    actor: Any = None
+
+    def _sync(self, totals: tuple[int, float]) -> None:
+        self.spent_tokens, self.spent_usd = totals
+        if self.exhausted:
+            self.stopped = True
+
+    def charge(self, tokens: int, usd: float) -> None:
+        self._sync(ray.get(self.actor.charge.remote(self.cell, tokens, usd)))
+
+    def check(self) -> None:
+        self._sync(ray.get(self.actor.totals.remote()))
+        super().check()
+
+
+def node_config(cfg: BenchConfig, resources: dict[str, float]) -> BenchConfig:
+    """The sweep's config with this node's declared capacity."""
+    sweep = msgspec.structs.replace(
+        cfg.sweep,
+        concurrency=max(1, int(resources.get(CELLS, 1))),
+        browser_contexts=int(resources.get(BROWSER_CONTEXTS, cfg.sweep.browser_contexts)),
+        sandbox_starts=int(resources.get(SANDBOX_STARTS, cfg.sweep.sandbox_starts)),
+    )
+    return msgspec.structs.replace(cfg, sweep=sweep)
+
+
+class CellNode:
+    """One per worker node: the node's cell resources, opened once, reused by every cell.
+
+    The resources live on an anyio event loop in a thread of their own (a blocking
+    portal), so their task groups are entered and left by one task; Ray's asyncio loop
+    only waits on the portal's futures, and cancelling one cancels the cell."""
+
+    def __init__(
+        self,
+        cfg: BenchConfig,
+        run_dir: str,
+        ids: SweepIds,
+        task_names: tuple[str, ...],
+        hashes: dict[str, str],
+        ledger: Any,
+        resources: dict[str, float],
+    ) -> None:
+        self.cfg = node_config(cfg, resources)
+        self.hashes = hashes
+        self.ledger = ledger
+        self.node = ray.get_runtime_context().get_node_id()[:12]
+        self._stack = ExitStack()
+        self.portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal())
+        tasks = select_tasks(self.cfg, task_names)
+        resources_cm = open_resources(self.cfg, Path(run_dir), ids, tasks, Ledger())
+        self.res: SweepResources = self._stack.enter_context(
+            self.portal.wrap_async_context_manager(resources_cm)
+        )
+
+    def ready(self) -> BackendName:
+        return self.res.backend.name
+
+    def close(self) -> None:
+        self._stack.close()
+
+    async def attempt(self, job: Job, n: int) -> Reply:
+        fut: Future[Reply] = self.portal.start_task_soon(self._attempt, job, n)
+        try:
+            return await asyncio.wrap_future(fut)
+        except asyncio.CancelledError:
+            fut.cancel()  # cancels the cell on the portal: its teardown removes the sandbox
+            raise
+
+    async def _attempt(self, job: Job, n: int) -> Reply:
+        row = job.template
+        task = self.res.tasks.get(row.task)
+        if task is None or task.contract_hash != self.hashes.get(row.task):
+            got = "missing" if task is None else task.contract_hash[:12]
+            why = (
+                f"node {self.node}: task package {row.task} differs from the driver's"
+                f" (contract hash {got}, expected {self.hashes.get(row.task, '')[:12]})"
+            )
+            return Reply(failure=InfraError(error=why), retryable=True)
+        sweep = self.cfg.sweep
+        cell_ledger = ClusterLedger(
+            max_usd=sweep.max_usd, max_tokens=sweep.max_tokens, cell=job.key, actor=self.ledger
+        ).child()
+        try:
+            with cell_deadline(sweep.cell_timeout_s, sweep.final_grace_s):
+                return Reply(delivered=await self.res.attempt(job, n, cell_ledger))
+        except BudgetExceeded as exc:
+            return Reply(budget=exc.kind, error=str(exc))
+        except StopSweep as exc:
+            return Reply(stop=True, error=str(exc))
+        except CellFailure as exc:
+            return Reply(failure=exc.outcome, retryable=exc.retryable)
+        except Exception as exc:  # a bug of ours on the node
+            return Reply(failure=harness_error(exc))
+
+
+@dataclass
+class _Node:
+    node_id: str
+    actor: Any
+    slots: int
+    busy: int = 0
+    alive: bool = True
+
+
+@dataclass
+class RayEngine:
+    cfg: BenchConfig
+    run_dir: Path
+    ids: SweepIds
+    tasks: list[TaskPackage]
+    ledger_actor: Any
+    nodes: dict[str, _Node] = field(default_factory=dict)
+    changed: anyio.Event = field(default_factory=anyio.Event)
+
+    def _spawn(self, node_id: str, resources: dict[str, float]) -> _Node:
+        actor_cls = ray.remote(CellNode)
+        slots = max(1, int(resources.get(CELLS, 1)))
+        actor = actor_cls.options(
+            num_cpus=0,
+            max_concurrency=slots + 2,
+            max_restarts=0,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+        ).remote(
+            self.cfg,
+            str(self.run_dir.resolve()),
+            self.ids,
+            tuple(t.root.name for t in self.tasks),
+            {t.contract.id: t.contract_hash for t in self.tasks},
+            self.ledger_actor,
+            resources,
+        )
+        return _Node(node_id=node_id, actor=actor, slots=slots)
+
+    def refresh(self) -> list[_Node]:
+        """Start a `CellNode` on every live node declaring `pwb_cells` not yet seen."""
+        new = []
+        for info in ray.nodes():  # type: ignore[no-untyped-call]
+            nid = info["NodeID"]
+            if not info.get("Alive") or nid in self.nodes or CELLS not in info["Resources"]:
+                continue
+            self.nodes[nid] = node = self._spawn(nid, dict(info["Resources"]))
+            new.append(node)
+        return new
+
+    def _lost(self, node: _Node) -> None:
+        node.alive = False
+        ray.kill(node.actor)
+
+    def _notify(self) -> None:
+        self.changed.set()
+        self.changed = anyio.Event()
+
+    async def _acquire(self) -> _Node:
+        while True:
+            free = [n for n in self.nodes.values() if n.alive and n.busy < n.slots]
+            if free:
+                node = min(free, key=lambda n: n.busy / n.slots)
+                node.busy += 1
+                return node
+            if not any(n.alive for n in self.nodes.values()) and not self.refresh():
+                raise CellFailure(
+                    InfraError(error=f"no live Ray node declares the resource {CELLS}"),
+                    retryable=True,
+                )
+            with anyio.move_on_after(2.0):  # or a node joins
+                await self.changed.wait()
+            self.refresh()
+
+    async def attempt(self, job: Job, n: int, ledger: Ledger) -> Delivered:
+        # The node enforces the cell's wall time; the driver's deadline is a backstop.
+        sweep = self.cfg.sweep
+        credit_wait(sweep.cell_timeout_s + sweep.final_grace_s + 60.0)
+        with waiting():
+            node = await self._acquire()
+        ref = None
+        try:
+            ref = node.actor.attempt.remote(job, n)
+            reply: Reply = await ref
+        except anyio.get_cancelled_exc_class():
+            if ref is not None:
+                ray.cancel(ref)
+            raise
+        except LOST as exc:
+            self._lost(node)
+            raise self._node_lost(job, n, node, exc) from exc
+        finally:
+            node.busy -= 1
+            self._notify()
+            await self._settle(job, ledger)
+        return _delivered(reply)
+
+    def _node_lost(self, job: Job, n: int, node: _Node, exc: BaseException) -> CellFailure:
+        why = f"worker node {node.node_id[:12]} lost mid-cell: {describe(exc)}"
+        cell_dir = self.run_dir / "cells" / job.key.replace("/", "__")
+        cell_dir.mkdir(parents=True, exist_ok=True)
+        append_event(cell_dir / "events.jsonl", ev.Error(cause="infra", error=why, attempt=n))
+        return CellFailure(InfraError(error=why), retryable=True)
+
+    async def _settle(self, job: Job, ledger: Ledger) -> None:
+        """Move what the cell was charged on its node into the driver's cell ledger."""
+        with anyio.CancelScope(shield=True), anyio.move_on_after(10.0):
+            tokens, usd = await self.ledger_actor.take.remote(job.key)
+            if tokens or usd:
+                ledger.charge(tokens, usd)
+
+    async def start(self) -> BackendName:
+        self.refresh()
+        if not self.nodes:
+            raise EngineUnavailable(
+                f"engine 'ray': no node of the cluster declares the resource {CELLS}"
+                f" (ray start ... --resources '{{\"{CELLS}\": N}}')"
+            )
+        backends: list[BackendName] = []
+        errors: list[str] = []
+        for node in list(self.nodes.values()):
+            try:
+                backends.append(await node.actor.ready.remote())
+            except Exception as exc:
+                self._lost(node)
+                errors.append(f"node {node.node_id[:12]}: {describe(exc)}")
+        for error in errors:
+            log.warning("engine 'ray': %s", error)
+        if not backends:
+            raise EngineUnavailable(f"engine 'ray': no worker node started: {'; '.join(errors)}")
+        return backends[0]
+
+    async def close(self) -> None:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(60.0):
+            for node in self.nodes.values():
+                if node.alive:
+                    try:
+                        await node.actor.close.remote()
+                    except Exception as exc:
+                        log.warning("node %s did not close: %s", node.node_id[:12], exc)
+        for node in self.nodes.values():
+            ray.kill(node.actor)
+        ray.kill(self.ledger_actor)
+
+
+def _delivered(reply: Reply) -> Delivered:
+    if reply.delivered is not None:
+        return reply.delivered
+    if reply.budget is not None:
+        exc = BudgetExceeded(reply.budget)
+        exc.args = (reply.error,)
+        raise exc
+    if reply.stop:
+        raise StopSweep(reply.error)
+    assert reply.failure is not None
+    raise CellFailure(reply.failure, retryable=reply.retryable)
+
+
+@asynccontextmanager
+async def open_ray_engine(
+    cfg: BenchConfig, run_dir: Path, ids: SweepIds, tasks: list[TaskPackage], ledger: Ledger
+) -> AsyncIterator[Engine]:
+    owned = not ray.is_initialized()
+    if owned:
+        try:
+            ray.init(
+                address=cfg.sweep.ray_address or "auto",
+                include_dashboard=False,
+                logging_level=logging.WARNING,
+                log_to_driver=False,
+            )
+        except ConnectionError as exc:
+            raise EngineUnavailable(f"engine 'ray': cannot reach the cluster: {exc}") from exc
+    here = ray.get_runtime_context().get_node_id()
+    ledger_actor = (
+        ray.remote(LedgerActor)
+        .options(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=True))
+        .remote(ledger.max_usd, ledger.max_tokens)
+    )
+    engine = RayEngine(cfg=cfg, run_dir=run_dir, ids=ids, tasks=tasks, ledger_actor=ledger_actor)
+    try:
+        backend = await engine.start()
+        yield Engine(backend=backend, attempt=engine.attempt)
+    finally:
+        await engine.close()
+        if owned:
+            ray.shutdown()
+
+
+__all__ = ["CellNode", "ClusterLedger", "LedgerActor", "Reply", "open_ray_engine"]
