@@ -16,7 +16,7 @@ hash differs from the driver's; a cell writes its events and artifacts into the 
 directory, so driver and workers share the run and task directories (a shared
 filesystem). The node's own images are built on first use by content hash (ImageBuilder).
 
-Money: one `LedgerActor`, on the driver's node, is charged by every node as spend
+Money: one `LedgerActor`, on the head node, is charged by every node as spend
 happens; a node's cell ledger reads its totals before each LLM call, so a cap reached
 stops new calls everywhere. After each attempt the driver takes the cell's spend from it
 into the cell's own ledger, so the row and the sweep ledger are what they are on one host.
@@ -376,10 +376,17 @@ async def open_ray_engine(
             )
         except ConnectionError as exc:
             raise EngineUnavailable(f"engine 'ray': cannot reach the cluster: {exc}") from exc
-    here = ray.get_runtime_context().get_node_id()
+    # The ledger lives on the head node (the cluster's own fate), not on a worker that
+    # may be lost; with several nodes on one IP the driver's node may be a worker's.
+    heads = [
+        n["NodeID"]
+        for n in ray.nodes()  # type: ignore[no-untyped-call]
+        if n.get("Alive") and "node:__internal_head__" in n["Resources"]
+    ]
+    here = heads[0] if heads else ray.get_runtime_context().get_node_id()
     ledger_actor = (
         ray.remote(LedgerActor)
-        .options(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=True))
+        .options(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False))
         .remote(ledger.max_usd, ledger.max_tokens)
     )
     engine = RayEngine(cfg=cfg, run_dir=run_dir, ids=ids, tasks=tasks, ledger_actor=ledger_actor)
