@@ -86,20 +86,20 @@ class LedgerActor:
 
     def __init__(self, max_usd: float | None, max_tokens: int | None) -> None:
         self.ledger = Ledger(max_usd=max_usd, max_tokens=max_tokens)
-        self.cells: dict[str, tuple[int, float]] = {}
+        self.cells: dict[str, tuple[int, float, int]] = {}
 
-    def charge(self, cell: str, tokens: int, usd: float) -> tuple[int, float]:
-        self.ledger.charge(tokens, usd)
-        t, u = self.cells.get(cell, (0, 0.0))
-        self.cells[cell] = (t + tokens, u + usd)
+    def charge(self, cell: str, tokens: int, usd: float, estimated: bool) -> tuple[int, float]:
+        self.ledger.charge(tokens, usd, estimated=estimated)
+        t, u, e = self.cells.get(cell, (0, 0.0, 0))
+        self.cells[cell] = (t + tokens, u + usd, e + estimated)
         return self.totals()
 
     def totals(self) -> tuple[int, float]:
         return self.ledger.spent_tokens, self.ledger.spent_usd
 
-    def take(self, cell: str) -> tuple[int, float]:
-        """What `cell` was charged since the last take."""
-        return self.cells.pop(cell, (0, 0.0))
+    def take(self, cell: str) -> tuple[int, float, int]:
+        """What `cell` was charged since the last take (tokens, usd, estimated responses)."""
+        return self.cells.pop(cell, (0, 0.0, 0))
 
 
 @dataclass
@@ -115,8 +115,8 @@ class ClusterLedger(Ledger):
         if self.exhausted:
             self.stopped = True
 
-    def charge(self, tokens: int, usd: float) -> None:
-        self._sync(ray.get(self.actor.charge.remote(self.cell, tokens, usd)))
+    def charge(self, tokens: int, usd: float, *, estimated: bool = False) -> None:
+        self._sync(ray.get(self.actor.charge.remote(self.cell, tokens, usd, estimated)))
 
     def check(self) -> None:
         self._sync(ray.get(self.actor.totals.remote()))
@@ -310,9 +310,11 @@ class RayEngine:
     async def _settle(self, job: Job, ledger: Ledger) -> None:
         """Move what the cell was charged on its node into the driver's cell ledger."""
         with anyio.CancelScope(shield=True), anyio.move_on_after(10.0):
-            tokens, usd = await self.ledger_actor.take.remote(job.key)
+            tokens, usd, estimated = await self.ledger_actor.take.remote(job.key)
             if tokens or usd:
                 ledger.charge(tokens, usd)
+            for _ in range(estimated):
+                ledger.charge(0, 0.0, estimated=True)
 
     async def start(self) -> BackendName:
         self.refresh()
