@@ -124,6 +124,7 @@ class BrowserPool:
         self._pw: Playwright | None = None
         self._gen: _Generation | None = None
         self._lock = anyio.Lock()
+        self._env_lock = anyio.Lock()  # one calibration render, however many ask at once
 
     async def __aenter__(self) -> Self:
         if self._pw is not None:
@@ -157,23 +158,24 @@ class BrowserPool:
 
     async def environment(self) -> RenderEnv:
         """The running environment's fingerprint (measured once, on first use)."""
-        async with self._lock:
-            if self._env is not None:
-                return self._env
+        async with self._env_lock:
+            if self._env is None:
+                self._env = await self._measure_environment()
+            return self._env
+
+    async def _measure_environment(self) -> RenderEnv:
         async with self.limiter:
             png = await self._run_once("about:blank", CALIBRATION_VIEWPORT, _calibration)
         gen = self._gen
         assert gen is not None
         version = gen.browser.version
-        env = RenderEnv(
+        return RenderEnv(
             browser=gen.browser.browser_type.name,
             browser_major=int(version.split(".")[0]),
             browser_version=version,
             fonts=await anyio.to_thread.run_sync(fonts_digest),
             calibration=pixels_digest(png),
         )
-        self._env = env
-        return env
 
     async def _launch(self) -> Browser:
         assert self._pw is not None and self._fonts is not None
