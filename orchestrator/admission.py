@@ -53,6 +53,9 @@ class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
     admitted: bool
     controls: tuple[ControlResult, ...]
     flaky_checks: tuple[str, ...] = ()
+    # The first reference run's "checkpoint:check" -> passed: the verdicts two machines
+    # (or an idle and a loaded run) must agree on.
+    reference_checks: dict[str, bool] = {}
 
 
 def _failing(report: VerifyReport) -> tuple[str, ...]:
@@ -138,8 +141,8 @@ class Admitter:
         ref, first_run, _ = await self.reference(task, 0)
         controls.append(ref)
         flaky = set()
+        first = _verdicts(first_run.history)
         if repeat > 1:
-            first = _verdicts(first_run.history)
             for r in range(1, repeat):
                 _, again_run, _ = await self.reference(task, r)
                 again = _verdicts(again_run.history)
@@ -164,6 +167,7 @@ class Admitter:
             admitted=admitted,
             controls=tuple(controls),
             flaky_checks=tuple(sorted(flaky)),
+            reference_checks=first,
         )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
+import anyio.abc
 import msgspec
 
 from ..budget import Ledger
@@ -70,8 +71,14 @@ def _leave_at_once(signum: int, frame: object) -> None:
     os._exit(130)  # second interrupt: leave at once, no traceback
 
 
-async def _watch_signals(scope: anyio.CancelScope, opts: SweepOptions) -> None:
+async def _watch_signals(
+    scope: anyio.CancelScope,
+    opts: SweepOptions,
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        task_status.started()  # from here on an interrupt is ours, never a traceback
         async for _ in signals:
             break
     # Leaving the receiver restored Python's default handlers: a second Ctrl-C would be
@@ -122,7 +129,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
             )
             try:
                 async with anyio.create_task_group() as tg:
-                    tg.start_soon(_watch_signals, tg.cancel_scope, opts)
+                    await tg.start(_watch_signals, tg.cancel_scope, opts)
                     tg.start_soon(manifest.sync_in_background)
                     if todo:
                         ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))
