@@ -21,7 +21,9 @@ from .jsonl import read_jsonl
 from .results import CheckResult, GateStatus
 
 # Why an attempt (or one member of an exception group) ended; see `orchestrator.faults`.
-FaultClass = Literal["infra", "llm", "budget", "stop", "task", "solver", "harness", "cancelled"]
+FaultClass = Literal[
+    "infra", "llm", "outage", "budget", "stop", "task", "solver", "harness", "cancelled"
+]
 
 
 class CheckpointSummary(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

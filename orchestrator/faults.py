@@ -7,6 +7,8 @@ class maps to one row status:
     cancelled   anyio cancellation (a user stop, or the sweep stopping)
     budget      `BudgetExceeded`: a cap the user set was reached
     stop        `ProviderRefused`: the provider refuses every request; the sweep stops
+    outage      `ProviderOutage`: the provider was down past its breaker's pause bound;
+                no verdict, the cell is re-run on resume
     llm         `LLMError`: the solver's provider failed it
     infra       `SandboxError`, `VerifierInfraError`, a library `TimeoutError`/`OSError`
                 that leaked untranslated: never the solver's fault, retried
@@ -30,7 +32,7 @@ from sandbox import SandboxError, UnknownStack
 
 from .budget import BudgetExceeded
 from .events import FaultClass
-from .llm import LLMError, ProviderRefused
+from .llm import LLMError, ProviderOutage, ProviderRefused
 from .verifier import VerifierInfraError
 from .workspace import WorkspaceError
 
@@ -39,6 +41,7 @@ _SEVERITY: tuple[FaultClass, ...] = (
     "harness",
     "stop",
     "budget",
+    "outage",
     "llm",
     "task",
     "infra",
@@ -54,6 +57,8 @@ def classify(exc: BaseException) -> FaultClass:
         return "budget"
     if isinstance(exc, ProviderRefused):
         return "stop"
+    if isinstance(exc, ProviderOutage):
+        return "outage"
     if isinstance(exc, LLMError):
         return "llm"
     if isinstance(exc, UnknownStack):  # permanent: retrying cannot build it

@@ -8,6 +8,11 @@ hashes, backend, image) plus one `Outcome`, a msgspec tagged union on `status`:
     LlmError      the solver's provider failed it
     BudgetStop    a budget the user set was reached (`kind`)
     Cancelled     a user stop (SIGINT/SIGTERM) or a sweep stopped before this cell ran
+    Outage        the solver's provider was down (429/5xx/timeouts) longer than its
+                  breaker's pause bound: no verdict, `--resume` re-runs the cell
+    TaskError     the task's own problem (its untouched R0 cannot serve, a control's
+                  patch does not apply, an unknown stack): never scored against the
+                  solver, counted in the report's header
     HarnessError  a bug of ours: the traceback is in `log` (the cell's events.jsonl)
 
 `InfraError`, `LlmError` and `BudgetStop` carry the `result` of what the solver
@@ -29,15 +34,21 @@ from .budget import BudgetKind
 from .contract import Capability, Facet, Gate, Regime, UnitKind
 from .results import GateStatus
 
-Status = Literal["ok", "infra_error", "llm_error", "budget", "cancelled", "harness_error"]
+Status = Literal[
+    "ok", "infra_error", "llm_error", "budget", "cancelled", "outage", "task_error", "harness_error"
+]
 STATUSES: tuple[Status, ...] = (
     "ok",
     "infra_error",
     "llm_error",
     "budget",
     "cancelled",
+    "outage",
+    "task_error",
     "harness_error",
 )
+# Rows that are no result at all: left out of every score table (counted in the header).
+UNSCORED: frozenset[Status] = frozenset({"cancelled", "outage", "task_error"})
 Arm = Literal["staged", "full-spec"]
 BackendName = Literal["docker", "local", ""]
 SCHEMA_VERSION = 2
@@ -157,13 +168,21 @@ class Cancelled(_Outcome, frozen=True, kw_only=True, tag="cancelled"):
     error: str = ""
 
 
+class Outage(_Outcome, frozen=True, kw_only=True, tag="outage"):
+    error: str
+
+
+class TaskError(_Outcome, frozen=True, kw_only=True, tag="task_error"):
+    error: str
+
+
 class HarnessError(_Outcome, frozen=True, kw_only=True, tag="harness_error"):
     error: str  # "<ExceptionType>: message"
     where: str = ""  # innermost frame, "file:line in function"
     log: str = ""  # the events file (relative to the run dir) holding the traceback
 
 
-Outcome = Ok | InfraError | LlmError | BudgetStop | Cancelled | HarnessError
+Outcome = Ok | InfraError | LlmError | BudgetStop | Cancelled | Outage | TaskError | HarnessError
 
 
 class ManifestRow(_Rec, frozen=True, kw_only=True):

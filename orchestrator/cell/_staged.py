@@ -11,7 +11,7 @@ import msgspec
 from sandbox import Sandbox
 
 from .. import events as ev
-from ..budget import BudgetExceeded, BudgetKind, credit_wait, solver_phase, waiting
+from ..budget import BudgetExceeded, BudgetKind, solver_phase, waiting
 from ..checkpoint import Checkpointer
 from ..contract import GATES, Gate, TaskPackage, Unit
 from ..events import CheckpointSummary, EventLog
@@ -90,8 +90,9 @@ class StagedRun:
 
     # ------------------------------------------------------------ one turn
     async def _turn(self, message: UserMessage, unit: Unit) -> SolverTurn:
+        # Provider waits (retries, queues, an outage's pause) were credited to the wall
+        # time as they happened (`orchestrator.llm`); `usage.wait_s` records them.
         result = await self.solver.respond(message, self.ws)
-        credit_wait(result.usage.wait_s)
         self.counters.turns += 1
         self.counters.usage = self.counters.usage + result.usage
         self.log.emit(

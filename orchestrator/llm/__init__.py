@@ -6,6 +6,7 @@ from ._config import ProviderConfig as ProviderConfig
 from ._config import ProviderKind as ProviderKind
 from ._errors import ContextTooLong as ContextTooLong
 from ._errors import LLMError as LLMError
+from ._errors import ProviderOutage as ProviderOutage
 from ._errors import ProviderRefused as ProviderRefused
 from ._fake_server import FakeProvider as FakeProvider
 from ._fake_server import Fault as Fault
@@ -35,6 +36,7 @@ __all__ = [
     "Message",
     "ProviderConfig",
     "ProviderKind",
+    "ProviderOutage",
     "ProviderPool",
     "ProviderRefused",
     "RecordedRequest",

@@ -22,6 +22,7 @@ import anyio
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
+from ..budget import credit_wait, waiting
 from ._breaker import Breaker
 from ._classify import ErrorInfo, error_info, error_object
 from ._config import ProviderConfig
@@ -38,7 +39,10 @@ def redact(text: str, secret: str) -> str:
 
 
 class _Waits:
-    """Time one `complete` call spent not working: retry sleeps and limiter queueing."""
+    """Time one `complete` call spent not working: retry sleeps and limiter queueing.
+
+    Both are credited to the cell's wall-time budget as they happen (`waiting`), so a
+    deadline cannot fire during a long retry series; these totals are for the record."""
 
     def __init__(self) -> None:
         self.retry_s = 0.0
@@ -46,7 +50,8 @@ class _Waits:
 
     async def sleep(self, seconds: float) -> None:
         start = time.monotonic()
-        await anyio.sleep(seconds)
+        with waiting():
+            await anyio.sleep(seconds)
         self.retry_s += time.monotonic() - start
 
 
@@ -88,16 +93,23 @@ class ChatClient:
             reraise=True,
         )
         attempts = 0
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    decoded = await self._attempt(body, waits)
-        except Transient as exc:
-            name = self.config.name
-            raise LLMError(
-                f"provider {name!r} kept failing after {attempts} attempts: {exc.reason}"
-            ) from None  # the httpx cause holds the request headers; keep it out of tracebacks
+        while True:
+            try:
+                async for attempt in retrying:
+                    with attempt:
+                        attempts += 1
+                        decoded = await self._attempt(body, waits)
+                break
+            except Transient as exc:
+                if self._breaker.paused:
+                    # The provider is down, not this request: wait out the outage in
+                    # `admit` (bounded; `ProviderOutage` past it) and start over.
+                    retrying = retrying.copy()
+                    continue
+                name = self.config.name
+                raise LLMError(
+                    f"provider {name!r} kept failing after {attempts} attempts: {exc.reason}"
+                ) from None  # the httpx cause holds the request headers; keep it out
         return self._completion(decoded, body, attempts, waits)
 
     def _completion(
@@ -119,16 +131,34 @@ class ChatClient:
 
     async def _attempt(self, body: dict[str, Any], waits: _Waits) -> Decoded:
         self._breaker.check()
+        with waiting():  # an outage's pause is not the cell's working time
+            await self._breaker.admit()
         key = self._api_key()
+        try:
+            decoded = await self._send(body, key, waits)
+        except Transient as exc:
+            if not exc.refused:
+                self._breaker.record_transient(exc.reason)
+            raise
+        return decoded
+
+    async def _send(self, body: dict[str, Any], key: str, waits: _Waits) -> Decoded:
         queued = time.monotonic()
-        async with self._limiter:
+        with waiting():
+            await self._limiter.acquire()
+        try:
             waits.queue_s += time.monotonic() - queued
+            sent = anyio.current_time()
             try:
                 resp = await self._http.post(
                     self._url, json=body, headers=self._dialect.headers(key)
                 )
             except httpx.TransportError as exc:
+                # A hung or unreachable provider: the time is not the cell's work.
+                credit_wait(anyio.current_time() - sent)
                 raise Transient(f"{type(exc).__name__} talking to {self._url}") from None
+        finally:
+            self._limiter.release()
         decoded = self._judge(resp, key)
         if decoded.stop_reason in CONTEXT_STOP_REASONS:
             spent = self._completion(decoded, body, 1, _Waits())
@@ -168,7 +198,7 @@ class ChatClient:
             self._breaker.record(refused=True, status=status)
             self._breaker.check()
             if self._breaker.undecided:  # maybe a bad key: let the breaker see more
-                raise Transient(f"HTTP {status} (refused): {detail}")
+                raise Transient(f"HTTP {status} (refused): {detail}", refused=True)
             raise LLMError(f"{where}: {detail}")
         if verdict == "context":
             raise ContextTooLong(f"{where}: request too long: {detail}")

@@ -45,16 +45,29 @@ class ProviderConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     backoff_max_s: float = 60.0
     retry_after_max_s: float = 300.0
     breaker_window: int = 5  # this many refusals in a row (401/403) open the breaker
+    # An outage: this many transient failures in a row (429/5xx/malformed/timeouts, any
+    # cell) pause the provider's requests; one probe leaves every `outage_probe_s`; past
+    # `outage_max_pause_s` the provider's cells end `outage` (re-run by --resume).
+    outage_after: int = 5
+    outage_probe_s: float = 5.0
+    outage_max_pause_s: float = 900.0
     fake_latency_s: float = 0.0  # kind "fake" only: answer after this delay
 
     def __post_init__(self) -> None:
         # msgspec turns these into a ValidationError that names the config.
         if self.kind != "fake" and not self.base_url:
             raise ValueError(f"provider {self.name!r}: base_url is required for {self.kind}")
-        if self.max_connections < 1 or self.max_attempts < 1 or self.breaker_window < 1:
+        if min(self.max_connections, self.max_attempts, self.breaker_window) < 1 or (
+            self.outage_after < 1
+        ):
             raise ValueError(
-                f"provider {self.name!r}: max_connections, max_attempts and "
-                "breaker_window must be positive"
+                f"provider {self.name!r}: max_connections, max_attempts, breaker_window "
+                "and outage_after must be positive"
+            )
+        if not (0 < self.outage_probe_s and 0 <= self.outage_max_pause_s):
+            raise ValueError(
+                f"provider {self.name!r}: outage_probe_s must be positive and "
+                "outage_max_pause_s not negative"
             )
         if self.thinking_budget_tokens and self.kind != "anthropic":
             raise ValueError(f"provider {self.name!r}: thinking_budget_tokens is for anthropic")

@@ -3,12 +3,15 @@
     SolverError
     ├── ProviderRefused      the provider refuses every request (bad key, breaker open):
     │                        the sweep stops instead of failing every cell
+    ├── ProviderOutage       the provider was down (429/5xx/timeouts) longer than the
+    │                        breaker's pause bound: the cell ends `outage`, resume re-runs it
     └── LLMError             the provider kept failing past the retry budget, or answered
         │                    with a 4xx that retrying cannot fix: the cell ends `llm_error`
         └── ContextTooLong   the request is too long; the solver truncates history once
 
-`ProviderRefused` is deliberately not an `LLMError`: a cell that catches `LLMError`
-must not swallow a sweep-wide stop. Messages never contain an API key.
+`ProviderRefused` and `ProviderOutage` are deliberately not `LLMError`s: a cell that
+catches `LLMError` must not swallow a sweep-wide stop, nor grade an outage as a verdict.
+Messages never contain an API key.
 
 Spend survives a failure: `spent` is what the failing request itself was charged (a 200
 that stopped at the context window still bills its tokens), and `cell_usage` is set by
@@ -34,6 +37,10 @@ class _Charged(SolverError):
 
 
 class ProviderRefused(_Charged):
+    pass
+
+
+class ProviderOutage(_Charged):
     pass
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -77,6 +78,9 @@ SECRET_HEADERS = frozenset(
 class Fault(msgspec.Struct, frozen=True, kw_only=True):
     kind: FaultKind
     times: int = 1  # requests it applies to; 0 = every request from then on
+    # > 0: every request for this many seconds from the first one it applied to (a storm),
+    # then never again; `times` is ignored.
+    for_s: float = 0.0
     status: int = 500
     retry_after: str = ""
     delay_s: float = 0.0
@@ -167,7 +171,12 @@ class FakeProvider:
 
     # ------------------------------------------------------------ test-facing
     def add_faults(self, *faults: Fault) -> None:
-        self._faults.extend([f, f.times or -1] for f in faults)
+        # [fault, requests left (-1: unbounded), storm end (monotonic; None: not started)]
+        self._faults.extend([f, f.times or -1, None] for f in faults)
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -228,10 +237,18 @@ class FakeProvider:
         return None
 
     def _next_fault(self) -> Fault | None:
+        now = time.monotonic()
         for slot in self._faults:
+            fault: Fault = slot[0]
+            if fault.for_s > 0:
+                if slot[2] is None:
+                    slot[2] = now + fault.for_s
+                if now < slot[2]:
+                    return fault
+                continue
             if slot[1] != 0:
                 slot[1] -= 1 if slot[1] > 0 else 0
-                return slot[0]  # type: ignore[no-any-return]
+                return fault
         return None
 
     def _error(self, anthropic: bool, status: int, message: str, n: int, **kw: Any) -> Any:

@@ -85,7 +85,13 @@ class ProviderPool:
             ANTHROPIC if cfg.kind == "anthropic" else OPENAI,
             base_url=base_url,
             limiter=anyio.CapacityLimiter(cfg.max_connections),
-            breaker=Breaker(cfg.name, cfg.breaker_window),
+            breaker=Breaker(
+                cfg.name,
+                cfg.breaker_window,
+                outage_after=cfg.outage_after,
+                probe_s=cfg.outage_probe_s,
+                max_pause_s=cfg.outage_max_pause_s,
+            ),
         )
 
     def base_url(self, name: str) -> str:

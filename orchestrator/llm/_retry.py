@@ -28,9 +28,12 @@ RETRYABLE_STATUS = frozenset({408, 409, 429})
 class Transient(Exception):
     """One attempt failed in a way another attempt may fix."""
 
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, reason: str, retry_after: float | None = None, *, refused: bool = False
+    ) -> None:
         self.reason = reason
         self.retry_after = retry_after
+        self.refused = refused  # a 401/403 the breaker is still judging: not an outage
         super().__init__(reason)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from ..records import ManifestRow
+from ..records import UNSCORED, ManifestRow
 from ._analyses import Cards, ablations, breakdown, cost, grid, max_repeats, variability
 from ._load import LoadedRun
 from ._measures import completing, mean, rate, row_flips, row_mean, row_rate
@@ -175,7 +175,7 @@ def header(all_rows: Sequence[ManifestRow], cards: Cards) -> Header:
     names = sorted({r.solver for r in all_rows})
     return Header(
         statuses=dict(sorted(Counter(r.status for r in all_rows).items())),
-        cancelled=sum(r.status == "cancelled" for r in all_rows),
+        cancelled=sum(r.status in UNSCORED for r in all_rows),
         controls=tuple(n for n in names if cards(n).role == "control"),
         scripted=tuple(n for n in names if cards(n).role == "scripted"),
         repeats=max_repeats(all_rows),
@@ -190,7 +190,7 @@ def header(all_rows: Sequence[ManifestRow], cards: Cards) -> Header:
 def aggregate(run: LoadedRun, run_dir: str) -> Report:
     cards: Cards = run.card
     everything = run.rows
-    rows = [r for r in everything if r.status != "cancelled"]  # a user stop is no result
+    rows = [r for r in everything if r.status not in UNSCORED]  # no result: not scored
     arms = {r.arm for r in rows}
     reg_arm = "staged" if "staged" in arms or not arms else "full-spec"
     change = [r for r in rows if r.labels.regime == "change"]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import msgspec
 
+from ..records import UNSCORED
 from ._aggregate import aggregate
 from ._cells import CellView, cell_view
 from ._evidence import crop_region
@@ -81,7 +82,7 @@ def write_report(run_dir: Path, tasks_dir: Path) -> ReportFiles:
     for sub in ("cells", "plots", "tasks"):
         shutil.rmtree(out / sub, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    results = [r for r in run.rows if r.status != "cancelled"]
+    results = [r for r in run.rows if r.status not in UNSCORED]
     plots = [
         ("Score distributions per solver", score_distributions(results, out / "plots/scores.png")),
         ("Final pass rate per gate", gate_pass_rates(results, out / "plots/gates.png")),

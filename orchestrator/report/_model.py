@@ -155,7 +155,7 @@ class GridCell(_Rec, frozen=True, kw_only=True):
 
 class Header(_Rec, frozen=True, kw_only=True):
     statuses: dict[str, int]  # current rows by status
-    cancelled: int  # left out of every score table (a user stop is not a result)
+    cancelled: int  # rows that are no result (cancelled, outage, task_error): never scored
     controls: tuple[str, ...]  # reference / negative / noop / thrash
     scripted: tuple[str, ...]  # solvers on a scripted provider (fake)
     repeats: int  # most repeats of any (task, solver, arm)

@@ -202,8 +202,10 @@ def header_note(rep: Report) -> str:
     if h.scripted:
         roles.append(f"scripted providers (labelled, never pooled): {', '.join(h.scripted)}")
     return (
-        f"Rows by status: {counts}. {h.cancelled} cancelled row(s) (a user stop) are left out "
-        "of every score table. "
+        f"Rows by status: {counts}. {h.cancelled} row(s) that are no result (cancelled: a "
+        "user stop; outage: the provider was down past its pause bound; task_error: the "
+        "task's own R0 cannot serve, or its package is broken) are left out of every "
+        "score table. "
         + ("; ".join(roles) + ". " if roles else "")
         + f"Repeats per cell: up to {h.repeats}. Gate% is over applicable gates: build without "
         "a build command, serve on a static file server and the health gates of a state that "

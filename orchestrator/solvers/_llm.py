@@ -19,6 +19,7 @@ from ..llm import (
     Completion,
     ContextTooLong,
     LLMError,
+    ProviderOutage,
     ProviderRefused,
     ToolResultMsg,
     UserMsg,
@@ -88,7 +89,7 @@ class LLMSolver:
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
         try:
             return await self._respond(message, workspace)
-        except (LLMError, ProviderRefused) as exc:
+        except (LLMError, ProviderRefused, ProviderOutage) as exc:
             exc.cell_usage = self.usage  # what the cell was charged, for its row
             raise
 

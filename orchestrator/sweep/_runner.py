@@ -38,7 +38,7 @@ from ..events import append_event
 from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
 from ..llm import ProviderPool
-from ..records import InfraError, LlmError
+from ..records import InfraError, LlmError, Outage, TaskError
 from ..solvers import Solver, make_solver
 from ..solvers._scaffold import JudgedSolver, ScaffoldSolver
 from ..verifier import BrowserPool, Verifier, check_environment
@@ -162,10 +162,12 @@ class SweepResources:
                 return StopSweep(str(exc))
             case "llm":
                 return CellFailure(LlmError(error=describe(exc)))
+            case "outage":  # no verdict: --resume re-runs it
+                return CellFailure(Outage(error=describe(exc)))
             case "infra":
                 return CellFailure(InfraError(error=describe(exc)), retryable=True)
             case "task":  # e.g. a control's patch no longer applies: the task's problem
-                return CellFailure(InfraError(error=f"task package: {exc}"))
+                return CellFailure(TaskError(error=f"task package: {exc}"))
             case _:
                 log = self.cell_dir(job.key) / "events.jsonl"
                 return CellFailure(harness_error(exc, log=str(log.relative_to(self.run_dir))))

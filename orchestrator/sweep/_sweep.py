@@ -140,10 +140,16 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
             finally:
                 # Rows written so far, even when the sweep was interrupted.
                 rows = list(scheduler.rows)
+        outages = sum(r.status == "outage" for r in rows)
         if scheduler.stopped_reason:
             opts.stopped = scheduler.stopped_reason
         elif ledger.stopped:
             opts.stopped = "sweep stopped: the sweep's money/token cap was reached"
+        elif outages:
+            opts.stopped = (
+                f"sweep incomplete: {outages} cell(s) ended `outage` (their provider was down "
+                "longer than its pause bound, outage_max_pause_s); --resume re-runs them"
+            )
         if opts.stopped:
             print(opts.stopped, file=sys.stderr)
     return run_dir, rows

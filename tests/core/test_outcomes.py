@@ -176,7 +176,7 @@ def test_an_unknown_stack_is_a_permanent_task_problem_not_retried(tmp_path: Path
     from sandbox import UnknownStack
 
     rows, _ = _sweep(tmp_path, _at("open", UnknownStack("no stack image 'cobol'"), calls=(1, 2)))
-    assert [(r.status, r.attempts) for r in rows] == [("infra_error", 1)]
+    assert [(r.status, r.attempts) for r in rows] == [("task_error", 1)]
     assert rows[0].error.startswith("task package:")
 
 

@@ -1,0 +1,68 @@
+"""A provider outage pauses requests behind the breaker instead of failing them.
+
+Through real loopback HTTP: a time-based storm of 429s from the scripted provider. The
+pause is bounded (`ProviderOutage` past it, latched), lets one probe out per interval,
+and is not charged to the cell's wall time.
+"""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+import pytest
+
+from orchestrator.budget import cell_deadline
+from orchestrator.llm import ChatRequest, FakeProvider, Fault, ProviderOutage, UserMsg
+
+from .conftest import open_client
+
+pytestmark = pytest.mark.anyio
+REQ = ChatRequest(system="s", messages=(UserMsg(text="hello"),))
+PAUSE = {"outage_after": 3, "outage_probe_s": 0.3, "max_attempts": 3}
+
+
+async def test_a_storm_pauses_concurrent_requests_and_all_succeed_after_it(
+    api_key: str,
+) -> None:
+    storm = Fault(kind="status", status=429, for_s=2.0)
+    async with FakeProvider(faults=[storm]) as fake:
+        async with open_client(fake, **PAUSE, outage_max_pause_s=30.0) as client:
+            done: list[int] = []
+
+            async def one() -> None:
+                done.append((await client.complete(REQ)).attempts)
+
+            start = time.monotonic()
+            async with anyio.create_task_group() as tg:
+                for _ in range(6):
+                    tg.start_soon(one)
+            elapsed = time.monotonic() - start
+    # Every request got its answer although each had only 3 attempts of its own.
+    assert len(done) == 6, done
+    assert 2.0 <= elapsed < 6.0
+    # Paused, the provider saw probes (one per 0.3 s), not 6 cells retrying flat out.
+    assert len(fake.requests) <= 6 * 3 + 2.0 / 0.3 + 6 + 3, len(fake.requests)
+
+
+async def test_an_outage_past_the_bound_is_a_latched_provider_outage(api_key: str) -> None:
+    storm = Fault(kind="status", status=503, for_s=60.0)
+    async with FakeProvider(faults=[storm]) as fake:
+        async with open_client(fake, **PAUSE, outage_max_pause_s=1.0) as client:
+            start = time.monotonic()
+            with pytest.raises(ProviderOutage, match="longer than the 1 s pause bound"):
+                await client.complete(REQ)
+            assert time.monotonic() - start < 5.0
+            seen = len(fake.requests)
+            with pytest.raises(ProviderOutage):  # latched: no more requests go out
+                await client.complete(REQ)
+            assert len(fake.requests) == seen
+
+
+async def test_the_pause_is_not_charged_to_the_cells_wall_time(api_key: str) -> None:
+    storm = Fault(kind="status", status=500, for_s=2.5)
+    async with FakeProvider(faults=[storm]) as fake:
+        async with open_client(fake, **PAUSE, outage_max_pause_s=30.0) as client:
+            with cell_deadline(1.5):  # raises BudgetExceeded if the pause were charged
+                done = await client.complete(REQ)
+    assert done.attempts >= 3
