@@ -12,8 +12,10 @@ from orchestrator.records import (
     InfraError,
     LlmError,
     Ok,
+    Outage,
     Outcome,
     Scores,
+    TaskError,
 )
 
 ZERO = Scores(
@@ -49,6 +51,10 @@ def outcome(status: str, error: str = "", res: CellResult | None = None) -> Outc
             return BudgetStop(kind="tokens", error=error, result=res)
         case "cancelled":
             return Cancelled(error=error)
+        case "outage":
+            return Outage(error=error)
+        case "task_error":
+            return TaskError(error=error)
         case "harness_error":
             return HarnessError(error=error)
     raise ValueError(status)

@@ -61,18 +61,27 @@ def report(rows: list[ManifestRow]) -> Report:
     return aggregate(run, "run")
 
 
-def test_cancelled_rows_are_counted_in_the_header_and_in_no_score_table() -> None:
+def test_rows_that_are_no_result_are_counted_in_the_header_and_in_no_score_table() -> None:
+    """cancelled (a user stop), outage (the provider was down past its pause bound) and
+    task_error (the task's own R0 cannot serve) are never scored against the solver."""
     rows = [
         r("t1", "m1", scores=scores(1.0, 1.0, 1.0, whole=True)),
         r("t2", "m1", status="cancelled", error="sweep cancelled", input_tokens=50, cost_usd=0.5),
+        r("t3", "m1", status="outage", error="provider 'p': outage longer than 900 s"),
+        r("t4", "m1", status="task_error", error="task package: R0 cannot serve"),
     ]
     rep = report(rows)
     (m1,) = [s for s in rep.scores.rows if s.solver == "m1"]
     assert m1.cells == 1 and (m1.task.k, m1.task.n) == (1, 1)  # not a zero
-    assert rep.header.cancelled == 1 and rep.header.statuses == {"cancelled": 1, "ok": 1}
-    assert "1 cancelled row(s)" in header_note(rep)
+    (m1z,) = [s for s in rep.scores_infra_zero.rows if s.solver == "m1"]
+    assert m1z.cells == 1  # nor counted as zero with infrastructure failures
+    assert rep.header.cancelled == 3
+    assert rep.header.statuses == {"cancelled": 1, "ok": 1, "outage": 1, "task_error": 1}
+    assert "Rows by status: 1 cancelled, 1 ok, 1 outage, 1 task_error. 3 row(s)" in (
+        header_note(rep)
+    )
     (cost,) = rep.cost  # spend is reported whatever the status
-    assert (cost.cells, cost.tokens, cost.cost_usd) == (2, 50, 0.5)
+    assert (cost.cells, cost.tokens, cost.cost_usd) == (4, 50, 0.5)
 
 
 def test_controls_and_scripted_solvers_are_labelled_and_never_pooled() -> None:
