@@ -199,19 +199,44 @@ async def _geometry(page: Page, a: Box | Contained) -> Outcome:
     return _ok(not bad, shown + (f" (off: {', '.join(bad)})" if bad else ""))
 
 
-async def _links(page: Page, a: Links) -> Outcome:
+# One link of a navigation region: (text, href attribute, same-origin path, shown now).
+LinkSeen = tuple[str, str, str, bool]
+
+
+async def read_links(page: Page, a: Links) -> list[LinkSeen] | None:
+    """Every link of the region (None when the selector matches nothing)."""
     region = page.locator(a.selector)
     if await region.count() == 0:
-        return _ok(False, NO_MATCH)
-    found: list[tuple[str, str, str, bool]]
+        return None
+    found: list[LinkSeen]
     (found,) = await probe_each(region.first, "links")
-    # Only entries a user can see, or open with the page's menu control, count.
-    pairs = [(_norm(t), h, r) for t, h, r, reach in found if reach]
+    return [(_norm(t), h, r, bool(shown)) for t, h, r, shown in found]
+
+
+def links_outcome(
+    a: Links,
+    found: list[LinkSeen],
+    revealed: frozenset[tuple[str, str]] = frozenset(),
+    via: str = "",
+) -> Outcome:
+    """The entries in order among the links a user can reach: shown now, or `revealed`
+    (shown after clicking the page's own menu control `via`, `_replay_menu.py`)."""
+    pairs = [(t, h, r) for t, h, r, shown in found if shown or (t, h) in revealed]
     it = iter(pairs)
     ok = all(any(t == _norm(e.text) and e.href in (h, r) for t, h, r in it) for e in a.entries)
-    hidden = [_norm(t) for t, _, _, reach in found if not reach]
-    unseen = f"; hidden, no menu control opens them: {_short(hidden)}" if hidden else ""
-    return _ok(ok, f"links {_short([(t, h) for t, h, _ in pairs])}{unseen}")
+    opened = [t for t, h, _, shown in found if not shown and (t, h) in revealed]
+    hidden = [t for t, h, _, shown in found if not shown and (t, h) not in revealed]
+    observed = f"links {_short([(t, h) for t, h, _ in pairs])}"
+    if opened:
+        observed += f"; shown by clicking {via}: {_short(opened)}"
+    if hidden:
+        observed += f"; hidden, and no menu control of the page shows them: {_short(hidden)}"
+    return _ok(ok, observed)
+
+
+async def _links(page: Page, a: Links) -> Outcome:
+    found = await read_links(page, a)
+    return _ok(False, NO_MATCH) if found is None else links_outcome(a, found)
 
 
 async def _state_artifact(page: Page, a: Storage | Cookie | Url) -> Outcome:

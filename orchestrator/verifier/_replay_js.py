@@ -108,43 +108,65 @@ PROBE_ENGINE = r"""(() => {
     }
     return out;
   };
-  // A navigation entry counts when the user can see it at this viewport, or open it
-  // with the page's own menu control: a visible control carrying aria-expanded or
-  // aria-controls whose menu (the aria-controls target, else the control's nav/header)
-  // holds the hidden menu. The lowest hidden ancestor of the link must be a menu (it
-  // holds more than one link), not the link or its own item hidden on purpose.
-  const onScreen = el => { const r = rect(el);
-    return el.checkVisibility({visibilityProperty: true}) && r.width > 1 && r.height > 1 &&
-      r.right > 0 && r.left < document.documentElement.clientWidth &&
-      !el.closest('[aria-hidden="true"], [inert]'); };
-  const hiddenSelf = (el, parent) => { const cs = getComputedStyle(el);
-    return cs.display === 'none' || el.getAttribute('aria-hidden') === 'true' ||
-      el.hasAttribute('inert') || (cs.visibility === 'hidden' &&
-      !(parent && getComputedStyle(parent).visibility === 'hidden')); };
-  const reachable = a => {
-    if (onScreen(a)) return true;
-    const chain = [];
-    for (let e = a; e && e !== document.documentElement; e = e.parentElement) chain.push(e);
-    const low = chain.findIndex((e, i) => hiddenSelf(e, chain[i + 1] || null));
-    const menu = low >= 0 ? chain[low] : null;
-    if (menu && menu.querySelectorAll('a[href]').length < 2) return false;
-    if (!menu && (rect(a).width <= 1 || rect(a).height <= 1)) return false;
-    const controls = document.querySelectorAll(
-      'button[aria-expanded], button[aria-controls], [role=button][aria-expanded], ' +
-      '[role=button][aria-controls], summary');
-    return [...controls].some(c => {
-      if (!onScreen(c) || (menu && menu.contains(c))) return false;
-      const ids = (c.getAttribute('aria-controls') || '').split(/\s+/).filter(Boolean);
-      const targets = ids.map(id => document.getElementById(id)).filter(Boolean);
-      if (!targets.length) {
-        const region = c.tagName === 'SUMMARY' ? c.parentElement :
-          c.closest('nav, header, [role=navigation], [role=banner]');
-        if (region) targets.push(region);
-      }
-      return targets.some(t => t.contains(menu || a) ||
-                               (menu && menu.contains(t) && t.contains(a)));
-    });
+  // What a user can see and reach at this viewport: rendered (checkVisibility), a box
+  // bigger than 1 px, horizontally on the screen, not above the page's top edge, not in
+  // an `aria-hidden`/`inert` subtree, and not clipped away by an ancestor's overflow (a
+  // `max-height: 0` menu, a drawer parked outside its clipping parent).
+  const shown = el => {
+    if (!el.checkVisibility({visibilityProperty: true})) return false;
+    if (el.closest('[aria-hidden="true"], [inert]')) return false;
+    const r = rect(el);
+    if (r.width <= 1 || r.height <= 1 || r.right <= 0 || r.bottom + scrollY <= 0) return false;
+    if (r.left >= document.documentElement.clientWidth) return false;
+    let needPositioned = getComputedStyle(el).position === 'absolute';
+    let fixed = getComputedStyle(el).position === 'fixed';
+    for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement &&
+         !fixed; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      const positioned = cs.position !== 'static';
+      if (needPositioned && !positioned) continue;  // not its containing block: no clipping
+      needPositioned = positioned ? cs.position === 'absolute' : needPositioned;
+      fixed = cs.position === 'fixed';
+      const cuts = o => o === 'hidden' || o === 'clip';  // auto/scroll: reachable by scrolling
+      const ar = rect(a);
+      if (cuts(cs.overflowX) && (ar.width < 1 || r.right <= ar.left || r.left >= ar.right))
+        return false;
+      if (cuts(cs.overflowY) && (ar.height < 1 || r.bottom <= ar.top || r.top >= ar.bottom))
+        return false;
+    }
+    return true;
   };
+  // The page's own menu controls a hidden navigation entry may sit behind (`_replay_menu.py`
+  // clicks them): a shown, enabled button or role=button carrying aria-expanded or
+  // aria-controls, a checkbox with aria-controls, the summary of a <details>, or the
+  // label of a checkbox (the CSS-only toggle). Those whose menu holds a hidden link of
+  // the region come first, then those in the region's header/nav, then the rest.
+  const CONTROLS = 'button[aria-expanded], button[aria-controls], [role=button][aria-expanded],' +
+    ' [role=button][aria-controls], input[type=checkbox][aria-controls], details > summary, label';
+  const home = el => el.closest('header, nav, [role=banner], [role=navigation]');
+  const menuControls = region => {
+    const hidden = [...region.querySelectorAll('a[href]')].filter(a => !shown(a));
+    const ranked = [];
+    for (const c of document.querySelectorAll(CONTROLS)) {
+      let menus = (c.getAttribute('aria-controls') || '').split(/\s+/).filter(Boolean)
+        .map(id => document.getElementById(id)).filter(Boolean);
+      if (c.tagName === 'SUMMARY') {
+        if (c.parentElement.querySelector(':scope > summary') !== c) continue;
+        menus = [c.parentElement];
+      } else if (c.tagName === 'LABEL') {
+        if (!c.control || c.control.type !== 'checkbox') continue;
+        menus = [c.control.parentElement];
+      }
+      if (c.disabled || c.matches(':disabled') || !shown(c)) continue;
+      const h = home(c), rh = home(region);
+      const rank = menus.some(m => hidden.some(a => m.contains(a))) ? 0 :
+        (region.contains(c) || (h && (h.contains(region) || h === rh))) ? 1 : 2;
+      ranked.push([rank, ranked.length, c]);
+    }
+    return ranked.sort((x, y) => x[0] - y[0] || x[1] - y[1]).map(x => x[2]);
+  };
+  // Probes that answer with elements of the document (a locator to act on).
+  const ELEMENTS = {menuControls};
   const PROBES = {
     // The element's value first, before anything is added to the document.
     style: (el, [prop, want]) => {
@@ -176,10 +198,13 @@ PROBE_ENGINE = r"""(() => {
       const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
       return `${name} [${Math.round(r.left)}, ${Math.round(r.right)}]`;
     },
+    label,
+    menuControls: region => menuControls(region).map(label),
     links: region => [...region.querySelectorAll('a[href]')].map(a => {
       const u = new URL(a.href);
       const rel = u.origin === location.origin ? u.pathname + u.search + u.hash : a.href;
-      return [text(a), a.getAttribute('href'), rel, reachable(a)];
+      // A link in a closed <details> has no innerText: its text is still its name.
+      return [text(a).trim() ? text(a) : a.textContent, a.getAttribute('href'), rel, shown(a)];
     }),
     text,
     scroll: () => [scrollX, scrollY],
@@ -261,6 +286,7 @@ PROBE_ENGINE = r"""(() => {
   let run = null;
   const queryAll = (root, body) => {
     const spec = JSON.parse(decodeURIComponent(body.replace(/../g, '%$&')));
+    if (spec.e) return ELEMENTS[spec.p](root, spec.a);
     if (!run || run.nonce !== spec.n || run.seen.has(root))
       run = {nonce: spec.n, seen: new Set(), out: [], node: document.createElement('div')};
     run.seen.add(root);

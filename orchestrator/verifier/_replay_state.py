@@ -9,12 +9,13 @@ from pathlib import Path
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from ..contract import Action, CheckSpec, State
+from ..contract import Action, CheckSpec, Links, State
 from ._browser import BrowserSession
 from ._errors import BrowserCrashed
 from ._observe import Outcome, PageHealth, StateObservation
 from ._replay import Recorder, ReplayOptions, navigate, prepare, run_actions, settle
 from ._replay_checks import evaluate
+from ._replay_menu import open_menus
 from ._replay_probe import read_health
 
 
@@ -66,6 +67,25 @@ async def _outcomes(page: Page, job: StateJob, failure: str) -> dict[str, Outcom
     return results
 
 
+async def _menus(
+    page: Page, job: StateJob, outcomes: dict[str, Outcome], rec: Recorder
+) -> dict[str, Outcome]:
+    """`links` checks failing on what is shown, retried through the page's menu controls
+    (`_replay_menu.py`): last, so no other check or the screenshot sees a menu opened."""
+    failing = [
+        (c.id, c.assert_)
+        for c in job.checks
+        if isinstance(c.assert_, Links) and not outcomes[c.id].passed
+    ]
+    if not failing:
+        return {}
+    rec.phase = "menu controls"
+    try:
+        return await open_menus(page, failing, rec, job.opts)
+    except PlaywrightError:
+        return {}  # the page went away under the trials: the verdicts on what was shown stand
+
+
 async def _screenshot(page: Page, job: StateJob) -> str:
     if job.artifacts is None:
         return ""
@@ -88,17 +108,22 @@ async def replay_state(session: BrowserSession, job: StateJob) -> StateObservati
         health, fp = await read_health(page, job.fingerprint and reached)
     outcomes = await _outcomes(page, job, nav_error or action_error)
     shot = await _screenshot(page, job)
+    # What the state itself did; the menu trials below click the page's own controls.
+    seen = (tuple(rec.console_errors), tuple(rec.failed_requests), tuple(rec.failed_assets))
+    status = rec.status
+    if reached:
+        outcomes |= await _menus(page, job, outcomes, rec)
     browser = session.context.browser
     if browser is not None and not browser.is_connected():
         raise BrowserCrashed("browser disconnected during the replay")
     return StateObservation(
         state=job.key,
-        status=rec.status,
+        status=status,
         nav_error=nav_error,
         action_error=action_error,
-        console_errors=tuple(rec.console_errors),
-        failed_requests=tuple(rec.failed_requests),
-        failed_assets=tuple(rec.failed_assets),
+        console_errors=seen[0],
+        failed_requests=seen[1],
+        failed_assets=seen[2],
         health=health,
         fingerprint=fp,
         screenshot=shot,

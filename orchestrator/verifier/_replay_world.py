@@ -38,8 +38,8 @@ async def register_engine(selectors: Selectors) -> None:
     await selectors.register(ENGINE_NAME, PROBE_ENGINE, content_script=True)
 
 
-def _selector(probe: str, arg: object) -> str:
-    spec = json.dumps({"n": uuid.uuid4().hex, "p": probe, "a": arg})
+def _selector(probe: str, arg: object, elements: bool = False) -> str:
+    spec = json.dumps({"n": uuid.uuid4().hex, "p": probe, "a": arg, "e": elements})
     return f"{ENGINE_NAME}={spec.encode().hex()}"
 
 
@@ -52,6 +52,11 @@ async def _read(loc: Locator) -> list[Any]:
 async def probe_each(loc: Locator, probe: str, arg: object = None) -> list[Any]:
     """`probe` on every element `loc` matches, in order; the caller knows there is one."""
     return await _read(loc.locator(_selector(probe, arg)))
+
+
+def probe_elements(loc: Locator, probe: str, arg: object = None) -> Locator:
+    """The document's elements a probe picks for `loc`'s first match (to act on them)."""
+    return loc.locator(_selector(probe, arg, elements=True))
 
 
 async def probe_page(page: Page, probe: str, arg: object = None) -> Any:

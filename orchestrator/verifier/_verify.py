@@ -114,7 +114,9 @@ def _with_read_only(
 
     A visual check screenshots the page (full page resizes the viewport, masks add
     overlays): never added, since a check evaluated after it must see what a replay of
-    the requested checks alone would see.
+    the requested checks alone would see. A `links` check may click the page's menu
+    controls, but only after every other check and the screenshot, closing each menu
+    again (`_replay_menu.py`): it counts as reading the page.
     """
     wanted = {c.id for c in own}
     every = tuple(c for c in contract.checks if c.state == state_id)

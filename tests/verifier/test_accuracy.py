@@ -4,7 +4,11 @@ Site: `sites/accuracy`, served with a small JSON API (`/api/signup` answers 422 
 invalid address, `/api/crash` 500, `/api/hangup` closes the connection unanswered).
 - clipped content fails `layout_overflow`; a11y-only text, closed menus, collapsed and
   ellipsis text, `aria-hidden` drawers, skip links and horizontal scrollers do not;
-- a navigation entry counts only when visible or opened by the page's menu control;
+- a navigation entry counts only when visible, or shown by clicking the page's own menu
+  control in the browser (a hamburger with aria-expanded/aria-controls, a <details>
+  summary, a CSS-only checkbox toggle); a control that flips aria-expanded but shows
+  nothing, or shows the menu off-screen or clipped to nothing, does not count; the
+  trials run after the state's other checks and close the menu again;
 - `network`: a 422 answered to the page's own fetch is its application's answer; 5xx,
   a dropped connection and a 4xx subresource fail;
 - settle: a form that sends its request 100 ms after the click (answered 0.8 s later) is
@@ -94,6 +98,7 @@ NAV = {
         {"text": "Visit us", "href": "/visit.html"},
     ],
 }
+ROLE_NAV = {**NAV, "selector": 'role=navigation[name="Main"]'}
 OPEN_MENU = [{"do": "click", "selector": "#menu-btn"}]
 
 STATES = [
@@ -117,6 +122,14 @@ STATES = [
     st("nav_hidden_open_m", "/nav-hidden.html", "mobile", actions=OPEN_MENU),
     st("nav_hidden_d", "/nav-hidden.html"),
     st("nav_nocontrol_m", "/nav-nocontrol.html", "mobile"),
+    st("nav_details_m", "/nav-details.html", "mobile"),
+    st("nav_details_d", "/nav-details.html"),
+    st("nav_fake_m", "/nav-fake.html", "mobile"),
+    st("nav_collapse_m", "/nav-collapse.html", "mobile"),
+    st("nav_collapse_fake_m", "/nav-collapse-fake.html", "mobile"),
+    st("nav_checkbox_m", "/nav-checkbox.html", "mobile"),
+    st("nav_offscreen_m", "/nav-offscreen.html", "mobile"),
+    st("nav_whole_m", "/nav-whole.html", "mobile"),
 ]
 
 NAV_STATES = [s["id"] for s in STATES if str(s["id"]).startswith("nav_")]
@@ -125,6 +138,12 @@ CHECKS = [
     check("thanks:late_broken", "text", "late_broken", **THANKS),
     check("invalid:invalid", "text", "invalid", **INVALID),
     *(check(f"nav:{sid}", "navigation", sid, **NAV) for sid in NAV_STATES),
+    # After the menu trial in contract order: must still see the menu closed.
+    check("menu-closed:nav_menu_m", "dom", "nav_menu_m", kind="hidden", selector="#menu a"),
+    check("nav-again:nav_menu_m", "navigation", "nav_menu_m", **NAV),
+    # A role selector matches no hidden region: the menu control must show it first.
+    check("nav-role:nav_whole_m", "navigation", "nav_whole_m", **ROLE_NAV),
+    check("nav-role:nav_fake_m", "navigation", "nav_fake_m", **ROLE_NAV),
 ]
 
 
@@ -161,6 +180,18 @@ CASES = [
     ("nav:nav_hidden_open_m", FAIL),
     ("nav:nav_hidden_d", PASS),
     ("nav:nav_nocontrol_m", FAIL),  # a hidden menu nothing opens
+    ("nav:nav_details_m", PASS),  # a <details> menu
+    ("nav:nav_details_d", PASS),
+    ("nav:nav_fake_m", FAIL),  # the button flips aria-expanded, the menu never shows
+    ("nav:nav_collapse_m", PASS),  # CSS shows the menu on [aria-expanded=true]
+    ("nav:nav_collapse_fake_m", FAIL),  # ... or keeps it clipped to 0 height
+    ("nav:nav_checkbox_m", PASS),  # CSS-only checkbox toggle
+    ("nav:nav_offscreen_m", FAIL),  # the menu opens outside the screen
+    ("menu-closed:nav_menu_m", PASS),
+    ("nav-again:nav_menu_m", PASS),
+    ("nav:nav_whole_m", PASS),  # the whole nav folded behind a button outside it
+    ("nav-role:nav_whole_m", PASS),
+    ("nav-role:nav_fake_m", FAIL),  # the nav is shown, its menu never is
 ]
 
 
@@ -173,3 +204,12 @@ async def test_case(report: VerifyReport, check_id: str, expected: bool) -> None
 async def test_clipping_is_named(report: VerifyReport) -> None:
     got = {c.id: c for c in report.checks}["layout_overflow@clip_filter_m"]
     assert "button#f6" in got.observed and "div#filters" in got.observed, got.observed
+
+
+async def test_menu_is_clicked_and_closed_again(report: VerifyReport) -> None:
+    """Both `links` checks of the state open the menu themselves: the first closed it."""
+    got = {c.id: c for c in report.checks}
+    for cid in ("nav:nav_menu_m", "nav-again:nav_menu_m"):
+        assert "shown by clicking button#menu-btn" in got[cid].observed, got[cid].observed
+    assert "shown by clicking summary" in got["nav:nav_details_m"].observed
+    assert "menu controls clicked: button#menu-btn" in got["nav:nav_fake_m"].observed
