@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from sandbox import Backend, ImageBuilder, Labels
+from sandbox import Backend, ImageBuilder, Labels, adhoc_sweep
 
 from .cell import CellContext, CellReport, run_cell
 from .checkpoint import Checkpointer
@@ -215,15 +215,17 @@ async def admit_all(
     repeat: int,
     limit: int,
 ) -> list[TaskAdmission]:
-    admitter = Admitter(backend, pool, out, sweep="admission")
     results: dict[str, TaskAdmission] = {}
     limiter = anyio.CapacityLimiter(limit)
+    # A unique sweep id: its sandboxes and network are removed on exit, however it ends.
+    async with adhoc_sweep("admission") as sweep:
+        admitter = Admitter(backend, pool, out, sweep=sweep)
 
-    async def one(task: TaskPackage) -> None:
-        async with limiter:
-            results[task.contract.id] = await admitter.admit(task, repeat)
+        async def one(task: TaskPackage) -> None:
+            async with limiter:
+                results[task.contract.id] = await admitter.admit(task, repeat)
 
-    async with anyio.create_task_group() as tg:
-        for t in tasks:
-            tg.start_soon(one, t)
+        async with anyio.create_task_group() as tg:
+            for t in tasks:
+                tg.start_soon(one, t)
     return [results[t.contract.id] for t in tasks]

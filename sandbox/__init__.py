@@ -13,7 +13,9 @@ from ._firewall import Allow as Allow
 from ._firewall import FirewallUnavailable as FirewallUnavailable
 from ._firewall import preflight as firewall_preflight
 from ._gc import Removed as Removed
+from ._gc import adhoc_sweep as adhoc_sweep
 from ._gc import collect_garbage as collect_garbage
+from ._gc import unique_sweep as unique_sweep
 from ._local import LocalBackend as LocalBackend
 from ._types import Backend as Backend
 from ._types import BackendUnavailable as BackendUnavailable
@@ -50,10 +52,12 @@ __all__ = [
     "ServeOutcome",
     "ServeSpec",
     "UnknownStack",
+    "adhoc_sweep",
     "collect_garbage",
     "docker_available",
     "ensure_task_image",
     "firewall_preflight",
     "open_backend",
     "stacks",
+    "unique_sweep",
 ]

@@ -17,7 +17,10 @@ import fcntl
 import json
 import logging
 import os
+import secrets
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import aiodocker
 import anyio
@@ -25,6 +28,7 @@ import msgspec
 
 from . import _firewall
 from ._docker_errors import docker_client, entering, is_gone
+from ._types import SandboxError
 
 log = logging.getLogger("sandbox")
 
@@ -153,3 +157,24 @@ def _record(kind: str, name: str, labels: dict[str, str]) -> Removed:
     return Removed(
         kind=kind, name=name, sweep=labels.get("pwb.sweep", ""), cell=labels.get("pwb.cell", "")
     )
+
+
+def unique_sweep(prefix: str) -> str:
+    """A sweep id no other process uses: `<prefix>-<8 hex>`."""
+    return f"{prefix}-{secrets.token_hex(4)}"
+
+
+@asynccontextmanager
+async def adhoc_sweep(prefix: str) -> AsyncIterator[str]:
+    """A unique sweep id for a run outside a sweep (`cell`, `verify`, `admit`, tests);
+    on exit, however it ends, its containers and network are removed. Without a Docker
+    daemon there is nothing to remove."""
+    sweep = unique_sweep(prefix)
+    try:
+        yield sweep
+    finally:
+        with anyio.CancelScope(shield=True):
+            try:
+                await collect_garbage(sweep=sweep, force=True)
+            except SandboxError as exc:  # no daemon: nothing of ours can be running
+                log.debug("sweep %s: nothing collected (%s)", sweep, exc)

@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sandbox import Labels, open_backend
+from sandbox import Labels, adhoc_sweep, open_backend
 
 from .. import events as ev
 from ..budget import Ledger
@@ -62,6 +62,7 @@ async def _run(args: argparse.Namespace, out: Path) -> CellReport:
         providers_cfg = bench.providers
     backend = await open_backend(args.backend)
     async with (
+        adhoc_sweep("cell") as sweep,  # its sandbox and network are removed on exit
         BrowserPool(allow_env_drift=args.allow_env_drift, replay=args.replay or "reuse") as pool,
         ProviderPool(providers_cfg, fake_tasks=[task.root]) as providers,
     ):
@@ -77,7 +78,7 @@ async def _run(args: argparse.Namespace, out: Path) -> CellReport:
             backend=backend,
             pool=pool,
             cell_dir=out,
-            labels=Labels(sweep="adhoc", cell=f"{task.contract.id}-{int(time.time())}"),
+            labels=Labels(sweep=sweep, cell=f"{task.contract.id}-{int(time.time())}"),
             baseline=None if args.no_baseline else BaselineCache(out / "baseline-cache"),
         )
         arm: Arm = args.arm

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from sandbox import BackendKind, Labels, ServeSpec, ensure_task_image, open_backend
+from sandbox import BackendKind, Labels, ServeSpec, adhoc_sweep, ensure_task_image, open_backend
 
 from ..contract import ContractError, TaskPackage, load_task
 from ..results import VerifyReport
@@ -58,14 +58,16 @@ async def served(
         ready_path=s.ready_path,
         ready_timeout=s.ready_timeout,
     )
-    labels = Labels(sweep="verify", cell=task.contract.id)
     opened = await open_backend(backend)
     if opened.name == "docker":
         # The image a cell of this task runs: its dependencies are installed there, and
         # the sandbox has no registry to install them from.
         image = await ensure_task_image(task.contract.stack, task.repo, lambda _line: None)
         spec = msgspec.structs.replace(spec, image=image)
-    async with opened.open(root, spec, labels) as box:
+    async with (
+        adhoc_sweep("verify") as sweep,  # its sandbox and network are removed on exit
+        opened.open(root, spec, Labels(sweep=sweep, cell=task.contract.id)) as box,
+    ):
         built = await box.install()
         if built.ok:
             built = await box.build()
