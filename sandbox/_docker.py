@@ -57,6 +57,12 @@ _RECLAIM_S = 60.0
 _PIDFILE = "/tmp/pwb-server.pid"
 # `timeout` exits 124 when the command ran out of time.
 _TIMED_OUT = 124
+_KILLED = 137  # 128 + SIGKILL: what the memory cgroup's OOM killer leaves
+# The memory cgroup's count of OOM kills, seen from inside (cgroup v2, else v1).
+_OOM_KILLS_SH = (
+    "cat /sys/fs/cgroup/memory.events 2>/dev/null"
+    " || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"
+)
 
 # Started via `setsid -w`: records its process group, then becomes the start command.
 _SERVE_SH = f'echo $$ > {_PIDFILE}; exec sh -c "$1" 2>&1'
@@ -117,6 +123,8 @@ class DockerSandbox:
         self._tg = tg
         self._server_tail = Tail(limits.log_tail_kb * 1024)
         self._server_done: anyio.Event | None = None
+        self._server_exit: int | None = None
+        self._oom_before = 0  # the cgroup's OOM kills when the server was started
         self._prestarted = False  # started by `prestart`, not yet adopted by `serve`
 
     @property
@@ -179,13 +187,51 @@ class DockerSandbox:
     async def _run_server(self, done: anyio.Event) -> None:
         try:
             argv = ["setsid", "-w", "sh", "-c", _SERVE_SH, "pwb-serve", self._spec.start]
-            await self._exec(argv, self._server_tail)
+            self._server_exit = await self._exec(argv, self._server_tail)
         finally:
             done.set()
+
+    async def _oom_kills(self) -> int:
+        """How many processes the container's memory cgroup has OOM-killed so far."""
+        tail = Tail(4096)
+        try:
+            await self._exec(["sh", "-c", _OOM_KILLS_SH], tail)
+        except SandboxError:
+            return 0  # the container is gone: `_why_down` says so from its state
+        for line in tail.text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    async def _why_down(self, why: str) -> str:
+        """Why the server is not serving, in the sandbox's terms: the memory cgroup's
+        OOM killer (State.OOMKilled, its oom_kill count, exit 137) or a dead container
+        read as that, not as a timeout."""
+        limit = f"the sandbox memory limit of {self._limits.memory_mb} MB"
+        with entering(f"inspect {self._c.id[:12]}"):
+            try:
+                state = (await self._c.show()).get("State") or {}
+            except aiodocker.DockerError as exc:
+                if is_gone(exc):
+                    return f"the container is gone ({why})"
+                raise
+        if not state.get("Running"):
+            code = state.get("ExitCode")
+            if state.get("OOMKilled") or code == _KILLED:
+                return f"OOM-killed: the container exceeded {limit} (exit {code})"
+            return f"the container exited (exit {code})"
+        if await self._oom_kills() > self._oom_before:
+            return f"OOM-killed: the server exceeded {limit} (exit {self._server_exit})"
+        if self._server_exit == _KILLED:
+            return f"killed (exit {_KILLED})"
+        return why
 
     async def _start_server(self) -> anyio.Event:
         await self._grant()
         self._server_tail.clear()
+        self._server_exit = None
+        self._oom_before = await self._oom_kills()
         done = self._server_done = anyio.Event()
         self._tg.start_soon(self._run_server, done)
         return done
@@ -206,13 +252,25 @@ class DockerSandbox:
         running = done
 
         async def alive() -> bool:
-            return not running.is_set()
+            if running.is_set():
+                return False
+            # A container killed under the server (its init OOM-killed) may leave the
+            # exec stream open: ask the daemon too.
+            with entering(f"inspect {self._c.id[:12]}"):
+                try:
+                    info = await self._c.show()
+                except aiodocker.DockerError as exc:
+                    if is_gone(exc):
+                        return False
+                    raise
+            return bool((info.get("State") or {}).get("Running"))
 
         url = f"http://{self._ip}:{PORT}"
         why = await wait_ready(url + self._spec.ready_path, self._spec.ready_timeout, alive)
         took = time.monotonic() - t0
         if not why:
             return ServeOutcome(ready=True, base_url=url, duration_s=took)
+        why = await self._why_down(why)
         detail = f"server not ready ({why}):\n{self.logs_tail()}"
         return ServeOutcome(ready=False, detail=detail, duration_s=took)
 
