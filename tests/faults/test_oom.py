@@ -36,8 +36,9 @@ async def _serve(tmp: Path, start: str) -> str:
     spec = ServeSpec(stack="static", start=start, ready_path="/", ready_timeout=30)
     async with (
         adhoc_sweep("pytest-oom") as sweep,
-        DockerBackend().open(ws, spec, Labels(sweep=sweep, cell="oom"), Limits(memory_mb=128))
-        as box,
+        DockerBackend().open(
+            ws, spec, Labels(sweep=sweep, cell="oom"), Limits(memory_mb=128)
+        ) as box,
     ):
         outcome = await box.serve()
     assert not outcome.ready
