@@ -5,7 +5,7 @@
 - every negative fails at least one gate, including every gate in its `expect_fail`; the
   gates it fails beyond those are reported (`extra_gates`), and its per-check verdicts
   are kept (`checks`);
-- untouched R0 fails at least one completion gate;
+- untouched R0 builds and serves, and fails at least one completion gate;
 - with `repeat` > 1 the reference is replayed again and any changed verdict is flaky, and
   every negative is replayed `repeat` times too: a check whose verdict changes between
   runs (`unstable_checks`) fails the negative's control, as does any run that misses.
@@ -150,12 +150,18 @@ class Admitter:
         r0 = await self.suite_on(task, "r0", None)
         r0_failing = _failing(r0)
         completion_fail = sorted(set(r0_failing) & COMPLETION_GATES)
+        # R0 must be runnable: one that does not build or serve is the task's problem
+        # (a sweep's cells of it end `task_error`, never graded).
+        cannot = [g for g in ("build", "serve") if g in r0_failing]
+        detail = "" if completion_fail else "R0 passes every completion gate"
+        if cannot:
+            detail = f"R0 cannot {' or '.join(cannot)}: the task is not runnable as shipped"
         controls.append(
             ControlResult(
                 control="r0",
-                ok=bool(completion_fail),
+                ok=bool(completion_fail) and not cannot,
                 failing_gates=r0_failing,
-                detail="" if completion_fail else "R0 passes every completion gate",
+                detail=detail,
             )
         )
         for neg in task.contract.negatives:

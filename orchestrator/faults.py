@@ -12,9 +12,10 @@ class maps to one row status:
     llm         `LLMError`: the solver's provider failed it
     infra       `SandboxError`, `VerifierInfraError`, a library `TimeoutError`/`OSError`
                 that leaked untranslated: never the solver's fault, retried
-    task        `WorkspaceError` outside the solver's turn (a control's patch does not
+    task        `TaskProblem` (the task's untouched R0 does not build or serve),
+                `WorkspaceError` outside the solver's turn (a control's patch does not
                 apply to its own task package) or `UnknownStack`: the task's problem,
-                permanent, never retried nor scored against a solver
+                never retried nor scored against a solver (`task_error`)
     harness     anything else: a bug of ours (`harness_error`, never retried)
 
 An exception group (task groups in the sandbox and the browser wrap errors) is split:
@@ -49,6 +50,11 @@ _SEVERITY: tuple[FaultClass, ...] = (
 )
 
 
+class TaskProblem(Exception):
+    """The task package cannot be run as it is (its untouched R0 does not build or
+    serve): whatever the solver did, the cell says nothing about the solver."""
+
+
 def classify(exc: BaseException) -> FaultClass:
     """The cause of one (non-group) exception; see the module docstring."""
     if isinstance(exc, anyio.get_cancelled_exc_class()):
@@ -61,7 +67,7 @@ def classify(exc: BaseException) -> FaultClass:
         return "outage"
     if isinstance(exc, LLMError):
         return "llm"
-    if isinstance(exc, UnknownStack):  # permanent: retrying cannot build it
+    if isinstance(exc, UnknownStack | TaskProblem):  # retrying cannot fix the package
         return "task"
     if isinstance(exc, SandboxError | VerifierInfraError | TimeoutError | ConnectionError):
         return "infra"

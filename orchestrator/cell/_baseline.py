@@ -48,6 +48,10 @@ class BaselineCache:
                 except msgspec.DecodeError:
                     pass  # torn write of a killed sweep: recompute
             result = BaselineResult(key=key, gates=await compute())
+            if not result.covered:
+                # R0 did not build or serve: maybe the task, maybe a bad moment (a
+                # readiness timeout under load). Not kept: the next cell tries again.
+                return result
             self.directory.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
             tmp.write_bytes(msgspec.json.encode(result))

@@ -15,7 +15,7 @@ from ..budget import BudgetExceeded, BudgetKind, solver_phase, waiting
 from ..checkpoint import Checkpointer
 from ..contract import GATES, Gate, TaskPackage, Unit
 from ..events import CheckpointSummary, EventLog
-from ..faults import classify, decisive, describe, format_traceback, leaves
+from ..faults import TaskProblem, classify, decisive, describe, format_traceback, leaves
 from ..persona import SimulatedUser
 from ..records import Arm, CellResult, UnitOutcome
 from ..results import CheckResult, GateStatus, VerifyReport
@@ -408,6 +408,13 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             key = f"{task.contract_hash[:16]}-{ctx.backend.name}"
             baseline = await ctx.baseline.get(key, lambda: run_baseline(ctx))
             log.emit(ev.Baseline(gates=baseline.gates))
+            if not baseline.covered:  # R0 must be runnable (DESIGN §2): not the solver's
+                cannot = " or ".join(
+                    g for g in ("build", "serve") if baseline.gates.get(g) == "fail"
+                )
+                raise TaskProblem(
+                    f"the task's untouched R0 cannot {cannot}: a task problem, not graded"
+                )
         regressions = (
             baseline_regressions(baseline.gates, final_gates, _failed_by_gate(final))
             if baseline and baseline.covered and final is not None

@@ -23,6 +23,7 @@ from orchestrator.budget import BudgetExceeded
 from orchestrator.cell import BaselineCache, CellContext, run_cell
 from orchestrator.cell._context import CellReport
 from orchestrator.contract import TaskPackage, load_task
+from orchestrator.faults import TaskProblem
 from orchestrator.records import BaselineRegression, Flip
 from orchestrator.results import CheckResult, VerifyReport
 from orchestrator.solvers import SolverTurn, UserMessage
@@ -341,16 +342,17 @@ async def test_baseline_channel_reports_a_gate_r0_passes_and_the_final_breaks(
     assert clean.result.baseline_covered and clean.result.baseline_regressions == ()
 
 
-async def test_baseline_channel_is_silent_without_a_covered_r0(
+async def test_baseline_channel_is_silent_when_off_and_r0_down_is_a_task_problem(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
     lines = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P, brk=(NAV,)), "done"))
     off = await _cell(tmp_path / "off", Scripted(*lines), tiny)
     assert not off.result.baseline_covered and off.result.baseline_regressions == ()
-    down = await _cell(
-        tmp_path / "down", Scripted(*lines), tiny, site=Site(r0_down=True), baseline=True
-    )
-    assert not down.result.baseline_covered and down.result.baseline_regressions == ()
+    # An R0 that cannot serve: the task's problem, never graded as the solver's.
+    with pytest.raises(TaskProblem, match="R0 cannot serve"):
+        await _cell(
+            tmp_path / "down", Scripted(*lines), tiny, site=Site(r0_down=True), baseline=True
+        )
 
 
 # ---------------------------------------------------------------- budget stops
