@@ -192,6 +192,9 @@ async def _remove_family(fam: _Family, chain: str) -> bool:
     await _run([fam.cmd, "-w", "-F", chain])
     code, out = await _run([fam.cmd, "-w", "-X", chain])
     if code != 0:
+        _, now = await _run([fam.cmd, "-w", "-S"])
+        if f"-N {chain}" not in now.splitlines():
+            return False  # removed meanwhile by another process (a concurrent gc)
         raise FirewallUnavailable(f"host firewall: could not remove {chain}: {out}")
     return True
 

@@ -1,0 +1,108 @@
+"""`gc` liveness with real Docker (#16): a live sweep's container and network survive
+`gc`; a dead sweep's (its process killed -9, so its run lock is free) are removed.
+
+Each sweep's resources are real: a container opened by the Docker backend with the
+sweep's labels, on the sweep's own network. Liveness is the run lock's `flock`, held by
+this test process for the live sweep and by a child killed -9 for the dead one. `gc` runs
+as the CLI, in another process. Only this test's sweeps are named, so nobody else's
+resources are touched.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import pytest
+
+from orchestrator.manifest import Manifest
+from sandbox import DockerBackend, ImageBuilder, Labels, ServeSpec, unique_sweep
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = ServeSpec(stack="static", start="python3 -m http.server $PORT --bind 0.0.0.0")
+pytestmark = [pytest.mark.anyio, pytest.mark.docker]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _resources(sweep: str) -> list[str]:
+    found = []
+    for kind in (("ps", "-a"), ("network", "ls")):
+        out = subprocess.run(
+            [
+                "docker",
+                *kind,
+                "--filter",
+                f"label=pwb.sweep={sweep}",
+                "--format",
+                "{{.Names}}" if kind[0] == "ps" else "{{.Name}}",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        found += [f"{kind[0]}:{name}" for name in out.split()]
+    return sorted(found)
+
+
+def _gc(*args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "orchestrator", "gc", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _hold_then_die(lock: Path) -> None:
+    """A sweep process that held `lock` and was killed -9."""
+    hold = (
+        "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
+        "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", hold, str(lock)], stdout=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline() == b"held\n"
+    proc.kill()
+    proc.wait()
+
+
+async def test_gc_keeps_a_live_sweeps_resources_and_removes_a_dead_ones(
+    require_docker: None, tmp_path: Path
+) -> None:
+    await ImageBuilder().ensure_stack("static", lambda _line: None)
+    live, dead = unique_sweep("pytest-gc-live"), unique_sweep("pytest-gc-dead")
+    (tmp_path / "dead").mkdir()
+    dead_lock = tmp_path / "dead" / ".lock"
+    backend = DockerBackend()
+    try:
+        with Manifest(tmp_path / "live", sweep_id=live) as manifest:
+            async with AsyncExitStack() as stack:
+                for sweep, lock in ((live, manifest.lock_path), (dead, dead_lock)):
+                    ws = tmp_path / f"ws-{sweep}"
+                    ws.mkdir()
+                    labels = Labels(sweep=sweep, cell="c", lock=str(lock))
+                    await stack.enter_async_context(backend.open(ws, SPEC, labels))
+                _hold_then_die(dead_lock)
+                before = {s: _resources(s) for s in (live, dead)}
+                assert all(len(r) == 2 for r in before.values()), before  # container + net
+
+                out = _gc("--sweep", live) + _gc("--sweep", dead) + _gc("--expired")
+                assert _resources(live) == before[live], out  # alive: its lock is held
+                assert _resources(dead) == [], out  # dead: gone, container and network
+                assert "sweep=" + dead in out and "sweep=" + live not in out
+
+                _gc("--sweep", live, "--force")  # --force removes even a live sweep's
+                assert _resources(live) == []
+    finally:
+        for sweep in (live, dead):  # whatever failed above, leave nothing behind
+            _gc("--sweep", sweep, "--force")
+    assert json.dumps(_resources(live) + _resources(dead)) == "[]"
