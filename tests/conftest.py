@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +37,22 @@ def require_docker() -> None:
 def require_chromium() -> None:
     if not CHROMIUM.exists():
         _missing("Chromium at /usr/bin/chromium")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _collect_test_sweeps() -> Iterator[None]:
+    """Remove what every sweep id of `tests.sweeps.new_sweep` left, at the session's end."""
+    yield
+    from tests.sweeps import HANDED_OUT
+
+    if HANDED_OUT and docker_ok():
+        from sandbox import collect_garbage
+
+        async def collect() -> None:
+            for sweep in HANDED_OUT:
+                await collect_garbage(sweep=sweep, force=True)
+
+        anyio.run(collect, backend="asyncio")
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -13,6 +13,9 @@ from orchestrator.llm import AgentOptions, ProviderConfig, ProviderPool
 from orchestrator.solvers._llm import LLMSolver
 from orchestrator.verifier import BrowserPool
 from sandbox import DockerBackend, Labels
+from tests.sweeps import new_sweep
+
+SWEEP = new_sweep("pytest-arms")  # unique; collected at the session end
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser]
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +27,7 @@ def _ctx(task: TaskPackage, pool: BrowserPool, cell_dir: Path) -> CellContext:
         backend=DockerBackend(),
         pool=pool,
         cell_dir=cell_dir,
-        labels=Labels(sweep="pytest-arms", cell=cell_dir.name),
+        labels=Labels(sweep=SWEEP, cell=cell_dir.name),
     )
 
 

@@ -23,6 +23,9 @@ from orchestrator.verifier import BrowserPool
 from orchestrator.workspace import Workspace, WorkspaceError
 from sandbox import DockerBackend, Labels
 from tests.fixtures.tinytask import make_tiny_task
+from tests.sweeps import new_sweep
+
+SWEEP = new_sweep("pytest-cell")  # unique; collected at the session end
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser]
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +37,7 @@ def ctx_for(task: TaskPackage, pool: BrowserPool, tmp: Path, name: str) -> CellC
         backend=DockerBackend(),
         pool=pool,
         cell_dir=tmp / name,
-        labels=Labels(sweep="pytest-cell", cell=name),
+        labels=Labels(sweep=SWEEP, cell=name),
         baseline=BaselineCache(tmp / "baseline"),
     )
 
@@ -144,9 +147,7 @@ async def test_admission_with_repeat_replays_the_reference_and_finds_no_flaky_ch
 ) -> None:
     from orchestrator.admission import Admitter
 
-    result = await Admitter(DockerBackend(), pool, tmp_path / "adm", "pytest-admit").admit(
-        tiny, repeat=2
-    )
+    result = await Admitter(DockerBackend(), pool, tmp_path / "adm", SWEEP).admit(tiny, repeat=2)
     assert result.admitted, result.controls
     assert result.flaky_checks == ()
     assert (tmp_path / "adm" / "tiny-shop" / "reference-1" / "events.jsonl").is_file()

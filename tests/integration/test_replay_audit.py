@@ -28,6 +28,9 @@ from orchestrator.contract import load_task
 from orchestrator.solvers import NegativeSolver, ReferenceSolver, Solver
 from orchestrator.verifier import BrowserPool
 from sandbox import DockerBackend, Labels
+from tests.sweeps import new_sweep
+
+SWEEP = new_sweep("pytest-audit")  # unique; collected at the session end
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser]
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +84,7 @@ async def test_reuse_grades_exactly_like_a_full_replay(
                 backend=DockerBackend(),
                 pool=pool,
                 cell_dir=tmp_path / mode,
-                labels=Labels(sweep="pytest-audit", cell=f"{task_id}-{solver}-{mode}"),
+                labels=Labels(sweep=SWEEP, cell=f"{task_id}-{solver}-{mode}"),
             )
             await run_cell(ctx, player, "staged")
         events = tmp_path / mode / "events.jsonl"

@@ -22,6 +22,9 @@ from orchestrator.contract import discover_tasks, load_task
 from orchestrator.verifier import BrowserPool
 from orchestrator.verifier._visual import diff_region
 from sandbox import DockerBackend
+from tests.sweeps import new_sweep
+
+SWEEP = new_sweep("pytest-admit")  # unique; collected at the session end
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser, pytest.mark.slow]
 TASKS = discover_tasks(Path(__file__).resolve().parents[2] / "tasks")
@@ -68,7 +71,7 @@ async def test_task_is_admitted(
     require_docker: None, pool: BrowserPool, root: Path, tmp_path: Path
 ) -> None:
     task = load_task(root)
-    result = await Admitter(DockerBackend(), pool, tmp_path, sweep="pytest-admit").admit(task)
+    result = await Admitter(DockerBackend(), pool, tmp_path, sweep=SWEEP).admit(task)
     problems = [f"{c.control}: {c.detail or c.failing_gates}" for c in result.controls if not c.ok]
     assert result.admitted, problems
     final = sorted((tmp_path / task.contract.id / "reference-0" / "artifacts").glob("*-final"))

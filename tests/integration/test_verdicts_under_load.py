@@ -16,6 +16,9 @@ from orchestrator.admission import Admitter, TaskAdmission
 from orchestrator.contract import load_task
 from orchestrator.verifier import BrowserPool
 from sandbox import DockerBackend
+from tests.sweeps import new_sweep
+
+SWEEP = new_sweep("pytest-load")  # unique; collected at the session end
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser, pytest.mark.slow]
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -48,11 +51,11 @@ async def test_admission_under_saturated_cores_matches_idle(
     require_docker: None, pool: BrowserPool, name: str, tmp_path: Path
 ) -> None:
     task = load_task(TASKS / name)
-    idle = await Admitter(DockerBackend(), pool, tmp_path / "idle", sweep="pytest-idle").admit(task)
+    idle = await Admitter(DockerBackend(), pool, tmp_path / "idle", sweep=SWEEP).admit(task)
     with cpu_burners(seconds=1200):
-        loaded = await Admitter(
-            DockerBackend(), pool, tmp_path / "load", sweep="pytest-load"
-        ).admit(task, repeat=2)
+        loaded = await Admitter(DockerBackend(), pool, tmp_path / "load", sweep=SWEEP).admit(
+            task, repeat=2
+        )
     assert idle.admitted, _controls(idle)
     assert loaded.admitted and not loaded.flaky_checks, (_controls(loaded), loaded.flaky_checks)
     assert _controls(loaded) == _controls(idle)

@@ -20,6 +20,9 @@ from orchestrator.verifier import BrowserPool
 from orchestrator.workspace import Workspace
 from sandbox import DockerBackend, Labels, Sandbox
 from tests.fixtures.tinytask import make_tiny_task
+from tests.sweeps import new_sweep
+
+SWEEP = new_sweep("pytest-flood")  # unique; collected at the session end
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser]
 
@@ -65,7 +68,7 @@ async def test_disk_flood_ends_the_cell_with_the_disk_limit_outcome(
         backend=DockerBackend(),
         pool=pool,
         cell_dir=tmp_path / "cell",
-        labels=Labels(sweep="pytest-flood", cell="flood"),
+        labels=Labels(sweep=SWEEP, cell="flood"),
         disk_limit_mb=4,
     )
     solver = Flooder(task)
