@@ -101,8 +101,10 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     # task's evidence, instead of refusing to start (`--allow-env-drift`).
     allow_env_drift: bool = False
     # "reuse": a checkpoint reuses a state whose served bytes did not change (the same
-    # verdicts, `verifier/_reuse.py`); "full": replay every state (audit, `--replay full`).
-    replay: Literal["reuse", "full"] = "reuse"
+    # verdicts, `verifier/_reuse.py`) and replays the others in reset warm contexts
+    # (`verifier/_browser_warm.py`); "states": the same, but a fresh context per replayed state;
+    # "full": replay every state, each in a fresh context (audit, `--replay full`).
+    replay: Literal["reuse", "states", "full"] = "reuse"
 
 
 class BenchConfig(_Cfg, frozen=True, kw_only=True):

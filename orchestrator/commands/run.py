@@ -58,8 +58,10 @@ def add_replay_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--replay",
         choices=REPLAY_MODES,
-        help="full: replay every state at every checkpoint (audit); reuse (default):"
-        " keep the observation of a state whose served bytes did not change",
+        help="full: replay every state at every checkpoint, each in a fresh browser context"
+        " (audit); reuse (default): keep the observation of a state whose served bytes did"
+        " not change, replay the others in reset warm contexts; states: reuse, but a fresh"
+        " context per replayed state",
     )
 
 

@@ -1,9 +1,10 @@
-"""`BrowserPool`: one headless Chromium per process, a fresh context per state.
+"""`BrowserPool`: one headless Chromium per process, a fresh context or page per state.
 
 The pool owns the Playwright driver and the browser. The browser renders in the pinned
 environment (`_environment.py`: its own fontconfig and nothing else of the host's
 environment); each `run()` gets a new context (viewport, scale 1, light colour scheme,
-reduced motion, UTC, en-US, off-origin requests aborted) behind a `CapacityLimiter`.
+reduced motion, UTC, en-US, off-origin requests aborted) behind a `CapacityLimiter`,
+or, given a checkpoint's `WarmContexts`, a new page in a reset warm context (`_browser_warm.py`).
 The browser is replaced after `recycle_after` contexts, and when it disconnects
 mid-state it is relaunched and that one state is retried once. `environment()` measures
 the running environment's fingerprint once per pool.
@@ -32,6 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..contract import Viewport
+from ._browser_warm import WarmContext, WarmContexts, open_warm
 from ._environment import CALIBRATION_HTML, PinnedFonts, RenderEnv, fonts_digest, pixels_digest
 from ._errors import (
     BrowserCrashed,
@@ -42,7 +44,9 @@ from ._errors import (
 )
 from ._replay_world import register_engine, settle_frames
 
-ReplayMode = Literal["reuse", "full"]
+# "reuse": reuse unchanged states and warm contexts; "states": reuse unchanged states,
+# a fresh context per replayed state; "full": replay everything, fresh contexts (audit).
+ReplayMode = Literal["reuse", "states", "full"]
 
 T = TypeVar("T")
 
@@ -214,14 +218,21 @@ class BrowserPool:
                 await _close_quietly(gen.browser)
 
     async def run(
-        self, base_url: str, viewport: Viewport, job: Callable[[BrowserSession], Awaitable[T]]
+        self,
+        base_url: str,
+        viewport: Viewport,
+        job: Callable[[BrowserSession], Awaitable[T]],
+        warm: WarmContexts | None = None,
     ) -> T:
-        """Run `job` on a fresh context; a browser crash is retried once on a new browser,
-        a harness-side timeout (a loaded host) up to `TIMEOUT_RETRIES` times, backing off."""
+        """Run `job` on a fresh context, or on a fresh page of a reset warm context of
+        `warm` (`_browser_warm.py`); a browser crash is retried once on a new browser, a
+        harness-side timeout (a loaded host) up to `TIMEOUT_RETRIES` times, backing off."""
         crashes = timeouts = 0
         async with self.limiter:
             while True:
                 try:
+                    if warm is not None:
+                        return await self._run_warm(base_url, viewport, job, warm)
                     return await self._run_once(base_url, viewport, job)
                 except BrowserCrashed:
                     crashes += 1  # relaunched by `_acquire`; only this state is re-run
@@ -245,11 +256,7 @@ class BrowserPool:
                 with anyio.move_on_after(10, shield=True):
                     await _close_quietly(session.context)
         except PlaywrightError as exc:
-            if not gen.browser.is_connected():
-                raise BrowserCrashed(f"browser crashed: {exc}") from exc
-            if isinstance(exc, PlaywrightTimeout):
-                raise HarnessTimeout(f"browser timed out: {exc}") from exc
-            raise ReplayError(f"browser error: {exc}") from exc
+            raise _browser_failure(gen.browser, exc) from exc
         except VerifierError:
             raise
         except Exception as exc:
@@ -258,6 +265,59 @@ class BrowserPool:
             raise
         finally:
             await self._release(gen)
+
+    async def _run_warm(
+        self,
+        base_url: str,
+        viewport: Viewport,
+        job: Callable[[BrowserSession], Awaitable[T]],
+        warm: WarmContexts,
+    ) -> T:
+        gen = await self._acquire()
+        origin = origin_of(base_url)
+        held: WarmContext | None = None
+        try:
+            held = warm.take(origin, viewport, lambda g: g is gen and gen.browser.is_connected())
+            if held is None:
+                context = await open_context(gen.browser, origin, viewport)
+                held = await open_warm(context, origin, gen)
+                warm.counts["opened"] += 1
+            page = await held.new_page()
+            page.on("dialog", _dismiss)
+            result = await job(BrowserSession(context=held.context, page=page, origin=origin))
+            why = "its reset did not finish in time"
+            with anyio.move_on_after(20, shield=True):
+                try:
+                    why = await held.reset(page)
+                except PlaywrightError as exc:
+                    why = f"its reset failed: {exc}"
+            if why:
+                warm.discard(why)
+            elif not warm.closed:
+                warm.give(held, viewport)
+                held = None
+            return result
+        except PlaywrightError as exc:
+            raise _browser_failure(gen.browser, exc) from exc
+        except VerifierError:
+            raise
+        except Exception as exc:
+            if not gen.browser.is_connected():
+                raise BrowserCrashed(f"browser crashed: {exc!r}") from exc
+            raise
+        finally:
+            if held is not None:
+                with anyio.move_on_after(10, shield=True):
+                    await _close_quietly(held.context)
+            await self._release(gen)
+
+
+def _browser_failure(browser: Browser, exc: PlaywrightError) -> VerifierError:
+    if not browser.is_connected():
+        return BrowserCrashed(f"browser crashed: {exc}")
+    if isinstance(exc, PlaywrightTimeout):
+        return HarnessTimeout(f"browser timed out: {exc}")
+    return ReplayError(f"browser error: {exc}")
 
 
 async def _calibration(session: BrowserSession) -> bytes:
@@ -268,6 +328,14 @@ async def _calibration(session: BrowserSession) -> bytes:
 
 async def _open_session(browser: Browser, base_url: str, viewport: Viewport) -> BrowserSession:
     origin = origin_of(base_url)
+    context = await open_context(browser, origin, viewport)
+    page = await context.new_page()
+    page.on("dialog", _dismiss)
+    return BrowserSession(context=context, page=page, origin=origin)
+
+
+async def open_context(browser: Browser, origin: str, viewport: Viewport) -> BrowserContext:
+    """A context in the pinned emulation, its off-origin requests aborted."""
     context = await browser.new_context(
         viewport={"width": viewport.width, "height": viewport.height},
         device_scale_factor=1,
@@ -280,9 +348,7 @@ async def _open_session(browser: Browser, base_url: str, viewport: Viewport) -> 
         service_workers="block",
     )
     await context.route(off_origin_pattern(origin), lambda route: route.abort("blockedbyclient"))
-    page = await context.new_page()
-    page.on("dialog", _dismiss)
-    return BrowserSession(context=context, page=page, origin=origin)
+    return context
 
 
 async def _dismiss(dialog: Dialog) -> None:

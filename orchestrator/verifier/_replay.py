@@ -99,6 +99,10 @@ class Recorder:
     def attach_context(self, context: BrowserContext) -> None:
         context.on("request", self._on_any_request)
 
+    def detach_context(self, context: BrowserContext) -> None:
+        """Stop recording (a warm context serves further states after this one)."""
+        context.remove_listener("request", self._on_any_request)
+
     def _on_any_request(self, request: Request) -> None:
         if self._same_origin(request.url):
             self.requests.append(f"{request.method} {request.url}")

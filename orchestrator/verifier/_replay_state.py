@@ -95,11 +95,18 @@ async def _screenshot(page: Page, job: StateJob) -> str:
 
 
 async def replay_state(session: BrowserSession, job: StateJob) -> StateObservation:
+    rec = Recorder(origin=session.origin)
+    rec.attach_context(session.context)
+    try:
+        return await _replay(session, job, rec)
+    finally:
+        rec.detach_context(session.context)
+
+
+async def _replay(session: BrowserSession, job: StateJob, rec: Recorder) -> StateObservation:
     started = time.monotonic()
     page = session.page
-    rec = Recorder(origin=session.origin)
     rec.attach(page)
-    rec.attach_context(session.context)
     await prepare(page, job.opts)
     nav_error, action_error = await _reach(page, job, rec)
     reached = not (nav_error or action_error)

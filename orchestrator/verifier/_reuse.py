@@ -47,7 +47,7 @@ from ._browser import ReplayMode
 from ._observe import StateObservation
 from ._replay_state import StateJob
 
-REPLAY_MODES: tuple[ReplayMode, ...] = ("reuse", "full")
+REPLAY_MODES: tuple[ReplayMode, ...] = ("reuse", "states", "full")
 _STATIC_START = re.compile(r"python3? -m http\.server \$PORT( --bind 0\.0\.0\.0)?")
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
 _UNHELD = frozenset({"excluded", "oversize", "deep", "emptydir", "link"})

@@ -41,7 +41,7 @@ class Verifier(Protocol):
 
 @dataclass
 class BrowserVerifier:
-    """The real verifier. Given the served `workspace` and `pool.replay == "reuse"`, it
+    """The real verifier. Given the served `workspace` and `pool.replay != "full"`, it
     keeps one `ReuseCache` per work tree: a state whose dependencies did not change since
     its last replay keeps that observation (`_reuse.py`)."""
 
@@ -58,7 +58,7 @@ class BrowserVerifier:
         artifacts: Path | None,
         workspace: Workspace | None = None,
     ) -> VerifyReport:
-        if workspace is None or self.pool.replay != "reuse":
+        if workspace is None or self.pool.replay == "full":
             return await verify(
                 self.pool, task, base_url, check_ids=check_ids, health=health, artifacts=artifacts
             )

@@ -23,6 +23,7 @@ import msgspec
 from ..contract import CheckSpec, Contract, State, TaskPackage, Visual, resolve_viewport
 from ..results import CheckResult, StateRun, VerifyReport
 from ._browser import BrowserPool
+from ._browser_warm import WarmContexts
 from ._environment import VISUAL_GATES, environment_drift
 from ._errors import BrowserCrashed, EnvironmentDrift, ReplayError, VerifierError
 from ._gates import gate_results, grounded, run_health, state_health
@@ -160,6 +161,8 @@ async def _replay_all(
     pool: BrowserPool, jobs: list[StateJob], reuse: Checkpoint | None
 ) -> dict[str, StateObservation]:
     found: dict[str, StateObservation] = {}
+    # One checkpoint's states share reset warm contexts (`_browser_warm.py`) unless auditing.
+    warm = WarmContexts() if pool.replay == "reuse" else None
 
     async def one(job: StateJob) -> None:
         viewport = resolve_viewport(job.state.viewport)
@@ -171,10 +174,10 @@ async def _replay_all(
                 return
         try:
             for _ in range(1 + _HOST_NETWORK_RETRIES):
-                seen = await pool.run(job.base_url, viewport, partial(replay_state, job=job))
+                seen = await pool.run(job.base_url, viewport, partial(replay_state, job=job), warm)
                 if _timed_out(seen):
                     patient = partial(replay_state, job=_patient(job))
-                    seen = await pool.run(job.base_url, viewport, patient)
+                    seen = await pool.run(job.base_url, viewport, patient, warm)
                 found[job.key] = seen = msgspec.structs.replace(seen, replayed=why)
                 if not _host_network_changed(seen):
                     break
@@ -185,9 +188,13 @@ async def _replay_all(
             # this state fails. A browser that cannot launch at all propagates.
             found[job.key] = StateObservation(state=job.key, error=str(exc))
 
-    async with anyio.create_task_group() as tg:
-        for job in jobs:
-            tg.start_soon(one, job)
+    try:
+        async with anyio.create_task_group() as tg:
+            for job in jobs:
+                tg.start_soon(one, job)
+    finally:
+        if warm is not None:
+            await warm.close()
     return found
 
 

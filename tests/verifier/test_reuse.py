@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from orchestrator.verifier import BrowserPool, ReuseCache, verify
 from orchestrator.verifier._reuse import Uncertain, is_static, static_view
 from orchestrator.workspace import Workspace
 
-from .conftest import _QuietHandler, check, make_task
+from .conftest import _QuietHandler, check, make_task, require_chromium
 
 pytestmark = pytest.mark.anyio
 
@@ -34,6 +34,14 @@ PAGES = {
     ),
     "shared.css": "h1 { color: rgb(0, 0, 0); }",
 }
+
+
+@pytest.fixture(scope="module")
+async def full_pool() -> AsyncIterator[BrowserPool]:
+    """The audit side: every state in a fresh context (the module `pool` reuses them)."""
+    require_chromium()
+    async with BrowserPool(replay="full") as p:
+        yield p
 
 
 @pytest.fixture
@@ -57,7 +65,7 @@ def _verdicts(r: VerifyReport) -> list[tuple[str, bool, bool, str]]:
 
 
 async def test_reuse_matches_full_replay_and_replays_exactly_what_changed(
-    tmp_path: Path, served: tuple[Path, str], pool: BrowserPool
+    tmp_path: Path, served: tuple[Path, str], pool: BrowserPool, full_pool: BrowserPool
 ) -> None:
     r0, _ = served
     ws = await Workspace.create(r0, tmp_path / "ws", ["**"], store=tmp_path / "store")
@@ -80,7 +88,7 @@ async def test_reuse_matches_full_replay_and_replays_exactly_what_changed(
         art = tmp_path / f"cp{n}"
         kept = await verify(pool, task, url, reuse=cp, artifacts=art)
         cp.commit(await ws.tree_id())
-        full = await verify(pool, task, url, artifacts=tmp_path / f"full{n}")
+        full = await verify(full_pool, task, url, artifacts=tmp_path / f"full{n}")
         assert _verdicts(kept) == _verdicts(full), n
         assert [g.status for g in kept.gates] == [g.status for g in full.gates]
         reused_at.append({s.state for s in kept.states if s.reused})

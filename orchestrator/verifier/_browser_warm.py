@@ -1,0 +1,192 @@
+"""Warm contexts: within one checkpoint, states share a context and its renderer.
+
+A fresh context per state costs a new renderer process (≈ 0.5 CPU-s, most of a simple
+state's cost). `WarmContexts` keeps, for one checkpoint, idle contexts per (origin,
+viewport); every state still gets a fresh page (its own history, sessionStorage,
+`window.name`, JavaScript heap), and between two states the context is reset:
+
+- the state's page is closed first (its unload handlers run before the reset);
+- cookies, permissions, and every storage type of the origin are cleared (CDP
+  `Storage.clearDataForOrigin` "all": localStorage, IndexedDB, cache storage, service
+  workers, ...), and the HTTP cache (`Network.clearBrowserCache`);
+- the reset is then proven: the *keeper* (a blank same-origin document the harness
+  serves itself, `KEEPER_PATH`, never the site's) reads localStorage, IndexedDB, cache
+  storage, service workers and `document.cookie` and must find them empty, and the
+  context's cookie jar must be empty.
+
+The keeper also keeps the origin's renderer process alive between states, so the next
+page reuses it. A context whose reset cannot be proven is closed instead, and the next
+state gets a new one: a state that left another page open (a popup), a worker or other
+target alive, made a request after its job ended (an unload beacon), or was answered
+with a header the browser keeps per origin beyond storage (`PERSISTED_HEADERS`: client
+hints, reporting/NEL). Emulation (viewport, scale, colour scheme, reduced motion,
+locale, timezone, blocked service workers, off-origin routing) is a context option and
+the same for every state of the context (`_browser.open_context`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import anyio
+from playwright.async_api import BrowserContext, CDPSession, Page, Request, Response, Route
+from playwright.async_api import Error as PlaywrightError
+
+from ..contract import Viewport
+
+KEEPER_PATH = "/__pwb_keeper__"
+_KEEPER_HTML = "<!doctype html><title>pwb keeper</title>"
+# Response headers whose effect the browser stores per origin outside cleared storage.
+PERSISTED_HEADERS = frozenset(
+    {"accept-ch", "critical-ch", "nel", "report-to", "reporting-endpoints"}
+)
+# Read in the keeper (a document with no script of the site's): what must be empty.
+_LEFTOVERS = """async () => {
+  const out = [];
+  if (localStorage.length) out.push(`localStorage has ${localStorage.length} item(s)`);
+  if (sessionStorage.length) out.push('sessionStorage of the keeper is not empty');
+  if (document.cookie) out.push('document.cookie is not empty');
+  if (indexedDB.databases) {
+    const dbs = await indexedDB.databases();
+    if (dbs.length) out.push(`IndexedDB has ${dbs.length} database(s)`);
+  }
+  if (typeof caches !== 'undefined' && (await caches.keys()).length)
+    out.push('cache storage is not empty');
+  if (navigator.serviceWorker && (await navigator.serviceWorker.getRegistrations()).length)
+    out.push('a service worker is registered');
+  return out;
+}"""
+
+Key = tuple[str, int, int]
+
+
+# Not slotted: Playwright caches wrappers as attributes of a bound handler's instance.
+@dataclass
+class WarmContext:
+    """One reusable context: its keeper page, and why it can no longer be reused."""
+
+    context: BrowserContext
+    keeper: Page
+    cdp: CDPSession
+    origin: str
+    owner: object  # the browser generation it belongs to (`_browser._Generation`)
+    context_id: str = ""  # CDP's browserContextId, to find the context's targets
+    tainted: str = ""
+    states: int = 0
+
+    def taint(self, why: str) -> None:
+        self.tainted = self.tainted or why
+
+    def on_response(self, response: Response) -> None:
+        if response.url.startswith(self.origin + "/") and not response.url.endswith(KEEPER_PATH):
+            found = PERSISTED_HEADERS & set(response.headers)
+            if found:
+                self.taint(f"the site sent {sorted(found)[0]}, which the browser keeps")
+
+    async def new_page(self) -> Page:
+        if len(self.context.pages) != 1:
+            raise PlaywrightError("a warm context must hold only its keeper between states")
+        self.states += 1
+        return await self.context.new_page()
+
+    async def reset(self, page: Page) -> str:
+        """Close the state's page and clear the context; why it is not clean, or ''."""
+        late: list[str] = []
+
+        def after_job(request: Request) -> None:
+            late.append(request.url)
+
+        self.context.on("request", after_job)
+        try:
+            await page.close()
+            others = [p for p in self.context.pages if p is not self.keeper]
+            if others:
+                return f"the state left {len(others)} other page(s) open"
+            await self.clear()
+            if late:
+                return f"a request after the state's job: {late[0]}"
+            return self.tainted or await self.leftovers()
+        finally:
+            self.context.remove_listener("request", after_job)
+
+    async def clear(self) -> None:
+        await self.cdp.send(
+            "Storage.clearDataForOrigin", {"origin": self.origin, "storageTypes": "all"}
+        )
+        await self.cdp.send("Network.clearBrowserCache")
+        await self.context.clear_cookies()
+        await self.context.clear_permissions()
+
+    async def leftovers(self) -> str:
+        if await self.context.cookies():
+            return "the cookie jar is not empty after clearing it"
+        targets = await self.cdp.send("Target.getTargets")
+        mine = [
+            t["type"]
+            for t in targets["targetInfos"]
+            if t.get("browserContextId") == self.context_id and t["type"] != "browser_ui"
+        ]
+        if mine != ["page"]:
+            return f"targets other than the keeper are still alive: {sorted(mine)}"
+        found: list[str] = await self.keeper.evaluate(_LEFTOVERS)
+        return "; ".join(found)
+
+
+async def open_warm(context: BrowserContext, origin: str, owner: object) -> WarmContext:
+    """Add the keeper to a freshly made context (before any page of the site's)."""
+
+    async def keeper_doc(route: Route) -> None:
+        await route.fulfill(status=200, content_type="text/html", body=_KEEPER_HTML)
+
+    await context.route(origin + KEEPER_PATH, keeper_doc)
+    keeper = await context.new_page()
+    await keeper.goto(origin + KEEPER_PATH)
+    cdp = await context.new_cdp_session(keeper)
+    info = await cdp.send("Target.getTargetInfo")
+    warm = WarmContext(context=context, keeper=keeper, cdp=cdp, origin=origin, owner=owner)
+    warm.context_id = info["targetInfo"].get("browserContextId", "")
+    context.on("response", warm.on_response)
+    return warm
+
+
+@dataclass(slots=True)
+class WarmContexts:
+    """The idle warm contexts of one checkpoint; `close()` ends them all."""
+
+    idle: dict[Key, list[WarmContext]] = field(default_factory=dict)
+    # opened / reused / discarded (with why): what the reuse bought, for the event log.
+    counts: Counter[str] = field(default_factory=Counter)
+    discarded: list[str] = field(default_factory=list)
+    closed: bool = False
+
+    def take(
+        self, origin: str, viewport: Viewport, alive: Callable[[object], bool]
+    ) -> WarmContext | None:
+        """An idle context of a live browser for (origin, viewport), or None."""
+        stack = self.idle.get((origin, viewport.width, viewport.height), [])
+        while stack:
+            warm = stack.pop()
+            if alive(warm.owner):
+                self.counts["reused"] += 1
+                return warm
+        return None
+
+    def give(self, warm: WarmContext, viewport: Viewport) -> None:
+        self.idle.setdefault((warm.origin, viewport.width, viewport.height), []).append(warm)
+
+    def discard(self, why: str) -> None:
+        self.counts["discarded"] += 1
+        self.discarded.append(why)
+
+    async def close(self) -> None:
+        self.closed = True
+        idle, self.idle = self.idle, {}
+        with anyio.move_on_after(30, shield=True):
+            for stack in idle.values():
+                for warm in stack:
+                    try:
+                        await warm.context.close()
+                    except PlaywrightError:
+                        pass  # its browser is already gone

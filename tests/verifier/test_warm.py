@@ -1,0 +1,221 @@
+"""Warm contexts (`_browser_warm.py`): a later state in a reused context sees nothing of an
+earlier one, and a context whose reset cannot be proven is never reused.
+
+State A writes every kind of client state (localStorage, sessionStorage, a script
+cookie, an HttpOnly cookie from the server, IndexedDB, `window.name`, a cacheable
+response) and state B, on a fresh page of the *same* context, reads them all. With the
+reset skipped (the planted bug), B must see A's writes: the probe can see a leak.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Page
+
+from orchestrator.contract import Viewport
+from orchestrator.verifier import BrowserPool, BrowserSession
+from orchestrator.verifier._browser_warm import WarmContext, WarmContexts
+from tests.verifier.conftest import _QuietHandler
+
+pytestmark = pytest.mark.anyio
+
+VIEWPORT = Viewport(width=800, height=600)
+
+WRITE = """<!doctype html><body><script>
+localStorage.setItem('k', 'leak');
+sessionStorage.setItem('k', 'leak');
+document.cookie = 'c=leak; max-age=3600; path=/';
+window.name = 'leak';
+const open = indexedDB.open('leakdb', 1);
+open.onupgradeneeded = () => open.result.createObjectStore('s');
+open.onsuccess = async () => {
+  open.result.close();
+  await fetch('/set-cookie');
+  document.body.dataset.count = await (await fetch('/count')).text();
+  document.title = 'written';
+};
+</script></body>"""
+
+READ = """<!doctype html><body><script>
+(async () => {
+  const seen = {
+    local: localStorage.getItem('k'),
+    session: sessionStorage.getItem('k'),
+    cookie: document.cookie,
+    name: window.name,
+    history: history.length,
+    dbs: (await indexedDB.databases()).map(d => d.name),
+    server_cookie: await (await fetch('/echo-cookie')).text(),
+    count: await (await fetch('/count')).text(),
+  };
+  document.body.dataset.seen = JSON.stringify(seen);
+  document.title = 'read';
+})();
+</script></body>"""
+
+POPUP = """<!doctype html><body><script>window.open('/read.html');</script></body>"""
+
+
+class _Handler(_QuietHandler):
+    count = 0
+    lock = threading.Lock()
+
+    def do_GET(self) -> None:
+        if self.path == "/count":
+            with _Handler.lock:
+                _Handler.count += 1
+                body = str(_Handler.count)
+            # Cacheable for an hour: a shared cache would answer B with A's number.
+            self._send(body, ("Cache-Control", "max-age=3600"))
+        elif self.path == "/set-cookie":
+            self._send("ok", ("Set-Cookie", "h=leak; HttpOnly; Path=/; Max-Age=3600"))
+        elif self.path == "/echo-cookie":
+            self._send(self.headers.get("Cookie", ""))
+        elif self.path == "/hints":
+            self._send("ok", ("Accept-CH", "Sec-CH-UA-Model"))
+        else:
+            super().do_GET()
+
+    def _send(self, body: str, *headers: tuple[str, str]) -> None:
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture(scope="module")
+def warm_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root: Path = tmp_path_factory.mktemp("warm-site")
+    (root / "write.html").write_text(WRITE)
+    (root / "read.html").write_text(READ)
+    (root / "popup.html").write_text(POPUP)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=root))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def _load(page: Page, url: str, title: str) -> None:
+    await page.goto(url)
+    await page.wait_for_function(f"document.title === {title!r}", timeout=10_000)
+
+
+async def _write(url: str, session: BrowserSession) -> tuple[object, int]:
+    await _load(session.page, url + "/write.html", "written")
+    count = await session.page.locator("body").get_attribute("data-count")
+    return session.context, int(count or 0)
+
+
+async def _read(url: str, session: BrowserSession) -> tuple[object, dict[str, Any]]:
+    await _load(session.page, url + "/read.html", "read")
+    seen: dict[str, Any] = await session.page.evaluate("JSON.parse(document.body.dataset.seen)")
+    return session.context, seen
+
+
+async def _no_reset(self: WarmContext, page: Page) -> str:
+    await page.close()  # the planted bug: nothing cleared, nothing proven
+    return ""
+
+
+@pytest.mark.parametrize("planted", [False, True], ids=["reset", "planted-no-reset"])
+async def test_a_later_state_in_a_reused_context_sees_nothing_of_an_earlier_one(
+    pool: BrowserPool, warm_site: str, planted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if planted:
+        monkeypatch.setattr(WarmContext, "reset", _no_reset)
+    warm = WarmContexts()
+    try:
+        ctx_a, count_a = await pool.run(
+            warm_site, VIEWPORT, functools.partial(_write, warm_site), warm
+        )
+        ctx_b, seen = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site), warm)
+    finally:
+        await warm.close()
+    # Not vacuous: B ran in A's context (and its renderer), a fresh page.
+    assert warm.counts == {"opened": 1, "reused": 1}, warm.discarded
+    assert ctx_b is ctx_a
+    leaks = {
+        "localStorage": seen["local"] is not None,
+        "cookie": seen["cookie"] != "",
+        "HttpOnly cookie": seen["server_cookie"] != "",
+        "IndexedDB": seen["dbs"] != [],
+        "cached response": int(seen["count"]) != count_a + 1,
+    }
+    if planted:
+        # Without the reset B sees what A wrote: this test can fail.
+        assert leaks == dict.fromkeys(leaks, True) | {"cached response": False}
+    else:
+        assert not any(leaks.values()), leaks
+    # Per page whatever the reset does: a fresh page has its own session and history.
+    _, fresh = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site))
+    per_page = ("session", "name", "history")
+    assert {k: seen[k] for k in per_page} == {k: fresh[k] for k in per_page}
+    assert fresh["session"] is None and fresh["name"] == ""
+    if not planted:  # everything B read is what a fresh context reads (but the counter)
+        assert seen | {"count": ""} == fresh | {"count": ""}
+
+
+async def _popup(url: str, session: BrowserSession) -> object:
+    async with session.context.expect_page():
+        await session.page.goto(url + "/popup.html")
+    return session.context
+
+
+async def _hints(url: str, session: BrowserSession) -> object:
+    await session.page.goto(url + "/hints")
+    return session.context
+
+
+@pytest.mark.parametrize(
+    ("job", "why"),
+    [(_popup, "other page(s) open"), (_hints, "accept-ch")],
+    ids=["popup", "client-hints"],
+)
+async def test_a_context_whose_reset_cannot_be_proven_is_not_reused(
+    pool: BrowserPool, warm_site: str, job: Any, why: str
+) -> None:
+    warm = WarmContexts()
+    try:
+        ctx_a = await pool.run(warm_site, VIEWPORT, functools.partial(job, warm_site), warm)
+        ctx_b, seen = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site), warm)
+    finally:
+        await warm.close()
+    assert ctx_b is not ctx_a
+    assert warm.counts == {"opened": 2, "discarded": 1}
+    assert why in warm.discarded[0]
+    assert seen["local"] is None
+
+
+async def test_leftover_storage_is_detected_after_clearing(
+    pool: BrowserPool, warm_site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The proof does not trust the clearing: with `clear` skipped, the keeper's read
+    finds A's storage and the context is closed instead of reused."""
+
+    async def no_clear(self: WarmContext) -> None:
+        pass
+
+    monkeypatch.setattr(WarmContext, "clear", no_clear)
+    warm = WarmContexts()
+    try:
+        ctx_a, _ = await pool.run(warm_site, VIEWPORT, functools.partial(_write, warm_site), warm)
+        ctx_b, seen = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site), warm)
+    finally:
+        await warm.close()
+    assert ctx_b is not ctx_a and seen["local"] is None
+    assert warm.counts == {"opened": 2, "discarded": 1}
+    assert "cookie jar is not empty" in warm.discarded[0]
