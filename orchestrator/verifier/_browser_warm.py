@@ -10,9 +10,10 @@ viewport); every state still gets a fresh page (its own history, sessionStorage,
   `Storage.clearDataForOrigin` "all": localStorage, IndexedDB, cache storage, service
   workers, ...), and the HTTP cache (`Network.clearBrowserCache`);
 - the reset is then proven: the *keeper* (a blank same-origin document the harness
-  serves itself, `KEEPER_PATH`, never the site's) reads localStorage, IndexedDB, cache
-  storage, service workers and `document.cookie` and must find them empty, and the
-  context's cookie jar must be empty.
+  serves itself for that one load, `KEEPER_PATH`, never the site's) reads localStorage,
+  IndexedDB, cache storage, service workers and `document.cookie` and must find them
+  empty, the context's cookie jar must be empty, and the context must hold no target
+  but the keeper.
 
 The keeper also keeps the origin's renderer process alive between states, so the next
 page reuses it. A context whose reset cannot be proven is closed instead, and the next
@@ -22,6 +23,12 @@ with a header the browser keeps per origin beyond storage (`PERSISTED_HEADERS`: 
 hints, reporting/NEL). Emulation (viewport, scale, colour scheme, reduced motion,
 locale, timezone, blocked service workers, off-origin routing) is a context option and
 the same for every state of the context (`_browser.open_context`).
+
+What the states of one context do share is the renderer process: a later state could
+tell from timing or `performance.memory` that it is not the first, but reads no data of
+an earlier one. Its memory cache is not a channel either: the off-origin route makes
+Playwright disable the cache for every page (`Network.setCacheDisabled`, which also
+evicts the renderer's memory cache), as in a fresh context.
 """
 
 from __future__ import annotations
@@ -140,9 +147,12 @@ async def open_warm(context: BrowserContext, origin: str, owner: object) -> Warm
     async def keeper_doc(route: Route) -> None:
         await route.fulfill(status=200, content_type="text/html", body=_KEEPER_HTML)
 
+    # Served by us for the keeper's one load only: the site's own requests to the path
+    # reach the site afterwards, as they do in a fresh context.
     await context.route(origin + KEEPER_PATH, keeper_doc)
     keeper = await context.new_page()
     await keeper.goto(origin + KEEPER_PATH)
+    await context.unroute(origin + KEEPER_PATH, keeper_doc)
     cdp = await context.new_cdp_session(keeper)
     info = await cdp.send("Target.getTargetInfo")
     warm = WarmContext(context=context, keeper=keeper, cdp=cdp, origin=origin, owner=owner)

@@ -1,10 +1,14 @@
-"""Checkpoint cost: `--replay full` vs the default (`reuse`), side by side, same verdicts.
+"""Checkpoint cost: `--replay full` vs `states` vs the default (`reuse`), side by side.
 
-Run: `python tests/perf/bench_checkpoints.py [--tasks T ...] [--backend auto|local]`.
+Run: `python tests/perf/bench_checkpoints.py [--tasks T ...] [--backend auto|local]
+[--name checkpoints]`.
 
-For each shipped task (default: all), the staged `reference` cell runs twice in a fresh
-child process (`python -m orchestrator cell TASK --no-baseline --replay MODE`), the two
-modes interleaved task by task so machine noise hits both alike. Per cell it records:
+For each shipped task (default: all), the staged `reference` cell runs once per mode in a
+fresh child process (`python -m orchestrator cell TASK --no-baseline --replay MODE`), the
+modes interleaved task by task, their order rotated, so machine noise hits all alike:
+`full` (every state replayed, each in a fresh context: the audit, as before #21),
+`states` (unchanged states reused, a fresh context per replayed state) and `reuse`
+(unchanged states reused, the others on fresh pages of reset warm contexts). Per cell:
 
 - verifier CPU-s two ways: the host's busy CPU time over the cell (`/proc/stat`, as
   `bench_sweep.py`; on a shared host this includes other agents' work), and the cell's
@@ -12,12 +16,16 @@ modes interleaved task by task so machine noise hits both alike. Per cell it rec
   other orphan are reaped here and their CPU lands in `RUSAGE_CHILDREN`);
 - each checkpoint's wall time and how many states it replayed / reused (events.jsonl);
 - the verdicts at every checkpoint (every check's passed/applicable, every gate's
-  status), which must be identical between the two modes.
+  status), which must be identical in every mode;
+- where the tree's CPU went: the process tree is sampled from `/proc` every 0.2 s and
+  each process's own CPU (utime+stime, the last sample before it exits) summed by kind
+  (orchestrator, Playwright driver, Chromium browser, renderers, other Chromium
+  processes, the rest); `unsampled` is what short-lived processes spent between samples.
 
-Prints a table and the CPU ratio reuse/full (target <= 0.33), writes
-`tests/perf/results/checkpoints.json` and, for `--plot-task` (default the 7-unit
-`build-bakery-site`), a plot of checkpoint wall time and replayed states against the
-checkpoint index, `tests/perf/results/checkpoints.png`.
+Prints a table and the CPU ratios states/full and reuse/full (target <= 0.33), writes
+`tests/perf/results/<name>.json` and, for `--plot-task` (default the 7-unit
+`build-bakery-site`) when it is run, a plot of checkpoint wall time and replayed states
+against the checkpoint index, `tests/perf/results/<name>.png`.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -38,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS_DIR, LoadSampler, host_busy_cpu_s, machine, write_result
 
 ROOT = Path(__file__).resolve().parents[2]
-MODES = ("full", "reuse")
+MODES = ("full", "states", "reuse")
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -63,6 +72,79 @@ def _reap_orphans(timeout: float = 30.0) -> None:
             return
         if pid == 0:
             time.sleep(0.2)
+
+
+def _kind(cmdline: bytes) -> str:
+    argv = cmdline.split(b"\0")
+    exe = argv[0].rsplit(b"/", 1)[-1]
+    if b"chrom" in exe or exe == b"chrome":
+        if b"--type=renderer" in argv:
+            return "renderer"
+        return "chromium-other" if any(a.startswith(b"--type=") for a in argv) else "browser"
+    if b"node" in exe and b"playwright" in cmdline:
+        return "playwright-driver"
+    if b"orchestrator" in argv:
+        return "orchestrator"
+    return "other"
+
+
+class TreeSampler:
+    """Own CPU per process of our descendants, by kind (see the module docstring)."""
+
+    def __init__(self, period: float = 0.2) -> None:
+        self.period = period
+        self.last: dict[tuple[int, bytes], tuple[str, float]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._tick = os.sysconf("SC_CLK_TCK")
+
+    def __enter__(self) -> TreeSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        parent: dict[int, int] = {}
+        stats: dict[int, tuple[bytes, float]] = {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{name}/stat").read_bytes()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            parent[int(name)] = int(fields[1])
+            stats[int(name)] = (fields[19], (int(fields[11]) + int(fields[12])) / self._tick)
+        me = os.getpid()
+        for pid, (start, cpu) in stats.items():
+            p, hops = parent.get(pid, 0), 0
+            while p not in (0, 1, me) and hops < 64:
+                p, hops = parent.get(p, 0), hops + 1
+            if p != me:
+                continue
+            key = (pid, start)
+            if key not in self.last:
+                try:
+                    kind = _kind(Path(f"/proc/{pid}/cmdline").read_bytes())
+                except OSError:
+                    continue
+            else:
+                kind = self.last[key][0]
+            self.last[key] = (kind, cpu)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.period):
+            self._sample()
+
+    def by_kind(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for kind, cpu in self.last.values():
+            out[kind] = out.get(kind, 0.0) + cpu
+        return out
 
 
 def _verdicts(events: Path) -> list[dict[str, Any]]:
@@ -94,10 +176,13 @@ def _run_cell(task: str, mode: str, out: Path, backend: str) -> dict[str, Any]:
     argv = [sys.executable, "-m", "orchestrator", "cell", task, "--no-baseline"]
     argv += ["--replay", mode, "--backend", backend, "--out", str(out)]
     cpu0, host0, t0 = _children_cpu(), host_busy_cpu_s(), time.monotonic()
-    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
-    _reap_orphans()
+    with TreeSampler() as sampler:
+        proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
+        _reap_orphans()
     wall = time.monotonic() - t0
     tree_cpu, host_cpu = _children_cpu() - cpu0, host_busy_cpu_s() - host0
+    kinds = {k: round(v, 1) for k, v in sorted(sampler.by_kind().items())}
+    kinds["unsampled"] = round(tree_cpu - sum(sampler.by_kind().values()), 1)
     if proc.returncode != 0:
         raise SystemExit(f"{task} ({mode}) failed:\n{proc.stderr[-2000:]}")
     return {
@@ -106,13 +191,14 @@ def _run_cell(task: str, mode: str, out: Path, backend: str) -> dict[str, Any]:
         "wall_s": round(wall, 1),
         "tree_cpu_s": round(tree_cpu, 1),
         "host_cpu_s": round(host_cpu, 1),
+        "cpu_by_kind": kinds,
         "checkpoints": _verdicts(out / "events.jsonl"),
     }
 
 
-def _same_verdicts(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def _same_verdicts(a: dict[str, Any], *others: dict[str, Any]) -> bool:
     strip = [(c["gates"], c["checks"]) for c in a["checkpoints"]]
-    return strip == [(c["gates"], c["checks"]) for c in b["checkpoints"]]
+    return all(strip == [(c["gates"], c["checks"]) for c in b["checkpoints"]] for b in others)
 
 
 def _plot(pair: dict[str, dict[str, Any]], task: str, path: Path) -> None:
@@ -122,7 +208,7 @@ def _plot(pair: dict[str, dict[str, Any]], task: str, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    for mode, style in (("full", "o-"), ("reuse", "s-")):
+    for mode, style in (("full", "o-"), ("states", "^-"), ("reuse", "s-")):
         cps = pair[mode]["checkpoints"]
         idx = [c["index"] for c in cps]
         ax1.plot(idx, [c["wall_s"] for c in cps], style, label=f"--replay {mode}")
@@ -141,46 +227,55 @@ def main() -> int:
     ap.add_argument("--tasks", nargs="+", help="task ids (default: every shipped task)")
     ap.add_argument("--backend", default="auto", choices=("auto", "docker", "local"))
     ap.add_argument("--plot-task", default="build-bakery-site")
+    ap.add_argument("--name", default="checkpoints", help="results/<name>.json (and .png)")
     args = ap.parse_args()
     tasks = args.tasks or sorted(p.parent.name for p in (ROOT / "tasks").glob("*/task.toml"))
     _become_subreaper()
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="pwb-bench-cp-") as tmp, LoadSampler() as load:
         for i, task in enumerate(tasks):
-            order = MODES if i % 2 == 0 else MODES[::-1]
+            order = MODES[i % 3 :] + MODES[: i % 3]
             pair = {m: _run_cell(task, m, Path(tmp) / f"{task}-{m}", args.backend) for m in order}
-            same = _same_verdicts(pair["full"], pair["reuse"])
-            rows.append({"task": task, "same_verdicts": same, **pair})
-            f, r = pair["full"], pair["reuse"]
+            same = _same_verdicts(pair["full"], pair["states"], pair["reuse"])
+            rows.append({"task": task, "order": list(order), "same_verdicts": same, **pair})
+            f = pair["full"]["tree_cpu_s"]
+            line = " ".join(
+                f"{m} {pair[m]['tree_cpu_s']:6.1f}s ({pair[m]['tree_cpu_s'] / max(f, 1e-9):.2f})"
+                for m in MODES
+            )
+            hosts = " ".join(f"{pair[m]['host_cpu_s']:6.1f}" for m in MODES)
             print(
-                f"{task:28} cpu(tree) full {f['tree_cpu_s']:7.1f}s reuse {r['tree_cpu_s']:7.1f}s"
-                f" ratio {r['tree_cpu_s'] / max(f['tree_cpu_s'], 1e-9):.2f} | cpu(/proc/stat)"
-                f" {f['host_cpu_s']:7.1f}s {r['host_cpu_s']:7.1f}s | same verdicts: {same}",
+                f"{task:26} cpu(tree) {line} | /proc/stat {hosts} | same verdicts: {same}",
                 flush=True,
             )
             for mode in MODES:
                 walls = " ".join(f"{c['wall_s']:.0f}" for c in pair[mode]["checkpoints"])
                 reps = " ".join(str(c["replayed"]) for c in pair[mode]["checkpoints"])
-                print(f"    {mode:5} checkpoint wall s: {walls}   states replayed: {reps}")
+                kinds = " ".join(f"{k}={v}" for k, v in pair[mode]["cpu_by_kind"].items())
+                print(f"    {mode:6} checkpoint wall s: {walls}   states replayed: {reps}")
+                print(f"           cpu by kind: {kinds}")
             # Written after every task: a run cut short still leaves its numbers.
-            write_result("checkpoints", {"machine": machine(), "cells": rows, "partial": True})
+            write_result(args.name, {"machine": machine(), "cells": rows, "partial": True})
             if task == args.plot_task:
-                _plot(pair, task, RESULTS_DIR / "checkpoints.png")
-    full = sum(r["full"]["tree_cpu_s"] for r in rows)
-    reuse = sum(r["reuse"]["tree_cpu_s"] for r in rows)
-    host_full = sum(r["full"]["host_cpu_s"] for r in rows)
-    host_reuse = sum(r["reuse"]["host_cpu_s"] for r in rows)
+                _plot(pair, task, RESULTS_DIR / f"{args.name}.png")
+    per_cell = {m: sum(r[m]["tree_cpu_s"] for r in rows) / len(rows) for m in MODES}
+    host = {m: sum(r[m]["host_cpu_s"] for r in rows) for m in MODES}
+    kinds: dict[str, dict[str, float]] = {}
+    for m in MODES:
+        for r in rows:
+            for k, v in r[m]["cpu_by_kind"].items():
+                kinds.setdefault(m, {})[k] = round(kinds.get(m, {}).get(k, 0.0) + v / len(rows), 1)
     summary = {
         "cells": len(rows),
-        "tree_cpu_per_cell_full": round(full / len(rows), 1),
-        "tree_cpu_per_cell_reuse": round(reuse / len(rows), 1),
-        "ratio_tree_cpu": round(reuse / full, 3),
-        "ratio_host_cpu": round(host_reuse / host_full, 3),
+        "tree_cpu_per_cell": {m: round(v, 1) for m, v in per_cell.items()},
+        "ratio_tree_cpu": {m: round(per_cell[m] / per_cell["full"], 3) for m in MODES},
+        "ratio_host_cpu": {m: round(host[m] / host["full"], 3) for m in MODES},
+        "cpu_by_kind_per_cell": kinds,
         "identical_verdicts": all(r["same_verdicts"] for r in rows),
         "load_1min": load.summary(),
     }
     print(json.dumps(summary, indent=1))
-    write_result("checkpoints", {"machine": machine(), "summary": summary, "cells": rows})
+    write_result(args.name, {"machine": machine(), "summary": summary, "cells": rows})
     return 0 if summary["identical_verdicts"] else 1
 
 

@@ -1,12 +1,15 @@
 """Run every performance benchmark and print one table.
 
-    python tests/perf/run_all.py [--quick] [--only sandbox,replay,sweep]
+    python tests/perf/run_all.py [--quick] [--only sandbox,replay,sweep,checkpoints]
                                  [--sweep-cells N] [--scaling 32,64,...] [--sweep-rounds R]
+                                 [--checkpoint-tasks T,T,...]
 
 Runs, one after another (never concurrently, so they do not disturb each other):
   bench_sandbox.py  DockerBackend vs `docker run` vs compose, at 1 and 32 (quick: 8)
   bench_replay.py   verifier vs bare Playwright per state
   bench_sweep.py    orchestration overhead, event-loop lag, RSS, scaling, asyncio vs uvloop
+  bench_checkpoints.py  staged reference cells with --replay full / states / reuse side by
+                    side: CPU-s per cell, ratios, verdicts identical (default: 4 tasks)
 Each writes tests/perf/results/<name>.json; this script then prints a summary table
 built from those files. Results and how to read them: tests/perf/RESULTS.md.
 """
@@ -22,6 +25,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
+# Four shipped tasks, three stacks (static x2, node, php); every task: --checkpoint-tasks '*'.
+CHECKPOINT_TASKS = (
+    "fernhill-save-tools,bikeshare-faq-content,recipes-shared-components,library-events-tokens"
+)
 
 
 def _run(argv: list[str]) -> int:
@@ -143,6 +150,22 @@ def table() -> str:
                 "-",
                 "-",
             )
+    cp = _load("checkpoints")
+    if cp and "summary" in cp and isinstance(cp["summary"].get("ratio_tree_cpu"), dict):
+        sm = cp["summary"]
+        per = sm["tree_cpu_per_cell"]
+        for mode in ("states", "reuse"):
+            ok = sm["ratio_tree_cpu"][mode] <= 0.33 and sm["identical_verdicts"]
+            _row(
+                rows,
+                "checkpoints",
+                f"{sm['cells']} cells --replay {mode} vs full",
+                f"{per[mode]:.1f} CPU-s",
+                f"{per['full']:.1f} CPU-s",
+                f"{sm['ratio_tree_cpu'][mode]:.2f}",
+                "<=0.33, same verdicts",
+                "yes" if ok else "NO",
+            )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -154,7 +177,8 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="sandbox,replay,sweep")
+    parser.add_argument("--only", default="sandbox,replay,sweep,checkpoints")
+    parser.add_argument("--checkpoint-tasks", default=CHECKPOINT_TASKS, help="'*': every task")
     parser.add_argument("--sweep-cells", type=int, default=None)
     parser.add_argument("--scaling", default=None)
     parser.add_argument("--sweep-rounds", type=int, default=None, help="rounds of the loop pair")
@@ -179,6 +203,13 @@ def main() -> int:
             if args.sweep_rounds:
                 extra += ["--rounds", str(args.sweep_rounds)]
             rcs.append(_run(["tests/perf/bench_sweep.py", *extra]))
+        if "checkpoints" in only:
+            tasks = (
+                []
+                if args.checkpoint_tasks == "*"
+                else ["--tasks", *args.checkpoint_tasks.split(",")]
+            )
+            rcs.append(_run(["tests/perf/bench_checkpoints.py", *tasks]))
         if any(rcs):
             print("some benchmark failed; the table shows what was written", file=sys.stderr)
     print(table())
