@@ -35,6 +35,8 @@ import anyio
 import msgspec
 
 from ._fake_reference import ReferenceBook
+from ._fake_responses import problem_responses, reply_responses, stream_responses, view_responses
+from ._fake_shell import shell_reply, shell_tool
 from ._fake_stream import stream_anthropic, stream_openai
 from ._fake_text import whole_files_reply
 from ._fake_wire import (
@@ -206,7 +208,10 @@ class FakeProvider:
         if method == "GET" and path == "/v1/models":
             model = self._models[0]
             return _json(200, models_anthropic(model) if anthropic else models_openai(model))
-        if path not in ("/v1/chat/completions", "/v1/messages") or method != "POST":
+        if (
+            path not in ("/v1/chat/completions", "/v1/messages", "/v1/responses")
+            or method != "POST"
+        ):
             message = f"no route {method} {path}"
             return _json(
                 404, error_anthropic(404, message, n=n) if anthropic else error_openai(404, message)
@@ -216,7 +221,10 @@ class FakeProvider:
             return _json(
                 400, error_anthropic(400, message, n=n) if anthropic else error_openai(400, message)
             )
-        answer = self._answer(anthropic, body, n, fault)
+        if path == "/v1/responses":
+            answer = self._answer_responses(body, n, fault)
+        else:
+            answer = self._answer(anthropic, body, n, fault)
         return msgspec.structs.replace(answer, delay_s=answer.delay_s + self._latency_s)
 
     def _refuse(self, anthropic: bool, headers: dict[str, str], n: int) -> _Answer | None:
@@ -310,6 +318,32 @@ class FakeProvider:
             answer = msgspec.structs.replace(answer, delay_s=fault.delay_s)
         return answer
 
+    def _answer_responses(self, body: dict[str, Any], n: int, fault: Fault | None) -> _Answer:
+        kind = fault.kind if fault is not None else None
+        if kind in ("replay", "status", "context_too_long", "no_credit"):
+            return self._answer(False, body, n, fault)  # answered before the body is read
+        if bad := problem_responses(body):
+            err = error_openai(400, bad[0], code="missing_required_parameter")
+            err["error"]["param"] = bad[1]
+            return _json(400, err)
+        if fault is not None and kind == "error_in_200":
+            return _json(200, error_openai(500, fault.message or "upstream failed"))
+        reply = _fault_reply(fault) or self._script(view_responses(body))
+        data = reply_responses(body, reply, n)
+        if kind == "no_usage":
+            data["usage"] = None
+        delay = fault.delay_s if fault is not None and kind == "delay" else 0.0
+        if body.get("stream") is True:
+            error = None
+            if fault is not None and kind == "stream_error":
+                error = error_openai(500, fault.message or "Overloaded", code="server_error")
+            events = tuple(stream_responses(data, error=error))
+            return _Answer(status=200, body=b"", events=events, delay_s=delay)
+        answer = _json(200, data)
+        if kind == "truncated_json":
+            answer = msgspec.structs.replace(answer, body=answer.body[: len(answer.body) // 2])
+        return msgspec.structs.replace(answer, delay_s=delay)
+
     def _stream(
         self, anthropic: bool, body: dict[str, Any], data: Any, n: int, fault: Fault | None
     ) -> _Answer:
@@ -328,6 +362,9 @@ class FakeProvider:
         return _Answer(status=200, body=b"", events=tuple(events), delay_s=delay)
 
     def _script(self, conv: Conversation) -> Reply:
+        if shell := shell_tool(conv.schemas):  # a CLI agent that works through a shell
+            schema = conv.schemas[shell]
+            return shell_reply(self._book, conv.user_texts, shell, schema, conv.calls_made)
         if not conv.tools:  # a CLI agent that edits by text (e.g. aider): see _fake_text
             return whole_files_reply(self._book, conv.user_texts)
         if conv.new_turn and "view_page" in conv.tools:

@@ -19,7 +19,7 @@ from ._fake_wire import Reply
 _FENCE = "```"
 
 
-def _latest_unit(book: ReferenceBook, user_texts: Sequence[str]) -> tuple[int, int] | None:
+def latest_unit(book: ReferenceBook, user_texts: Sequence[str]) -> tuple[int, int] | None:
     said = _norm(" ".join(user_texts))
     found = [
         (ti, ui)
@@ -31,7 +31,7 @@ def _latest_unit(book: ReferenceBook, user_texts: Sequence[str]) -> tuple[int, i
 
 
 def whole_files_reply(book: ReferenceBook, user_texts: Sequence[str]) -> Reply:
-    found = _latest_unit(book, user_texts)
+    found = latest_unit(book, user_texts)
     if found is None:
         return Reply(text="I do not recognise this task; no changes.", calls=())
     task = book.tasks[found[0]]

@@ -33,6 +33,8 @@ class Conversation:
     new_turn: bool = True
     last_calls: list[str] = field(default_factory=list)
     tools: set[str] = field(default_factory=set)
+    schemas: dict[str, Any] = field(default_factory=dict)  # tool name -> parameters schema
+    calls_made: int = 0  # tool calls in the assistant's earlier messages
 
 
 def _texts(content: Any) -> list[str]:
@@ -44,13 +46,17 @@ def _texts(content: Any) -> list[str]:
 
 
 def view_openai(body: dict[str, Any]) -> Conversation:
-    conv = Conversation(tools={t["function"]["name"] for t in body.get("tools", ())})
+    schemas = {
+        t["function"]["name"]: t["function"].get("parameters") for t in body.get("tools", ())
+    }
+    conv = Conversation(tools=set(schemas), schemas=schemas)
     for m in body.get("messages", ()):
         role = m.get("role")
         if role == "user":
             conv.user_texts.extend(_texts(m.get("content")))
         elif role == "assistant":
             conv.last_calls = [c["function"]["name"] for c in m.get("tool_calls") or ()]
+            conv.calls_made += len(conv.last_calls)
     msgs = body.get("messages") or [{}]
     # Screenshots after a view_page result arrive as a user message: not a new turn.
     after_view = len(msgs) > 1 and msgs[-2].get("role") == "tool" and "view_page" in conv.last_calls
@@ -59,13 +65,15 @@ def view_openai(body: dict[str, Any]) -> Conversation:
 
 
 def view_anthropic(body: dict[str, Any]) -> Conversation:
-    conv = Conversation(tools={t["name"] for t in body.get("tools", ())})
+    schemas = {t["name"]: t.get("input_schema") for t in body.get("tools", ())}
+    conv = Conversation(tools=set(schemas), schemas=schemas)
     for m in body.get("messages", ()):
         if m.get("role") == "user":
             conv.user_texts.extend(_texts(m.get("content")))
         else:
             blocks = m.get("content") if isinstance(m.get("content"), list) else []
             conv.last_calls = [b["name"] for b in blocks if b.get("type") == "tool_use"]
+            conv.calls_made += len(conv.last_calls)
     last = body.get("messages", [{}])[-1]
     conv.new_turn = bool(_texts(last.get("content"))) and last.get("role") == "user"
     return conv
