@@ -26,6 +26,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="CONFIG",
         help="also the agent layers of CONFIG's scaffold solvers, on each stack image",
     )
+    b.add_argument(
+        "--agent",
+        action="append",
+        metavar="NAME",
+        help="with --agents: only this scaffold solver's layer (repeatable)",
+    )
     sub.add_parser("list", help="list pwb images")
 
 
@@ -33,15 +39,21 @@ def _progress(msg: str) -> None:
     print(f"[images] {msg}", flush=True)
 
 
-def _agent_layers(config: str | None) -> dict[str, AgentLayer]:
+def _agent_layers(config: str | None, only: list[str] | None) -> dict[str, AgentLayer]:
     if not config:
+        if only:
+            raise ConfigError("--agent needs --agents CONFIG")
         return {}
     cfg = load_config(Path(config))
-    return {
+    layers = {
         s.name: AgentLayer(pip=s.scaffold.pip, npm=s.scaffold.npm, apt=s.scaffold.apt)
         for s in cfg.solvers
         if s.scaffold is not None
     }
+    unknown = sorted(set(only or ()) - set(layers))
+    if unknown:
+        raise ConfigError(f"--agent {unknown}: no such scaffold solver in {config}")
+    return {n: layer for n, layer in layers.items() if not only or n in only}
 
 
 async def _build(only: list[str] | None, agents: dict[str, AgentLayer]) -> int:
@@ -73,7 +85,7 @@ async def _list() -> int:
 def run(args: argparse.Namespace) -> int:
     try:
         if args.images_cmd == "build":
-            agents = _agent_layers(args.agents)
+            agents = _agent_layers(args.agents, args.agent)
             return anyio.run(_build, args.stack, agents, backend="asyncio")
         return anyio.run(_list, backend="asyncio")
     except (SandboxError, ConfigError) as exc:

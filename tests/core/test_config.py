@@ -102,15 +102,16 @@ def test_cli_agent_presets_decode() -> None:
     assert aider.kind == "scaffold" and aider.scaffold is not None
     assert aider.scaffold.pip and "{token}" in aider.scaffold.env.values()
     assert aider.arms == ("full-spec",)
-    section = text[text.index("# mini-swe-agent") :]
+    section = text[text.index("# OpenCode") :]
     data = tomllib.loads(_commented_presets(section))
-    presets = [s for s in data["solvers"] if s.get("kind") == "scaffold"]
-    names = {s["name"] for s in presets}
-    assert names == {"mini-swe-agent", "codex", "opencode"}
-    for raw in presets:
-        solver = msgspec.convert(raw, SolverConfig)
+    commented = [msgspec.convert(s, SolverConfig) for s in data["solvers"]]
+    active = [s for s in cfg.solvers if s.kind == "scaffold"]
+    assert {s.name for s in active} == {"aider", "mini-swe-agent", "codex"}
+    assert {s.name for s in commented} == {"opencode"}
+    for solver in [*active, *commented]:
         assert solver.scaffold is not None and (solver.scaffold.pip or solver.scaffold.npm)
-        joined = " ".join([*solver.scaffold.command, *solver.scaffold.env.values()])
+        files = " ".join(solver.scaffold.files.values())
+        joined = " ".join([*solver.scaffold.command, *solver.scaffold.env.values(), files])
         assert "{token}" in joined and "{prompt_file}" in joined
 
 

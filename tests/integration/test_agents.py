@@ -59,9 +59,26 @@ while True:
 """
 
 
-def aider_preset() -> SolverConfig:
+def preset(name: str) -> SolverConfig:
     cfg = load_config(ROOT / "bench.toml")
-    return next(s for s in cfg.solvers if s.name == "aider")
+    return next(s for s in cfg.solvers if s.name == name)
+
+
+def aider_preset() -> SolverConfig:
+    return preset("aider")
+
+
+# Agents whose end-to-end tests run by default (their image builds on first use in the
+# test, content-hash cached); the others only when named in PWB_TEST_AGENTS
+# (comma-separated, or "all"), because their layer takes longer to build than CI allows.
+CI_AGENTS = ("codex",)
+AGENTS_ENV = "PWB_TEST_AGENTS"
+
+
+def wanted(agent: str) -> None:
+    named = {a.strip() for a in os.environ.get(AGENTS_ENV, "").split(",") if a.strip()}
+    if agent not in CI_AGENTS and agent not in named and "all" not in named:
+        pytest.skip(f"{agent}: set {AGENTS_ENV}={agent} (or all) to run it (slow image build)")
 
 
 def bench(
@@ -181,3 +198,99 @@ async def test_a_provider_401_is_llm_error_never_ok(
         if path.is_file():
             assert b"sk-wrong-key" not in path.read_bytes(), path
     assert os.environ[KEY_ENV] == "sk-wrong-key"
+
+
+# (preset, the API it speaks, whether it streams)
+SHELL_AGENTS = [
+    pytest.param("codex", "/v1/responses", True, id="codex"),
+    pytest.param("mini-swe-agent", "/v1/chat/completions", False, id="mini-swe-agent"),
+]
+
+
+@pytest.mark.parametrize(("name", "path", "streams"), SHELL_AGENTS)
+async def test_a_shell_agent_clears_a_static_task_through_the_gateway(
+    require_docker: None,
+    require_chromium: None,
+    tmp_path: Path,
+    name: str,
+    path: str,
+    streams: bool,
+) -> None:
+    """The preset as shipped, its image built on first use: the agent works through its
+    own shell tool, the fake plays the reference, the gateway meters every call."""
+    wanted(name)
+    row, runs = await sweep(tmp_path, bench(tmp_path, preset(name)))
+    assert row.image.startswith("pwb-agent:"), row.image
+    (run,) = runs
+    assert row.status == "ok", (error(row), run.output[-30:])
+    assert cleared(row) == [True, True, True]
+    assert row.scores is not None and row.scores.final_pass  # nothing of its state is left
+    calls = [r for r in run.requests if r.path == path]
+    assert len(calls) >= 2, run.requests  # the edit, then the finish after its output
+    assert all(r.status == 200 and not r.estimated and r.stream == streams for r in calls)
+    metered = sum(r.cost_usd for r in run.requests)
+    assert metered > 0 and row.spend.cost_usd == pytest.approx(metered)
+    assert row.spend.tokens == sum(r.input_tokens + r.output_tokens for r in run.requests)
+    assert run.exit_code == 0 and not run.killed
+
+
+@pytest.mark.parametrize(("name", "path", "streams"), SHELL_AGENTS)
+async def test_a_cap_stops_a_shell_agent_after_its_first_call(
+    require_docker: None,
+    require_chromium: None,
+    tmp_path: Path,
+    name: str,
+    path: str,
+    streams: bool,
+) -> None:
+    """Its first call already spends past the cap: the gateway refuses the next one
+    (OpenAI's 429 insufficient_quota); the cell ends `budget` and the files that first
+    call wrote are scored."""
+    wanted(name)
+    solver = preset(name)
+    assert solver.scaffold is not None
+    scaffold = msgspec.structs.replace(solver.scaffold, max_usd=0.000001, stop_grace_s=5.0)
+    row, (run,) = await sweep(
+        tmp_path, bench(tmp_path, msgspec.structs.replace(solver, scaffold=scaffold))
+    )
+    assert row.status == "budget", (row.status, error(row), run.output[-30:])
+    assert row.outcome.kind == "money" and "cap" in error(row)  # type: ignore[union-attr]
+    forwarded = [r for r in run.requests if not r.refused]
+    refused = [r for r in run.requests if r.refused]
+    assert len(forwarded) == 1 and forwarded[0].path == path and forwarded[0].status == 200
+    assert refused and all(r.status == 429 for r in refused)
+    assert row.spend.cost_usd == pytest.approx(forwarded[0].cost_usd)
+    assert cleared(row) == [True, True, True]  # the delivery before the cap is scored
+
+
+@pytest.mark.parametrize(("name", "path", "streams"), SHELL_AGENTS)
+async def test_a_provider_401_ends_a_shell_agent_llm_error(
+    require_docker: None,
+    require_chromium: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    path: str,
+    streams: bool,
+) -> None:
+    wanted(name)
+    monkeypatch.setenv(KEY_ENV, "sk-wrong-key")
+    task_dir = make_tiny_task(tmp_path / "tasks")
+    async with FakeProvider(task_dir=task_dir, api_key=KEY) as fake:
+        provider = ProviderConfig(
+            name="real",
+            kind="openai",
+            model="pwb-fake",
+            base_url=fake.base_url,
+            api_key_env=KEY_ENV,
+        )
+        row, (run,) = await sweep(tmp_path, bench(tmp_path, preset(name), provider))
+    assert row.status == "llm_error", (row.status, error(row), run.output[-30:])
+    assert "401" in error(row)
+    assert cleared(row) == [False, False, False] and row.scores is not None
+    sent = [r for r in run.requests if not r.refused]
+    assert sent and all(r.status == 401 and r.path == path for r in sent)
+    assert row.spend.cost_usd == 0.0
+    for p in (tmp_path / "run").rglob("*"):
+        if p.is_file():
+            assert b"sk-wrong-key" not in p.read_bytes(), p
