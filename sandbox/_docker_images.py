@@ -11,7 +11,10 @@
   image itself is the task image.
 - agent `pwb-agent:<hash>`: a CLI agent (scaffold arm) installed on top of a task image
   from images/_agent/Dockerfile, its PyPI/npm/Debian packages listed in the build
-  context (the hash covers them, the template and the task image id).
+  context (the hash covers them, the template and the task image id). npm packages are
+  installed by the host's npm into a staging prefix that goes into the build context
+  (Debian's own npm package alone takes minutes to install); the image gets Debian's
+  nodejs for their launchers.
 
 Concurrent callers asking for one image build it once (a lock per tag); how many
 builds run at a time is the caller's limiter, not a global.
@@ -21,8 +24,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import shutil
 import tarfile
-from collections.abc import Callable, Iterable
+import tempfile
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
 import aiodocker
@@ -65,7 +70,9 @@ def _digest(parts: Iterable[tuple[str, bytes]]) -> str:
     return h.hexdigest()[:16]
 
 
-def _tar(files: dict[str, bytes]) -> io.BytesIO:
+def _tar(files: dict[str, bytes], trees: dict[str, Path] | None = None) -> io.BytesIO:
+    """A build context: `files` by name, and whole directory `trees` (modes and symlinks
+    kept) under their names."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
         for name, data in sorted(files.items()):
@@ -73,8 +80,32 @@ def _tar(files: dict[str, bytes]) -> io.BytesIO:
             info.size = len(data)
             info.mode = 0o644
             tar.addfile(info, io.BytesIO(data))
+        for name, root in sorted((trees or {}).items()):
+            tar.add(root, arcname=name, recursive=True)
     buf.seek(0)
     return buf
+
+
+NPM_TIMEOUT_S = 900.0
+
+
+async def _stage_npm(packages: tuple[str, ...], prefix: Path) -> None:
+    """`npm install --global --prefix` on the host: `prefix`/bin and `prefix`/lib/node_modules."""
+    prefix.mkdir(parents=True, exist_ok=True)
+    if not packages:
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ImageError(f"agent layer npm {list(packages)}: no npm on this host (scripts/install)")
+    argv = [npm, "install", "--global", "--prefix", str(prefix), "--no-fund", "--no-audit"]
+    argv += ["--no-update-notifier", "--omit=dev", *packages]
+    with anyio.move_on_after(NPM_TIMEOUT_S) as scope:
+        result = await anyio.run_process(argv, check=False)
+    if scope.cancelled_caught:
+        raise ImageError(f"npm install {list(packages)}: no answer in {NPM_TIMEOUT_S:.0f}s")
+    if result.returncode != 0:
+        tail = (result.stdout + result.stderr)[-3000:].decode(errors="replace")
+        raise ImageError(f"npm install {list(packages)} failed ({result.returncode}):\n{tail}")
 
 
 def _dir_files(root: Path) -> dict[str, bytes]:
@@ -173,7 +204,22 @@ class ImageBuilder:
         }
         files = {**_dir_files(self._dir / "_agent"), **lists}
         tag = f"pwb-agent:{_digest([('base', base_id.encode()), *files.items()])}"
-        await self._build(tag, files, {"STACK": image}, progress, also_latest=False)
+        with tempfile.TemporaryDirectory(prefix="pwb-agent-npm-") as tmp:
+            staged = Path(tmp) / "npm"
+
+            async def stage() -> None:
+                progress(f"{tag}: npm install {' '.join(agent.npm)} (host)")
+                await _stage_npm(agent.npm, staged)
+
+            await self._build(
+                tag,
+                files,
+                {"STACK": image},
+                progress,
+                also_latest=False,
+                trees={"npm": staged},
+                before=stage,
+            )
         return tag
 
     async def _build(
@@ -184,14 +230,19 @@ class ImageBuilder:
         progress: Progress,
         *,
         also_latest: bool,
+        trees: dict[str, Path] | None = None,
+        before: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
+        """Build `tag` unless it exists; `before` runs first (it prepares `trees`)."""
         async with self._lock(tag), docker_client(tag) as docker:
             if await self._image_id(docker, tag):
                 progress(f"{tag}: up to date")
                 return
             async with self._limiter:
+                if before is not None:
+                    await before()
                 progress(f"{tag}: building")
-                await self._stream_build(docker, tag, files, buildargs, progress)
+                await self._stream_build(docker, tag, files, buildargs, progress, trees)
             if also_latest:
                 repo = tag.split(":", 1)[0]
                 with entering(f"tag {tag}", image=True):
@@ -205,10 +256,11 @@ class ImageBuilder:
         files: dict[str, bytes],
         buildargs: dict[str, str],
         progress: Progress,
+        trees: dict[str, Path] | None = None,
     ) -> None:
         tail: list[str] = []
         with entering(f"building {tag}", image=True):
-            await self._stream(docker, tag, files, buildargs, progress, tail)
+            await self._stream(docker, tag, files, buildargs, progress, tail, trees)
 
     async def _stream(
         self,
@@ -218,10 +270,12 @@ class ImageBuilder:
         buildargs: dict[str, str],
         progress: Progress,
         tail: list[str],
+        trees: dict[str, Path] | None = None,
     ) -> None:
+        context = await anyio.to_thread.run_sync(_tar, files, trees)
         try:
             async for chunk in docker.images.build(
-                fileobj=_tar(files),
+                fileobj=context,
                 encoding="identity",
                 tag=tag,
                 buildargs=buildargs,
