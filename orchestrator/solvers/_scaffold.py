@@ -91,6 +91,28 @@ def _wrapper(argv: list[str], names: list[str], home: str, pgid_file: str, files
     )
 
 
+# The sandbox's own memory cgroup (Docker mounts it read-only in the container: cgroup v1
+# or v2): how many processes its limit killed, and the peak, when an agent died of SIGKILL.
+_OOM_PROBE = (
+    "cat /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null; "
+    "for f in /sys/fs/cgroup/memory/memory.max_usage_in_bytes /sys/fs/cgroup/memory.peak; "
+    'do [ -r "$f" ] && echo "peak $(cat "$f")"; done; true'
+)
+
+
+def _oom_note(probe: str) -> str:
+    """' (killed by the sandbox's memory limit ...)' from the probe's output, or ''."""
+    fields = dict(line.split(None, 1) for line in probe.splitlines() if len(line.split()) == 2)
+    kills = fields.get("oom_kill", "")
+    if not kills.isdigit():
+        return ""
+    peak = fields.get("peak", "")
+    mib = f", peak {int(peak) // 2**20} MiB" if peak.isdigit() else ""
+    if int(kills):
+        return f" (killed by the sandbox's memory limit: oom_kill {kills}{mib})"
+    return f" (SIGKILL, not by the sandbox's memory limit: oom_kill 0{mib})"
+
+
 def _kill_script(pgid_file: str) -> str:
     f = shlex.quote(pgid_file)
     return (
@@ -115,6 +137,7 @@ class ScaffoldSolver:
         self._host = ""
         self._cell = name
         self._verdict: BudgetExceeded | LLMError | None = None
+        self._oom = ""
 
     def attach_sandbox(self, sandbox: Sandbox, log: EventLog) -> None:
         self._sandbox = sandbox
@@ -211,6 +234,10 @@ class ScaffoldSolver:
                 tg.cancel_scope.cancel()
                 with anyio.move_on_after(_KILL_S + 10, shield=True):  # whatever it left running
                     await sandbox.run(_kill_script(pgid_file), timeout=_KILL_S + 5)
+        self._oom = ""
+        if result.exit_code == 137 and not killed:  # SIGKILL: was it the memory limit?
+            probe = await sandbox.run(_OOM_PROBE, timeout=10)
+            self._oom = _oom_note(probe.output_tail)
         return result, killed
 
     def _judge(self, acct: Account, result: ExecResult, killed: bool) -> AgentRun:
@@ -227,7 +254,7 @@ class ScaffoldSolver:
                 "provider errors: " + " | ".join([*acct.errors, *acct.transient][-3:])
             )
         elif result.exit_code != 0:
-            verdict = LLMError(f"the agent exited {result.exit_code}")
+            verdict = LLMError(f"the agent exited {result.exit_code}{self._oom}")
         elif acct.ok_calls == 0:
             verdict = LLMError("the agent made no successful model call")
         self._verdict = self._verdict or verdict

@@ -294,3 +294,23 @@ async def test_a_provider_401_ends_a_shell_agent_llm_error(
     for p in (tmp_path / "run").rglob("*"):
         if p.is_file():
             assert b"sk-wrong-key" not in p.read_bytes(), p
+
+
+async def test_an_agent_killed_by_the_memory_limit_says_so(
+    require_docker: None, require_chromium: None, tmp_path: Path
+) -> None:
+    """A SIGKILL (exit 137) before the agent's time is up is not a timeout: the row is
+    `llm_error` and names the sandbox's memory limit when its cgroup's OOM killer did it."""
+    hog = SolverConfig(
+        name="hog",
+        kind="scaffold",
+        scaffold=ScaffoldConfig(
+            command=("python3", "-c", STANDIN.split("text = ")[0] + "x = b'x' * (4 << 30)\n"),
+            env={"BASE": "{openai_base_url}", "TOKEN": "{token}"},
+        ),
+    )
+    row, (run,) = await sweep(tmp_path, bench(tmp_path, hog))
+    assert run.exit_code == 137 and not run.timed_out and not run.killed, run
+    assert row.status == "llm_error", (row.status, error(row))
+    assert "exited 137" in error(row) and "memory limit: oom_kill 1" in error(row), error(row)
+    assert row.scores is not None  # still scored
