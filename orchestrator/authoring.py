@@ -15,6 +15,13 @@ SERVE: dict[str, str] = {
     "static": 'start = "python3 -m http.server $PORT --bind 0.0.0.0"\nready_path = "/"\n',
     "node": 'start = "node server.js"\nready_path = "/"\n',
     "php": 'start = "php -d opcache.enable=0 -S 0.0.0.0:$PORT -t public"\nready_path = "/"\n',
+    # Dependencies come from the task image (installed when it is built, from
+    # package.json/package-lock.json): `npm ci` in the cell runs offline.
+    "vite": (
+        'install = "npm ci --no-audit --no-fund"\nbuild = "npm run build"\n'
+        'start = "npx vite preview --host 0.0.0.0 --port $PORT --strictPort"\n'
+        'ready_path = "/"\nrebuild_on_change = true\nrestart_on_change = true\n'
+    ),
 }
 PAGE = """<!doctype html>
 <html lang="en">
@@ -67,13 +74,34 @@ http.createServer((req, res) => {
   });
 }).listen(Number(process.env.PORT), '0.0.0.0');
 """
+# The vite skeleton: pinned vite, a lock made once with npm (templates/vite), both pages
+# as build inputs, the stylesheet in public/ (served as is), one module script.
+VITE_LOCK = Path(__file__).parent / "templates" / "vite" / "package-lock.json"
+VITE_VERSION = "5.4.10"
+VITE_CONFIG = """import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const page = (name) => fileURLToPath(new URL(name, import.meta.url));
+
+// Every HTML page is a build input: add new pages here.
+export default defineConfig({
+  build: { rollupOptions: { input: { main: page('index.html'), about: page('about.html') } } },
+});
+"""
+VITE_MAIN = """// R0's script: the call to action answers on the page.
+const cta = document.querySelector('.cta');
+cta?.addEventListener('click', () => {
+  cta.textContent = 'Coming soon';
+});
+"""
+VITE_SCRIPT = '<script type="module" src="/src/main.js"></script>\n</body>'
 TASK = """{canary}id = "{id}"
 title = "{title}: TODO what changes"
 regime = "change"
 capability = "edit"
 facet = "content"
 stack = "{stack}"
-framework = "vanilla"
+framework = "{framework}"
 allowed_paths = [{allowed}]
 
 [serve]
@@ -129,23 +157,34 @@ def scaffold(root: Path, task_id: str, stack: str) -> list[Path]:
     if root.exists():
         raise ValueError(f"{root}: already exists; `new` never overwrites a package")
     title = " ".join(w.capitalize() for w in task_id.split("-"))
-    web = {"static": "", "node": "public/", "php": "public/"}[stack]
+    web = {"static": "", "node": "public/", "php": "public/", "vite": ""}[stack]
+    css = "public/" if stack == "vite" else web
     files: dict[str, str] = {
         f"repo/{web}index.html": PAGE.format(title=title),
         f"repo/{web}about.html": ABOUT.format(title=title),
-        f"repo/{web}style.css": STYLE,
+        f"repo/{css}style.css": STYLE,
         "README.md": README.format(id=task_id, stack=stack),
         # Unit 1's reference: the canary line, then the diff (see AUTHORING.md).
         "reference/u1.patch": CANARY_LINE,
     }
     if stack == "node":
         files["repo/server.js"] = NODE_SERVER
-    allowed = {"static": '"*.html", "*.css", "*.js"', "node": '"public/**"', "php": '"public/**"'}
+    if stack == "vite":
+        files |= _vite_files(task_id)
+        for page in ("index.html", "about.html"):
+            files[f"repo/{page}"] = files[f"repo/{page}"].replace("</body>", VITE_SCRIPT)
+    allowed = {
+        "static": '"*.html", "*.css", "*.js"',
+        "node": '"public/**"',
+        "php": '"public/**"',
+        "vite": '"index.html", "about.html", "src/**", "public/**", "vite.config.js"',
+    }
     files["task.toml"] = TASK.format(
         canary=CANARY_LINE,
         id=task_id,
         title=title,
         stack=stack,
+        framework="vite5-vanilla" if stack == "vite" else "vanilla",
         allowed=allowed[stack],
         serve=SERVE[stack],
     )
@@ -157,6 +196,27 @@ def scaffold(root: Path, task_id: str, stack: str) -> list[Path]:
         written.append(path)
     (root / "negatives").mkdir()
     return written
+
+
+def _vite_files(task_id: str) -> dict[str, str]:
+    """package.json and its lock (named after the task), config, script, .gitignore."""
+    package = {
+        "name": task_id,
+        "private": True,
+        "version": "0.0.0",
+        "type": "module",
+        "scripts": {"dev": "vite", "build": "vite build", "preview": "vite preview"},
+        "devDependencies": {"vite": VITE_VERSION},
+    }
+    lock = json.loads(VITE_LOCK.read_text(encoding="utf-8"))
+    lock["name"] = lock["packages"][""]["name"] = task_id
+    return {
+        "repo/package.json": json.dumps(package, indent=2) + "\n",
+        "repo/package-lock.json": json.dumps(lock, indent=2) + "\n",
+        "repo/vite.config.js": VITE_CONFIG,
+        "repo/src/main.js": VITE_MAIN,
+        "repo/.gitignore": "node_modules/\ndist/\n",
+    }
 
 
 def _q(s: str) -> str:

@@ -74,3 +74,46 @@ def test_new_suggest_capture_admit(require_chromium: None, tmp_path: Path) -> No
     adm = orch("admit", str(root), "--backend", "local", "--out", str(tmp_path / "adm"))
     assert adm.returncode == 0, adm.stdout + adm.stderr
     assert "| demo-shop | reference | yes |" in adm.stdout
+
+
+VITE_H1 = "Demo Vite ships on Mondays"
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_new_vite_capture_admit(
+    require_docker: None, require_chromium: None, tmp_path: Path
+) -> None:
+    """`new --stack vite` scaffolds a package that builds and serves in the vite sandbox
+    (dependencies from the task image: the cell has no network), captures and is admitted."""
+    tasks = tmp_path / "tasks"
+    made = orch("new", "demo-vite", "--stack", "vite", "--tasks-dir", str(tasks))
+    assert made.returncode == 0, made.stderr
+    root = tasks / "demo-vite"
+    task = load_task(root)
+    assert task.contract.stack == "vite" and task.contract.serve.build == "npm run build"
+    for rel in ("package.json", "package-lock.json", "vite.config.js", "src/main.js"):
+        assert (root / "repo" / rel).is_file(), rel
+
+    toml = root / "task.toml"
+    text = toml.read_text().replace("TODO: the new headline", VITE_H1)
+    text = text.replace(
+        "TODO: what a PM, QA lead or designer asks for, in their words.",
+        f"Please change the home page headline to '{VITE_H1}'.",
+    )
+    toml.write_text(text)
+    (root / "reference" / "u1.patch").write_text(
+        _patch(root, "index.html", "<h1>Welcome to Demo Vite</h1>", f"<h1>{VITE_H1}</h1>")
+    )
+
+    cap = orch("capture", str(root), "--backend", "docker")
+    assert cap.returncode == 0, cap.stdout + cap.stderr
+    assert VITE_H1 in (root / "evidence" / "reference" / "home_d.txt").read_text()
+    assert "Welcome to Demo Vite" in (root / "evidence" / "r0" / "home_d.txt").read_text()
+    sug = orch("suggest", "demo-vite", "--tasks-dir", str(tasks))
+    assert sug.returncode == 0, sug.stderr
+    toml.write_text(toml.read_text() + "\n" + sug.stdout)
+
+    adm = orch("admit", str(root), "--backend", "docker", "--out", str(tmp_path / "adm"))
+    assert adm.returncode == 0, adm.stdout + adm.stderr
+    assert "| demo-vite | reference | yes |" in adm.stdout
