@@ -142,9 +142,21 @@ def credit_wait(seconds: float) -> None:
 
 @contextmanager
 def waiting() -> Iterator[None]:
-    """Credit the time spent inside this block (e.g. queueing on a limiter) to the cell."""
+    """Time inside this block (queueing on a limiter, a provider outage's pause, a lost
+    daemon) is not the cell's: its deadlines are suspended while the block runs (a wait
+    longer than the time left must not fire them) and pushed back by its length after.
+    Each wait is bounded by its own limit, not by the cell's."""
     t0 = anyio.current_time()
+    held: list[tuple[anyio.CancelScope, float]] = []
+    for var in (_CELL_SCOPE, _WORK_SCOPE):
+        scope = var.get()
+        if scope is not None and not scope.cancel_called:
+            held.append((scope, scope.deadline))
+            scope.deadline = math.inf
     try:
         yield
     finally:
-        credit_wait(anyio.current_time() - t0)
+        waited = anyio.current_time() - t0
+        for scope, deadline in held:
+            if not scope.cancel_called:
+                scope.deadline = deadline + waited

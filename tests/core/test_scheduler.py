@@ -261,13 +261,15 @@ async def test_every_row_carries_what_the_cell_was_charged_over_all_attempts() -
     assert abs(sum(r.spend.cost_usd for r in written) - sweep.spent_usd) < 1e-9
 
 
-async def test_deadline_expiring_while_waiting_is_a_budget_row_not_a_crash() -> None:
-    """`waiting()` credits its wait after the deadline fired: the cell must still end."""
+async def test_deadline_expiring_after_a_wait_is_a_budget_row_not_a_crash() -> None:
+    """The wait is credited (the deadline moves), then the work runs out of time: the
+    cell ends `budget`, never a crash."""
     from orchestrator.budget import waiting
 
     async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
         with waiting():
-            await anyio.sleep(10)  # e.g. queueing for a sandbox start
+            await anyio.sleep(0.3)  # e.g. queueing for a sandbox start
+        await anyio.sleep(10)  # work: past the (moved) deadline
         return DONE
 
     written: list[ManifestRow] = []
@@ -275,6 +277,25 @@ async def test_deadline_expiring_while_waiting_is_a_budget_row_not_a_crash() -> 
         await Scheduler(written.append, concurrency=2, cell_timeout_s=0.1).run(jobs(2), attempt)
     assert [r.status for r in written] == ["budget", "budget"]
     assert all(r.outcome.kind == "wall_time" for r in written)  # type: ignore[union-attr]
+    assert all(r.wall_s >= 0.4 for r in written)  # 0.1 s of work after 0.3 s of waiting
+
+
+async def test_a_wait_longer_than_the_time_left_does_not_end_the_cell() -> None:
+    """A wait (an outage's pause, a lost daemon, a queue) suspends the cell's deadline:
+    it is not cut off by it, however long it is (each wait has its own bound)."""
+    from orchestrator.budget import waiting
+
+    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+        await anyio.sleep(0.1)  # a third of the budget is spent working
+        with waiting():
+            await anyio.sleep(1.0)  # more than three times the whole budget
+        await anyio.sleep(0.05)
+        return DONE
+
+    written: list[ManifestRow] = []
+    with anyio.fail_after(10):
+        await Scheduler(written.append, concurrency=2, cell_timeout_s=0.3).run(jobs(2), attempt)
+    assert [r.status for r in written] == ["ok", "ok"]
 
 
 def test_retry_backoff_grows_and_is_bounded() -> None:

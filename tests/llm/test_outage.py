@@ -66,3 +66,24 @@ async def test_the_pause_is_not_charged_to_the_cells_wall_time(api_key: str) -> 
             with cell_deadline(1.5):  # raises BudgetExceeded if the pause were charged
                 done = await client.complete(REQ)
     assert done.attempts >= 3
+
+
+async def test_a_hung_provider_pauses_cells_and_its_hangs_are_not_charged(api_key: str) -> None:
+    """Requests that hang until the read timeout are an outage too (not a budget stop):
+    each hang is credited to the cell, the breaker pauses, and the first answer after
+    the provider recovers releases every request."""
+    hang = Fault(kind="delay", delay_s=5.0, for_s=2.5)
+    async with FakeProvider(faults=[hang]) as fake:
+        async with open_client(
+            fake, **PAUSE, read_timeout_s=0.4, outage_max_pause_s=30.0
+        ) as client:
+            done: list[int] = []
+
+            async def one() -> None:
+                with cell_deadline(1.0):  # far less than the hangs and the pause
+                    done.append((await client.complete(REQ)).attempts)
+
+            async with anyio.create_task_group() as tg:
+                for _ in range(4):
+                    tg.start_soon(one)
+    assert len(done) == 4
