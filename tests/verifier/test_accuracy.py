@@ -6,9 +6,10 @@ invalid address, `/api/crash` 500, `/api/hangup` closes the connection unanswere
   ellipsis text, `aria-hidden` drawers, skip links and horizontal scrollers do not;
 - a navigation entry counts only when visible, or shown by clicking the page's own menu
   control in the browser (a hamburger with aria-expanded/aria-controls, a <details>
-  summary, a CSS-only checkbox toggle); a control that flips aria-expanded but shows
-  nothing, or shows the menu off-screen or clipped to nothing, does not count; the
-  trials run after the state's other checks and close the menu again;
+  summary, a CSS-only checkbox toggle, a menu that creates its links on open); a
+  control that flips aria-expanded but shows nothing, or shows the menu off-screen or
+  clipped to nothing, does not count; the trials run after the state's other checks
+  and close the menu again;
 - `network`: a 422 answered to the page's own fetch is its application's answer; 5xx,
   a dropped connection and a 4xx subresource fail;
 - settle: a form that sends its request 100 ms after the click (answered 0.8 s later) is
@@ -130,6 +131,7 @@ STATES = [
     st("nav_checkbox_m", "/nav-checkbox.html", "mobile"),
     st("nav_offscreen_m", "/nav-offscreen.html", "mobile"),
     st("nav_whole_m", "/nav-whole.html", "mobile"),
+    st("nav_vif_m", "/nav-vif.html", "mobile"),
 ]
 
 NAV_STATES = [s["id"] for s in STATES if str(s["id"]).startswith("nav_")]
@@ -190,6 +192,7 @@ CASES = [
     ("menu-closed:nav_menu_m", PASS),
     ("nav-again:nav_menu_m", PASS),
     ("nav:nav_whole_m", PASS),  # the whole nav folded behind a button outside it
+    ("nav:nav_vif_m", PASS),  # the menu creates its links when it opens
     ("nav-role:nav_whole_m", PASS),
     ("nav-role:nav_fake_m", FAIL),  # the nav is shown, its menu never is
 ]
