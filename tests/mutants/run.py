@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import libcst as cst
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRATCH = Path(os.environ.get("PWB_MUTANTS_DIR", "/tmp/pwb-mutants"))
 
@@ -30,10 +32,17 @@ SCRATCH = Path(os.environ.get("PWB_MUTANTS_DIR", "/tmp/pwb-mutants"))
 class Group:
     modules: tuple[str, ...]
     tests: tuple[str, ...]
-    # Lines (regex) whose statements are not mutated: the parts of a module that are
-    # adapters (Docker, browser) rather than grading rules; a `def` line excludes the
-    # whole function.
+    # Functions and classes (qualified names, e.g. `StagedRun.run_full_spec`) that are not
+    # mutated: the parts of a module that are adapters (Docker, browser, the writer) rather
+    # than grading rules. mutmut's `do_not_mutate_patterns` cannot do this (a matching
+    # `def` line only protects the expressions on that line), so the scratch copy gets a
+    # `# pragma: no mutate block` on each one's header (mutmut 3.8: the whole body).
+    exclude: tuple[str, ...] = ()
+    # Lines (regex, mutmut's `do_not_mutate_patterns`): an expression starting on a
+    # matching line is not mutated, with everything inside it (e.g. an event's fields).
     skip: tuple[str, ...] = ()
+    # If set: the only functions mutated (qualified names); every other one is excluded.
+    only: tuple[str, ...] = ()
     copy: tuple[str, ...] = field(default=("bench.toml",))
 
 
@@ -49,14 +58,18 @@ GROUPS: dict[str, Group] = {
     "staged": Group(
         modules=("orchestrator/cell/_staged.py",),
         tests=("tests/mutants/test_staged_rules.py",),
-        skip=(
-            r"^async def _open_sandbox\(",
-            r"^async def run_baseline\(",
-            r"^def _first_error\(",
-            r"^    async def run_full_spec\(",
-            r"^def summarize\(",
-            r"self\.log\.emit\(|log\.emit\(",
+        # The rules: clearing, checkpoints and flips, units not reached, the final
+        # verdict, the baseline channel, budget stops. Not: opening sandboxes, the R0
+        # run itself, the full-spec arm's conversation, failure logging, event texts.
+        exclude=(
+            "_open_sandbox",
+            "run_baseline",
+            "run_cell",
+            "_log_failure",
+            "summarize",
+            "StagedRun.run_full_spec",
         ),
+        skip=(r"log\.emit\(",),
     ),
     "gates": Group(
         modules=("orchestrator/verifier/_gates.py", "orchestrator/verifier/_visual.py"),
@@ -73,18 +86,87 @@ GROUPS: dict[str, Group] = {
     "resume": Group(
         modules=("orchestrator/manifest.py", "orchestrator/sweep/_sweep.py"),
         tests=("tests/core/test_manifest.py", "tests/mutants/test_resume.py"),
-        # The resume filter only: not the manifest writer, not the sweep's driver.
-        skip=(
-            r"^class (Manifest|RunLocked|SweepOptions)\b",
-            r"^def (read_manifest|read_rows|_on_backend|new_run_dir)\(",
-            r"^async def ",
-        ),
+        # The resume filter only: `latest_by_cell` and `pending_jobs`.
+        only=("latest_by_cell", "pending_jobs"),
     ),
     "report": Group(
         modules=("orchestrator/report/_aggregate.py", "orchestrator/report/_measures.py"),
         tests=("tests/report/test_report_aggregate.py", "tests/report/test_report_populations.py"),
     ),
 }
+
+PRAGMA = "# pragma: no mutate block"
+
+
+class _Exclude(cst.CSTTransformer):
+    """Puts PRAGMA on the header of every excluded function or class."""
+
+    def __init__(self, group: Group) -> None:
+        self.group = group
+        self.scope: list[str] = []
+        self.marked: list[str] = []
+
+    def _excluded(self, name: str) -> bool:
+        if name in self.group.exclude:
+            return True
+        only = self.group.only
+        return bool(only) and name not in only and not any(o.startswith(name + ".") for o in only)
+
+    def _enter(self, name: str) -> bool:
+        self.scope.append(name)
+        return not self._excluded(".".join(self.scope))
+
+    def _leave(self, node: cst.FunctionDef | cst.ClassDef) -> cst.FunctionDef | cst.ClassDef:
+        name = ".".join(self.scope)
+        self.scope.pop()
+        if not self._excluded(name) or not isinstance(node.body, cst.IndentedBlock):
+            return node
+        self.marked.append(name)
+        header = node.body.header.with_changes(
+            whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(PRAGMA)
+        )
+        return node.with_changes(body=node.body.with_changes(header=header))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return self._enter(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return self._enter(node.name.value)
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef | cst.ClassDef:
+        return self._leave(updated_node)
+
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.FunctionDef | cst.ClassDef:
+        return self._leave(updated_node)
+
+
+def _mark_excluded(work: Path, group: Group) -> list[str]:
+    """Write PRAGMA into the scratch copy's modules; returns what it marked."""
+    marked: list[str] = []
+    for module in group.modules:
+        path = work / module
+        visitor = _Exclude(group)
+        path.write_text(cst.parse_module(path.read_text()).visit(visitor).code)
+        marked += [f"{module}:{name}" for name in visitor.marked]
+    names = {m.split(":", 1)[1] for m in marked}
+    missing = [n for n in group.exclude if n not in names]
+    missing += [n for n in group.only if not _defined(work, group, n)]
+    if missing:
+        sys.exit(f"mutants: no function or class {', '.join(missing)} in {list(group.modules)}")
+    return marked
+
+
+def _defined(work: Path, group: Group, name: str) -> bool:
+    leaf = name.rsplit(".", 1)[-1]
+    return any(
+        re.search(rf"^\s*(async def|def|class) {re.escape(leaf)}\b", (work / m).read_text(), re.M)
+        for m in group.modules
+    )
+
 
 _LINE = re.compile(r"^\s+(\S+): (.+)$")
 
@@ -114,6 +196,8 @@ def _prepare(name: str, group: Group) -> Path:
         "use_git_change_detection = false\n"
     )
     (work / "pyproject.toml").write_text(config)
+    for line in _mark_excluded(work, group):
+        print(f"not mutated: {line}")
     return work
 
 

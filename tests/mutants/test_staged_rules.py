@@ -10,26 +10,32 @@ writes those markers to `css/state.css`, one script line per turn.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import anyio
 import msgspec
 import pytest
 
-from orchestrator.budget import BudgetExceeded
+from orchestrator.budget import BudgetExceeded, cell_deadline
 from orchestrator.cell import BaselineCache, CellContext, run_cell
 from orchestrator.cell._context import CellReport
-from orchestrator.contract import TaskPackage, load_task
+from orchestrator.contract import Faq, TaskPackage, load_task
 from orchestrator.faults import TaskProblem
+from orchestrator.events import EventLog, read_events
+from orchestrator.persona import NOT_SPECIFIED, SimulatedUser
 from orchestrator.records import BaselineRegression, Flip
-from orchestrator.results import CheckResult, VerifyReport
-from orchestrator.solvers import SolverTurn, UserMessage
+from orchestrator.results import CheckResult, StateRun, VerifyReport
+from orchestrator.scoring import Weights
+from orchestrator.solvers import SolverTurn, Usage, UserMessage
 from orchestrator.verifier import BrowserPool, RunHealth
 from orchestrator.verifier._gates import gate_results, run_health
-from orchestrator.workspace import Workspace
+from orchestrator.workspace import Workspace, WorkspaceError
 from sandbox import Labels, Limits, Sandbox, ServeSpec
 from tests.fakes import FakeSandbox, Faults
 from tests.fixtures.tinytask import make_tiny_task
@@ -54,6 +60,7 @@ class Site:
     roots: dict[str, Path] = field(default_factory=dict)
     calls: list[tuple[str, frozenset[str] | None]] = field(default_factory=list)
     r0_down: bool = False  # the baseline sandbox's server never comes up
+    shots: bool = False  # each checkpoint screenshots a `home` state
 
     @asynccontextmanager
     async def open(
@@ -94,7 +101,15 @@ class Site:
         if self.r0_down and cell.endswith("-baseline"):
             health = RunHealth(serve_ok=False, serve_detail="down")
         checks += run_health(health) if check_ids is None else []
-        return VerifyReport(checks=tuple(checks), gates=gate_results(checks))
+        states = ()
+        if self.shots and artifacts is not None:
+            shot = f"{artifacts.name}/home.png"
+            states = (
+                StateRun(
+                    state="home", route="/", viewport="desktop", duration_s=0.1, screenshot=shot
+                ),
+            )
+        return VerifyReport(checks=tuple(checks), gates=gate_results(checks), states=states)
 
 
 class Scripted:
@@ -108,6 +123,7 @@ class Scripted:
         self.raise_at = raise_at
         self.turns = 0
         self.messages: list[UserMessage] = []
+        self.roots: list[Path] = []
 
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
         self.turns += 1
@@ -115,9 +131,24 @@ class Scripted:
         if self.turns == self.raise_at:
             raise BudgetExceeded("tokens", "scripted")
         markers, end = self.lines.pop(0) if self.lines else (None, "done")
-        if markers is not None:
+        self.roots.append(workspace.root)
+        if markers == "MOVE":  # the work tree can no longer be read back
+            workspace.root.rename(workspace.root.with_name("elsewhere"))
+        elif markers == "BIG":  # 1.5 MiB: over a 1 MiB disk limit, under 2 MiB
+            await workspace.write_file("css/big.css", "x" * (3 << 19))
+        elif markers == "SLEEP":  # outlives the solver phase's deadline
+            await anyio.sleep(30)
+        elif markers == "REFUSED":  # two edits the workspace refuses
+            for bad in ("server.py", ".git/config"):
+                with contextlib.suppress(WorkspaceError):
+                    await workspace.write_file(bad, "x")
+        elif markers is not None:
             await workspace.write_file("css/state.css", f"/* {markers} */\n")
-        return SolverTurn(end=end, question="What wording?" if end == "question" else "")  # type: ignore[arg-type]
+        return SolverTurn(
+            end=end,  # type: ignore[arg-type]
+            question="What wording?" if end == "question" else "",
+            usage=Usage(input_tokens=self.turns, output_tokens=1, cost_usd=0.25),
+        )
 
     async def aclose(self) -> None:
         return None
@@ -159,6 +190,7 @@ async def _cell(
     site: Site | None = None,
     baseline: bool = False,
     arm: str = "staged",
+    **options: Any,
 ) -> CellReport:
     site = site or Site()
     ctx = CellContext(
@@ -169,6 +201,7 @@ async def _cell(
         labels=Labels(sweep="s", cell="c"),
         baseline=BaselineCache(tmp / "baseline") if baseline else None,
         verifier=site,
+        **options,
     )
     return await run_cell(ctx, solver, arm)  # type: ignore[arg-type]
 
@@ -194,6 +227,19 @@ async def test_each_stage_clears_at_the_checkpoint_its_checks_pass(
     assert res.checkpoints == 4 and res.turns == 3 and res.flips == ()
     assert res.scores.stage == 1.0 and res.scores.final_pass and res.scores.whole_task
     assert res.scores.wcs == 1.0 and res.edits_applied == 3 and res.edits_refused == 0
+    assert res.broken == "" and r.ended == "" and (r.stopped, r.stopped_by) == ("", "wall_time")
+    assert r.usage == Usage(input_tokens=1 + 2 + 3, output_tokens=3, cost_usd=0.75)
+    assert [h.index for h in r.history] == [1, 2, 3, 4]
+    assert all(isinstance(h.duration_s, float) and h.duration_s >= 0 for h in r.history)
+    assert r.image == ""
+    # Gates without an applicable check are n/a with the reason (here: a static site).
+    assert res.not_applicable == {
+        "build": "not applicable: the stack has no install or build command",
+        "serve": "not applicable: a static file server cannot fail on the workspace",
+    }
+    # The cell's layout, which exports and the report read.
+    assert set(solver.roots) == {(tmp_path / "cell" / "workspace").resolve()}
+    assert (tmp_path / "cell" / "events.jsonl").is_file()
     # Each unit is revealed with its own request, id and index; checkpoints name the unit.
     assert [(m.kind, m.unit_id, m.unit_index) for m in solver.messages] == [
         ("reveal", "u1", 0),
@@ -259,6 +305,7 @@ async def test_rework_that_never_restores_a_protected_check_is_capped(
     )
     r = await _cell(tmp_path, solver, _task(tiny, turns=2, rework=True))
     assert _units(r)[1] == ("u2", False, True, 2, None)
+    assert r.result.units[1].kind == "rework"
     # u2's second turn left the tree as it was: no checkpoint, so u3 clears at the third.
     assert _units(r)[2] == ("u3", True, False, 1, 3)
 
@@ -374,6 +421,7 @@ async def test_budget_stop_keeps_the_final_checkpoint_and_scores_what_was_delive
     assert r.result.checkpoints == 3  # u1, u2's edit, the final one
     assert r.result.final_gates["text"] == "fail" and r.result.final_gates["dom"] == "pass"
     assert r.result.scores.stage == pytest.approx(1 / 3) and not r.result.scores.final_pass
+    assert [u.kind for u in r.result.units] == ["stage", "stage", "stage"]
 
 
 async def test_full_spec_clears_units_on_the_final_checkpoint_only(
@@ -389,3 +437,223 @@ async def test_full_spec_clears_units_on_the_final_checkpoint_only(
     ]
     assert [c[1] for c in site.calls] == [None]  # one checkpoint: the final one
     assert all(u.turns == 2 for u in r.result.units)
+    assert all(u.kind == "stage" and u.capped is False for u in r.result.units)
+
+
+# ---------------------------------------------------------------- the conversation
+
+
+def _faq_task(task: TaskPackage) -> TaskPackage:
+    """u1 and u2 each answer one question; the answer to u2's is not u1's business."""
+    faqs = {
+        "u1": (Faq(question="Which greeting wording?", answer="Say: Welcome back."),),
+        "u2": (Faq(question="Since which year do we sell fruit?", answer="Since 1999."),),
+    }
+    units = tuple(msgspec.structs.replace(u, faq=faqs.get(u.id, ())) for u in task.contract.units)
+    return _task(
+        dataclasses.replace(task, contract=msgspec.structs.replace(task.contract, units=units))
+    )
+
+
+class Asking(Scripted):
+    """Asks `questions[i]` at turn i + 1 (ends the turn with a question)."""
+
+    def __init__(self, questions: list[str], *lines: tuple[str | None, str]) -> None:
+        super().__init__(*lines)
+        self.questions = questions
+
+    async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
+        turn = await super().respond(message, workspace)
+        if turn.end == "question":
+            return SolverTurn(end="question", question=self.questions[self.turns - 1])
+        return turn
+
+
+async def test_answers_draw_only_on_units_already_revealed(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    # During u1 the user knows nothing about u2 (a later unit): asking about it gets
+    # "not specified", not u2's answer. Once u2 is revealed, u1's and u2's answers are known.
+    solver = Asking(
+        ["Since which year do we sell fruit?", "", "Which greeting wording?"],
+        (None, "question"),
+        (_fix(G), "done"),
+        (None, "question"),
+    )
+    await _cell(tmp_path, solver, _faq_task(tiny))
+    m = solver.messages
+    assert (m[1].kind, m[1].text) == ("answer", NOT_SPECIFIED)
+    assert (m[3].kind, m[3].text) == ("answer", "Say: Welcome back.")
+    # Follow-ups name the unit under way.
+    assert [(x.unit_id, x.unit_index) for x in m[:4]] == [
+        ("u1", 0),
+        ("u1", 0),
+        ("u2", 1),
+        ("u2", 1),
+    ]
+
+
+async def test_an_answer_after_a_failed_checkpoint_comes_with_the_pushback(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    solver = Asking(["", "Which greeting wording?"], ("nothing", "edited"), ("still", "question"))
+    r = await _cell(tmp_path, solver, _faq_task(tiny))
+    user = SimulatedUser(tiny.contract)
+    failed = [c for c in r.history[1].checks if not c.passed]
+    pushback = user.pushback(failed)
+    assert [c.id for c in failed] == [G]
+    # Turn 1 failed u1's check: a pushback. Turn 2 asked and failed again: the answer,
+    # then the pushback, as one `answer` message.
+    assert (solver.messages[1].kind, solver.messages[1].text) == ("pushback", pushback)
+    assert solver.messages[2].kind == "answer"
+    assert solver.messages[2].text == "Say: Welcome back.\n\n" + pushback
+    pushbacks = [e for e in read_events(tmp_path / "cell" / "events.jsonl") if e.kind == "pushback"]
+    assert [e.text for e in pushbacks][:1] == [pushback]  # an answer is not logged as pushback
+
+
+async def test_a_turn_with_nothing_to_say_is_nudged(tmp_path: Path, tiny: TaskPackage) -> None:
+    # No edit, no question, nothing verified yet: the user nudges; an answer alone needs none.
+    solver = Asking(["", "Which greeting wording?"], (None, "edited"), (None, "question"))
+    await _cell(tmp_path, solver, _faq_task(tiny))
+    nudge = SimulatedUser(tiny.contract).nudge()
+    assert (solver.messages[1].kind, solver.messages[1].text) == ("pushback", nudge)
+    assert (solver.messages[2].kind, solver.messages[2].text) == ("answer", "Say: Welcome back.")
+    kinds = [e.kind for e in read_events(tmp_path / "cell" / "events.jsonl")]
+    assert kinds.count("pushback") == 1 + kinds[kinds.index("answer") :].count("pushback")
+
+
+async def test_done_on_an_unverified_tree_makes_a_checkpoint_once(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    site = Site()
+    solver = Scripted((None, "done"), (None, "done"), (None, "edited"))
+    r = await _cell(tmp_path, solver, _task(tiny, turns=3), site=site)
+    assert len([c for c in site.calls if c[1] is not None and G in c[1]]) == 1
+    assert _units(r)[0] == ("u1", False, True, 3, None)
+
+
+async def test_follow_ups_show_the_last_checkpoints_screenshots(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    solver = Scripted(("nothing", "edited"), (None, "edited"))
+    r = await _cell(tmp_path, solver, tiny, site=Site(shots=True))
+    assert solver.messages[0].screenshots == ()
+    shots = (tmp_path / "cell" / "artifacts" / "checkpoint-001" / "home.png",)
+    assert solver.messages[1].screenshots == shots
+    assert solver.messages[2].screenshots == shots  # no new checkpoint: the same ones
+    assert r.history[0].screenshots == {"home": "checkpoint-001/home.png"}
+    assert r.history[-1].screenshots == {"home": f"checkpoint-{len(r.history):03d}-final/home.png"}
+
+
+async def test_a_work_tree_the_solver_breaks_ends_the_cell_with_the_reason(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    r = await _cell(tmp_path, Scripted((_fix(G), "done"), ("MOVE", "edited")), tiny)
+    assert r.result.broken == "cannot read the work tree: No such file or directory"
+    assert r.ended == "" and r.result.not_applicable == {}
+    kinds = [e.kind for e in read_events(tmp_path / "cell" / "events.jsonl")]
+    assert "broken" in kinds and "checkpoint" in kinds
+    assert set(r.result.final_gates.values()) == {"fail"}
+    assert _units(r) == [
+        ("u1", True, False, 1, 1),
+        ("u2", False, False, 0, None),
+        ("u3", False, False, 0, None),
+    ]
+
+
+class Attached(Scripted):
+    """A solver that runs in the sandbox (`SandboxedSolver`): attached before its first turn."""
+
+    def __init__(self, *lines: tuple[str | None, str]) -> None:
+        super().__init__(*lines)
+        self.attached: list[tuple[object, object, int]] = []
+
+    def attach_sandbox(self, sandbox: Sandbox, log: EventLog) -> None:
+        self.attached.append((sandbox, log, self.turns))
+
+
+async def test_a_sandboxed_solver_is_attached_to_the_cells_sandbox_and_log(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    solver = Attached((_fix(G), "done"))
+    await _cell(tmp_path, solver, tiny)
+    ((sandbox, log, turns),) = solver.attached
+    assert turns == 0
+    assert (
+        isinstance(sandbox, FakeSandbox)
+        and sandbox.root == (tmp_path / "cell" / "workspace").resolve()
+    )
+    assert isinstance(log, EventLog)
+
+
+async def test_refused_and_applied_edits_are_counted(tmp_path: Path, tiny: TaskPackage) -> None:
+    solver = Scripted(("REFUSED", "edited"), (_fix(G), "done"))
+    r = await _cell(tmp_path, solver, tiny)
+    assert (r.result.edits_refused, r.result.edits_applied) == (2, 1)
+    edits = [e for e in read_events(tmp_path / "cell" / "events.jsonl") if e.kind == "edit"]
+    assert [(e.path, e.applied) for e in edits] == [
+        ("server.py", False),
+        (".git/config", False),
+        ("css/state.css", True),
+    ]
+
+
+async def test_a_retried_attempt_starts_from_r0_in_the_same_cell_folder(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    first = await _cell(tmp_path, Scripted((_fix(G), "done")), tiny)
+    assert _units(first)[0] == ("u1", True, False, 1, 1)
+    again = await _cell(tmp_path, Scripted((None, "done")), _task(tiny, turns=1))
+    # The first attempt's fix is gone: u1 does not clear on an untouched tree.
+    assert _units(again)[0] == ("u1", False, True, 1, None)
+
+
+async def test_a_work_tree_over_the_disk_limit_ends_the_cell_unverified(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    solver = Scripted((_fix(G), "done"), ("BIG", "edited"))
+    r = await _cell(tmp_path, solver, tiny, disk_limit_mb=1)
+    assert r.ended == "workspace disk limit exceeded: 2 MiB used, limit 1 MiB"
+    assert r.result.broken == r.ended and r.stopped == ""
+    assert set(r.result.final_gates.values()) == {"fail"}
+    assert r.result.checkpoints == 1 and not r.result.scores.final_pass
+    assert _units(r)[0] == ("u1", True, False, 1, 1)
+
+
+async def test_the_wall_time_budget_stops_the_solver_and_keeps_the_final_checkpoint(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    solver = Scripted((_fix(G), "done"), ("SLEEP", "edited"))
+    with cell_deadline(2.0, grace_s=60.0):  # the solver works 2 s
+        r = await _cell(tmp_path, solver, tiny)
+    assert r.stopped == "wall_time budget exceeded: the solver ran out of cell time"
+    assert r.stopped_by == "wall_time" and r.ended == "" and r.result.broken == ""
+    assert r.result.checkpoints == 2 and [h.unit for h in r.history] == ["u1", ""]
+    assert _units(r) == [
+        ("u1", True, False, 1, 1),
+        ("u2", False, False, 0, None),
+        ("u3", False, False, 0, None),
+    ]
+
+
+async def test_the_cells_weights_score_it(tmp_path: Path, tiny: TaskPackage) -> None:
+    solver = Scripted((_fix(G), "done"), (_fix(A), "done"), (_fix(G, A, P), "done"))
+    w = Weights(per_break=0.2)
+    r = await _cell(tmp_path, solver, tiny, weights=w)
+    assert r.result.scores.breaks == 1 and r.result.scores.wcs == pytest.approx(1.0 - 0.2)
+
+
+async def test_the_literal_wording_reaches_the_solver(tmp_path: Path, tiny: TaskPackage) -> None:
+    solver = Scripted((_fix(G), "done"))
+    await _cell(tmp_path, solver, tiny, wording="literal")
+    assert solver.messages[0].text.startswith("Requirement 1 of 3:")
+
+
+async def test_the_baseline_is_cached_per_contract_and_backend(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    lines = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P), "done"))
+    r = await _cell(tmp_path, Scripted(*lines), tiny, baseline=True)
+    assert r.result.baseline_covered
+    key = f"{tiny.contract_hash[:16]}-local"
+    assert [p.name for p in (tmp_path / "baseline").iterdir()] == [f"{key}.json"]
