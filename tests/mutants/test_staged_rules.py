@@ -26,8 +26,8 @@ from orchestrator.budget import BudgetExceeded, cell_deadline
 from orchestrator.cell import BaselineCache, CellContext, run_cell
 from orchestrator.cell._context import CellReport
 from orchestrator.contract import Faq, TaskPackage, load_task
-from orchestrator.faults import TaskProblem
 from orchestrator.events import EventLog, read_events
+from orchestrator.faults import TaskProblem
 from orchestrator.persona import NOT_SPECIFIED, SimulatedUser
 from orchestrator.records import BaselineRegression, Flip
 from orchestrator.results import CheckResult, StateRun, VerifyReport
