@@ -46,6 +46,7 @@ class Breaker:
         self._next_probe = 0.0
         self._down = ""  # the outage outlasted `max_pause_s`: latched for the sweep
         self._changed: anyio.Event | None = None
+        self.outages = 0  # how many outages have begun (a request's failures may span one)
 
     @property
     def is_open(self) -> bool:
@@ -79,6 +80,7 @@ class Breaker:
         self._outage_reason = reason
         if self._outage_since is None and self._failures >= self._outage_after:
             now = anyio.current_time()
+            self.outages += 1
             self._outage_since = now
             self._next_probe = now + self._probe_s
             self._wake()

@@ -93,6 +93,7 @@ class ChatClient:
             reraise=True,
         )
         attempts = 0
+        outages = self._breaker.outages
         while True:
             try:
                 async for attempt in retrying:
@@ -101,9 +102,11 @@ class ChatClient:
                         decoded = await self._attempt(body, waits)
                 break
             except Transient as exc:
-                if self._breaker.paused:
-                    # The provider is down, not this request: wait out the outage in
-                    # `admit` (bounded; `ProviderOutage` past it) and start over.
+                if self._breaker.paused or self._breaker.outages > outages:
+                    # The provider is (or was, while this request failed) down, not this
+                    # request: wait out the outage in `admit` (bounded; `ProviderOutage`
+                    # past it) and start over with fresh attempts.
+                    outages = self._breaker.outages
                     retrying = retrying.copy()
                     continue
                 name = self.config.name
