@@ -21,7 +21,7 @@ from orchestrator.records import ManifestRow
 from orchestrator.sweep import SweepOptions, run_sweep
 from tests.fixtures.tinytask import make_tiny_task
 
-# A fresh machine builds aider's image in the first test (~11 min on 2 cores) unless
+# A fresh machine builds aider's image in the first test (~3 min on 2 busy cores) unless
 # scripts/install already did (`images build --agents bench.toml`).
 pytestmark = [
     pytest.mark.anyio,
