@@ -71,7 +71,7 @@ def aider_preset() -> SolverConfig:
 # Agents whose end-to-end tests run by default (their image builds on first use in the
 # test, content-hash cached); the others only when named in PWB_TEST_AGENTS
 # (comma-separated, or "all"), because their layer takes longer to build than CI allows.
-CI_AGENTS = ("codex",)
+CI_AGENTS = ("codex", "mini-swe-agent")
 AGENTS_ENV = "PWB_TEST_AGENTS"
 
 
