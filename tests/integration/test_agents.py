@@ -70,7 +70,7 @@ def aider_preset() -> SolverConfig:
 
 # Agents whose end-to-end tests run by default (their image builds on first use in the
 # test, content-hash cached); the others only when named in PWB_TEST_AGENTS
-# (comma-separated, or "all"), because their layer takes longer to build than CI allows.
+# (comma-separated, or "all"): OpenCode's runs take about a minute each.
 CI_AGENTS = ("codex", "mini-swe-agent")
 AGENTS_ENV = "PWB_TEST_AGENTS"
 
@@ -78,7 +78,7 @@ AGENTS_ENV = "PWB_TEST_AGENTS"
 def wanted(agent: str) -> None:
     named = {a.strip() for a in os.environ.get(AGENTS_ENV, "").split(",") if a.strip()}
     if agent not in CI_AGENTS and agent not in named and "all" not in named:
-        pytest.skip(f"{agent}: set {AGENTS_ENV}={agent} (or all) to run it (slow image build)")
+        pytest.skip(f"{agent}: set {AGENTS_ENV}={agent} (or all) to run it (too slow for CI)")
 
 
 def bench(
