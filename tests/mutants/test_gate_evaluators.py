@@ -322,3 +322,21 @@ def test_visual_size_mismatch_and_missing_reference_fail(reference: Path) -> Non
     missing = _visual.compare(_png(100, 100, []), reference.with_name("x.png"), [], 0.5, 24)
     assert missing.passed is False and "no reference render at" in missing.observed
     assert "capture" in missing.observed
+
+
+def test_a_gate_without_an_applicable_check_is_na_with_the_first_reason() -> None:
+    why = "not applicable: the stack has no install or build command"
+    checks = [
+        CheckResult(
+            id="build", gate="build", state="", passed=False, applicable=False, observed=why
+        ),
+        CheckResult(
+            id="b2", gate="build", state="", passed=False, applicable=False, observed="2nd"
+        ),
+        CheckResult(id="t", gate="text", state="home", passed=True, observed="seen"),
+    ]
+    gates = {g.gate: g for g in _gates.gate_results(checks)}
+    assert (gates["build"].status, gates["build"].reason) == ("n/a", why)
+    # A gate that ran has no reason; a gate with no check at all is n/a without one.
+    assert (gates["text"].status, gates["text"].reason) == ("pass", "")
+    assert (gates["dom"].status, gates["dom"].reason) == ("n/a", "")
