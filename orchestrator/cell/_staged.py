@@ -116,11 +116,13 @@ class StagedRun:
     async def checkpoint(
         self, unit_id: str, check_ids: set[str] | None
     ) -> tuple[int, VerifyReport]:
-        await self.ws.check_disk(self.ctx.disk_limit_mb << 20)
         try:
+            await self.ws.check_disk(self.ctx.disk_limit_mb << 20)
             index, report, took = await self.cp.run(
                 unit_id, check_ids, label="" if unit_id else "-final"
             )
+        except DiskLimitExceeded:
+            raise
         except WorkspaceError as exc:  # only reads of the work tree raise it here
             raise SolverBrokeWorkspace(str(exc)) from exc
         summary = summarize(index, unit_id, report, took)

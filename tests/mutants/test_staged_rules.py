@@ -61,6 +61,7 @@ class Site:
     calls: list[tuple[str, frozenset[str] | None]] = field(default_factory=list)
     r0_down: bool = False  # the baseline sandbox's server never comes up
     shots: bool = False  # each checkpoint screenshots a `home` state
+    r0_unbuildable: bool = False  # the baseline's R0 neither builds nor serves
 
     @asynccontextmanager
     async def open(
@@ -100,6 +101,8 @@ class Site:
         ]
         if self.r0_down and cell.endswith("-baseline"):
             health = RunHealth(serve_ok=False, serve_detail="down")
+        if self.r0_unbuildable and cell.endswith("-baseline"):
+            health = RunHealth(build_ok=False, build_detail="exit 1", serve_ok=False)
         checks += run_health(health) if check_ids is None else []
         states = ()
         if self.shots and artifacts is not None:
@@ -134,6 +137,9 @@ class Scripted:
         self.roots.append(workspace.root)
         if markers == "MOVE":  # the work tree can no longer be read back
             workspace.root.rename(workspace.root.with_name("elsewhere"))
+        elif markers == "MOVE, BUDGET":  # ...and the budget ends the turn: the final
+            workspace.root.rename(workspace.root.with_name("elsewhere"))  # checkpoint reads it
+            raise BudgetExceeded("tokens", "scripted")
         elif markers == "BIG":  # 1.5 MiB: over a 1 MiB disk limit, under 2 MiB
             await workspace.write_file("css/big.css", "x" * (3 << 19))
         elif markers == "SLEEP":  # outlives the solver phase's deadline
@@ -657,3 +663,29 @@ async def test_the_baseline_is_cached_per_contract_and_backend(
     assert r.result.baseline_covered
     key = f"{tiny.contract_hash[:16]}-local"
     assert [p.name for p in (tmp_path / "baseline").iterdir()] == [f"{key}.json"]
+
+
+async def test_r0_that_neither_builds_nor_serves_is_named_in_the_task_problem(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    lines = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P), "done"))
+    want = "the task's untouched R0 cannot build or serve: a task problem, not graded"
+    with pytest.raises(TaskProblem) as info:
+        await _cell(tmp_path, Scripted(*lines), tiny, site=Site(r0_unbuildable=True), baseline=True)
+    assert str(info.value) == want
+
+
+async def test_the_cell_reports_the_image_it_ran(tmp_path: Path, tiny: TaskPackage) -> None:
+    r = await _cell(tmp_path, Scripted((_fix(G), "done")), tiny, image="pwb-task:0123")
+    assert r.image == "pwb-task:0123"
+
+
+async def test_a_work_tree_broken_before_the_final_checkpoint_is_the_solvers(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    r = await _cell(tmp_path, Scripted((_fix(G), "done"), ("MOVE, BUDGET", "edited")), tiny)
+    assert r.stopped == "tokens budget exceeded: scripted"
+    # Measuring its disk use finds no tree: the solver's doing (it was once a bare
+    # WorkspaceError out of the cell, an error row never graded).
+    assert r.result.broken == "file operation failed: No such file or directory"
+    assert set(r.result.final_gates.values()) == {"fail"}
