@@ -75,17 +75,16 @@ def _reap_orphans(timeout: float = 30.0) -> None:
 
 
 def _kind(cmdline: bytes) -> str:
-    argv = cmdline.split(b"\0")
-    exe = argv[0].rsplit(b"/", 1)[-1]
-    if b"chrom" in exe or exe == b"chrome":
-        if b"--type=renderer" in argv:
-            return "renderer"
-        return "chromium-other" if any(a.startswith(b"--type=") for a in argv) else "browser"
-    if b"node" in exe and b"playwright" in cmdline:
+    # Chromium rewrites its process title (one string, no NULs): search the whole line.
+    if b"--type=renderer" in cmdline:
+        return "renderer"
+    if b"--type=" in cmdline:
+        return "chromium-other"
+    if b"node" in cmdline and b"playwright" in cmdline:
         return "playwright-driver"
-    if b"orchestrator" in argv:
+    if b"-m\0orchestrator" in cmdline:
         return "orchestrator"
-    return "other"
+    return "browser" if b"chrom" in cmdline else "other"
 
 
 class TreeSampler:
