@@ -238,3 +238,44 @@ def test_edit_limit_is_inclusive(root: Path) -> None:
     assert (root / "index.html").read_text() == "<h1>Ho</h1>\n"
     with pytest.raises(WorkspaceError, match=f"file is over {size - 1} bytes"):
         paths.edit_file(root, "index.html", "Ho", "Hi", size - 1)
+
+
+def test_the_root_itself_is_a_folder_not_a_file(root: Path) -> None:
+    for do in (
+        lambda: paths.read_file(root, ".", 10),
+        lambda: paths.edit_file(root, ".", "a", "b", 10),
+        lambda: paths.write_file(root, ".", b"x"),
+    ):
+        with pytest.raises(WorkspaceError) as err:
+            do()
+        assert str(err.value) == "'.' is a folder, not a file"
+
+
+def test_reads_and_deletes_through_a_linked_folder_name_the_whole_path(root: Path) -> None:
+    (root / "lnk").symlink_to(root / "css")
+    want = "refused 'lnk/site.css': 'lnk' is a link; links are not followed"
+    for do in (
+        lambda: paths.read_file(root, "lnk/site.css", 10),
+        lambda: paths.delete_file(root, "lnk/site.css"),
+    ):
+        with pytest.raises(PathRefused) as err:
+            do()
+        assert str(err.value) == want
+    assert (root / "css" / "site.css").is_file()
+
+
+def test_a_read_longer_than_one_chunk_is_whole(root: Path) -> None:
+    data = bytes(range(256)) * 4096 + b"!"  # 1 MiB + 1: two reads of at most 1 MiB
+    (root / "big.bin").write_bytes(data)
+    assert paths.read_file(root, "big.bin", len(data)) == data
+    assert paths.read_file(root, "big.bin", len(data) - 1) == data[:-1]
+
+
+def test_replace_file_never_writes_through_a_hard_link(root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("host file\n")
+    os.link(outside, root / "README.md")
+    paths.replace_file(root, "README.md", b"new\n")
+    assert outside.read_text() == "host file\n"
+    assert (root / "README.md").read_bytes() == b"new\n"
+    assert os.stat(root / "README.md").st_nlink == 1
