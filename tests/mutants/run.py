@@ -91,7 +91,11 @@ GROUPS: dict[str, Group] = {
     ),
     "report": Group(
         modules=("orchestrator/report/_aggregate.py", "orchestrator/report/_measures.py"),
-        tests=("tests/report/test_report_aggregate.py", "tests/report/test_report_populations.py"),
+        tests=(
+            "tests/report/test_report_aggregate.py",
+            "tests/report/test_report_populations.py",
+            "tests/mutants/test_report_numbers.py",
+        ),
     ),
 }
 
