@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from orchestrator.records import BaselineRegression, Flip, Labels, ManifestRow
+from orchestrator.records import BaselineRegression, Flip, Labels, ManifestRow, UnitOutcome
 from orchestrator.report import aggregate
 from orchestrator.report._load import LoadedRun, LoadStats
 from orchestrator.report._measures import N_BOOT, SEED, mean, row_regressions, row_units
@@ -155,3 +155,5 @@ def test_a_row_without_a_result_has_no_units_and_no_regressions(status: str) -> 
         "t1", "m1", scores=scores(1, 1, 1), baseline_regressions=(BaselineRegression(gate="text"),)
     )
     assert row_regressions(full) == (BaselineRegression(gate="text"),)
+    unit = UnitOutcome(id="u1", kind="stage", cleared=True, capped=False, turns=1, cleared_at=1)
+    assert row_units(r("t1", "m1", scores=scores(1, 1, 1), units=(unit,))) == (unit,)
