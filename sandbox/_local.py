@@ -9,8 +9,10 @@ What it can do it does: processes get a minimal environment (`PATH`, locale, a p
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -25,6 +27,7 @@ import anyio
 from anyio.abc import Process, TaskGroup
 
 from ._ready import wait_ready
+from ._reap import MARKER_VAR, kill_marked
 from ._tail import Tail
 from ._types import ExecResult, Labels, Limits, Sandbox, ServeOutcome, ServeSpec
 
@@ -85,6 +88,10 @@ class LocalSandbox:
         self._tg = tg
         self._server: Process | None = None
         self._server_tail = Tail(limits.log_tail_kb * 1024)
+        # Every process started here carries PWB_SANDBOX=<marker>.<n>. (sandbox/_reap.py):
+        # what a command detached with setsid is killed when the command ends.
+        self.marker = secrets.token_hex(8)
+        self._runs = itertools.count()
 
     @property
     def workspace(self) -> Path:
@@ -101,13 +108,13 @@ class LocalSandbox:
             env["PORT"] = str(port)
         return env
 
-    async def _spawn(self, command: str, env: Mapping[str, str]) -> Process:
+    async def _spawn(self, command: str, env: Mapping[str, str], tag: str) -> Process:
         # A new session makes the command a process-group leader, so teardown reaches
         # every grandchild (npm -> node -> esbuild) with one killpg.
         return await anyio.open_process(
             ["/bin/sh", "-c", command],
             cwd=self._workspace,
-            env=dict(env),
+            env={**env, MARKER_VAR: f"{self.marker}.{tag}."},
             stdin=None,
             stdout=-1,
             stderr=-2,  # subprocess.STDOUT: one interleaved stream
@@ -119,7 +126,8 @@ class LocalSandbox:
     ) -> ExecResult:
         tail = Tail(self._limits.log_tail_kb * 1024)
         t0 = time.monotonic()
-        proc = await self._spawn(command, {**self._env(), **(env or {})})
+        tag = str(next(self._runs))
+        proc = await self._spawn(command, {**self._env(), **(env or {})}, tag)
         timed_out = True
         try:
             with anyio.move_on_after(timeout):
@@ -131,6 +139,7 @@ class LocalSandbox:
                 if proc.returncode is None:
                     await _kill_group(proc)
                 await proc.aclose()
+            kill_marked(f"{self.marker}.{tag}.")  # what left the process group
         code = proc.returncode if proc.returncode is not None else -1
         return ExecResult(
             command=command,
@@ -159,7 +168,7 @@ class LocalSandbox:
         t0 = time.monotonic()
         port = _free_port()
         self._server_tail.clear()
-        proc = await self._spawn(self._spec.start, self._env(port))
+        proc = await self._spawn(self._spec.start, self._env(port), "server")
         self._server = proc
         self._tg.start_soon(_pump, proc, self._server_tail)
 
@@ -182,6 +191,7 @@ class LocalSandbox:
             if proc.returncode is None:
                 await _kill_group(proc)
             await proc.aclose()
+        kill_marked(f"{self.marker}.server.")
 
     def logs_tail(self) -> str:
         return self._neutral(self._server_tail.text())
@@ -211,6 +221,7 @@ class LocalBackend:
                     yield box
                 finally:
                     await box.stop_server()  # shielded + bounded inside
+                    kill_marked(f"{box.marker}.")  # anything of this sandbox still alive
                     tg.cancel_scope.cancel()
         finally:
             shutil.rmtree(home, ignore_errors=True)

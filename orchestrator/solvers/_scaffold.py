@@ -85,7 +85,9 @@ def _wrapper(argv: list[str], names: list[str], home: str, pgid_file: str, files
     return (
         f"mkdir -p {q(home)} || exit 125; {writes}"
         f"read -r _ _ _ _ pg _ < /proc/$$/stat; echo $pg > {q(pgid_file)}; "
-        f"env -i {keep} HOME={q(home)} LANG=C.UTF-8 TERM=dumb "
+        # The local backend's process marker survives `env -i` (sandbox/_reap.py).
+        f"env -i {keep} ${{PWB_SANDBOX:+PWB_SANDBOX=$PWB_SANDBOX}} HOME={q(home)} "
+        "LANG=C.UTF-8 TERM=dumb "
         f"{shlex.join(argv)} </dev/null 2>&1; "
         f"code=$?; rm -rf {q(home)}; exit $code"
     )

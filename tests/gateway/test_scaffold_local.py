@@ -12,6 +12,7 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 from orchestrator.budget import BudgetExceeded, Ledger
@@ -31,7 +32,8 @@ MESSAGE = UserMessage(kind="full_spec", text="Do the task.", unit_id="u1", unit_
 AGENT = r"""
 import json, os, subprocess, sys, urllib.error, urllib.request
 print("env", " ".join(sorted(os.environ)), flush=True)
-child = subprocess.Popen(["sleep", "300"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+child = subprocess.Popen(["sleep", "300"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    start_new_session=bool(os.environ.get("DETACH")))
 open(os.environ["PIDS"], "w").write(str(child.pid))
 body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
 req = urllib.request.Request(os.environ["BASE"] + "/chat/completions", data=body,
@@ -109,6 +111,18 @@ async def test_only_named_variables_reach_the_agent_and_its_children_die(
     assert not (ws.root / ".aider.chat.history.md").exists()  # its state is not delivery
     (event,) = [e for e in read_events(tmp_path / "events.jsonl") if isinstance(e, Agent)]
     assert event.run.requests[0].status == 200 and event.run.exit_code == 0
+
+
+async def test_a_child_that_left_the_process_group_dies_too(
+    tmp_path: Path, gateway: tuple[Gateway, FakeProvider]
+) -> None:
+    await run(tmp_path, gateway[0], env={"DETACH": "1"})  # setsid: a session of its own
+    pid = int((tmp_path / "pids").read_text())
+    for _ in range(100):  # killed as the agent's command ended; reaped by init
+        if not alive(pid):
+            break
+        await anyio.sleep(0.05)
+    assert not alive(pid), "the agent's detached child outlived the agent"
 
 
 async def test_a_non_zero_exit_is_an_llm_error(
