@@ -110,6 +110,29 @@ async def test_scope_violations_list_paths_outside_allowed(tmp_path: Path) -> No
     assert await ws.scope_violations() == ("server.js",)
 
 
+async def test_files_an_agent_committed_in_its_own_repository_still_count_for_scope(
+    tmp_path: Path,
+) -> None:
+    """A CLI agent that runs `git init/add/commit` in the work tree (or commits there and
+    then resets) cannot hide its changes: scope is the tree against R0, not any HEAD."""
+    ws = await _ws(tmp_path)
+    (ws.root / "server.js").write_text("// changed, then committed by the agent\n")
+    (ws.root / "extra.js").write_text("// added and committed\n")
+    env = {
+        "GIT_AUTHOR_NAME": "a",
+        "GIT_AUTHOR_EMAIL": "a@x",
+        "GIT_COMMITTER_NAME": "a",
+        "GIT_COMMITTER_EMAIL": "a@x",
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+    }
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "agent"]):
+        subprocess.run(["git", *cmd], cwd=ws.root, env=env, check=True)
+    assert await ws.scope_violations() == ("extra.js", "server.js")
+    subprocess.run(["git", "reset", "-q", "--hard", "HEAD"], cwd=ws.root, env=env, check=True)
+    assert await ws.scope_violations() == ("extra.js", "server.js")
+
+
 async def test_delete_file_removes_one_allowed_file_and_says_why_not_otherwise(
     tmp_path: Path,
 ) -> None:
