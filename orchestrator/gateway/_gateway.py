@@ -17,6 +17,12 @@ gateway
 
 Calls the provider answered with an error, or with an error inside a 200 or a stream,
 are counted on the account; the scaffold solver judges the cell by them.
+
+An upstream may carry the provider's `Breaker`, the one the sweep's LLM clients share:
+the gateway feeds it every metered answer, and while the provider is in an outage it
+holds an agent's call (one goes out every probe interval) instead of passing the
+failures on. An outage past the breaker's pause bound answers 503 and marks the
+account, so the cell ends `outage` (resumable), not the agent's failure.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from ..budget import BudgetKind, Ledger
-from ..llm import ProviderConfig
+from ..llm import Breaker, ProviderConfig, ProviderOutage
 from ._http import Request, Response, serve_connection
 from ._meter import Metered, StreamMeter, meter_body
 
@@ -78,6 +84,7 @@ class RequestRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
 class Upstream:
     provider: ProviderConfig
     base_url: str  # resolved (a fake provider's loopback URL); openai-style ends in /v1
+    breaker: Breaker | None = None  # the provider's, shared with the sweep's LLM clients
 
 
 @dataclass(eq=False)
@@ -100,6 +107,8 @@ class Account:
     transient: list[str] = field(default_factory=list)
     budget: tuple[BudgetKind, str] | None = None  # the cap that stopped it
     stopped: anyio.Event = field(default_factory=anyio.Event)
+    held_s: float = 0.0  # how long its calls waited out a provider outage
+    outage: str = ""  # the provider's outage outlasted the pause bound
 
     def over_cap(self) -> tuple[BudgetKind, str] | None:
         if self.max_usd is not None and self.spent_usd >= self.max_usd:
@@ -275,7 +284,30 @@ class Gateway:
             return resp
         if metered and (cap := acct.over_cap()) is not None:
             return self._refuse(acct, req, path, api, cap, t0)
+        if metered and (breaker := acct.upstream.breaker) is not None:
+            return await self._through_outage(acct, req, path, api, breaker, t0)
         return await self._forward(acct, req, path, api, metered, t0)
+
+    async def _through_outage(
+        self, acct: Account, req: Request, path: str, api: Api, breaker: Breaker, t0: float
+    ) -> Response:
+        """Forward a metered call; while the provider is in an outage, hold it (it goes
+        out as the breaker's probe) and send it again after a failure that is part of the
+        outage, so the agent sees the provider back, not the storm; past the pause bound,
+        a 503 and the account marked `outage`."""
+        while True:
+            held = anyio.current_time()
+            try:
+                await breaker.admit()  # waits while the provider is in an outage
+            except ProviderOutage as exc:
+                acct.outage = str(exc)
+                self._record(acct, req, path, 503, t0, error=acct.outage)
+                return _error(api, 503, f"pwb gateway: {exc}", "api_error")
+            finally:
+                acct.held_s += anyio.current_time() - held
+            resp = await self._forward(acct, req, path, api, True, t0)
+            if not (breaker.paused and resp.status in _RETRYABLE and resp.stream is None):
+                return resp
 
     def _refuse(
         self,
@@ -380,6 +412,8 @@ class Gateway:
             )
             if metered:
                 acct.transient.append(message)
+                if acct.upstream.breaker is not None:
+                    acct.upstream.breaker.record_transient(message)
             self._record(acct, req, path, 502, t0, body=body, error=message)
             return _error(api, 502, message, "api_error")
         headers = [(k, v) for k, v in upstream.headers.items() if k.lower() not in _DROP_BACK]
@@ -463,6 +497,7 @@ class Gateway:
                 acct.transient.append(f"HTTP {status}: {m.error}")
             else:
                 acct.errors.append(f"HTTP {status}: {m.error}")
+            _feed(acct.upstream.breaker, status, m.error)
         self._record(
             acct,
             req,
@@ -475,6 +510,18 @@ class Gateway:
             estimated=estimated,
             error=m.error,
         )
+
+
+def _feed(breaker: Breaker | None, status: int, error: str) -> None:
+    """Tell the provider's breaker how a metered call went, as its LLM clients do."""
+    if breaker is None:
+        return
+    if status < 400 and not error:
+        breaker.record(refused=False)
+    elif status in (401, 403):
+        breaker.record(refused=True, status=status)
+    elif status in _RETRYABLE or status < 400:
+        breaker.record_transient(f"HTTP {status}: {error}"[:200])
 
 
 def _json(raw: bytes) -> Any:

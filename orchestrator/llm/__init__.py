@@ -1,5 +1,6 @@
 """The LLM path: provider config, clients with one retry layer, a pool, a fake provider."""
 
+from ._breaker import Breaker as Breaker
 from ._client import ChatClient as ChatClient
 from ._config import AgentOptions as AgentOptions
 from ._config import ProviderConfig as ProviderConfig
@@ -25,6 +26,7 @@ from ._types import UserMsg as UserMsg
 __all__ = [
     "AgentOptions",
     "AssistantMsg",
+    "Breaker",
     "ChatClient",
     "ChatRequest",
     "Completion",

@@ -132,6 +132,11 @@ class ChatClient:
             queue_wait_s=waits.queue_s,
         )
 
+    @property
+    def breaker(self) -> Breaker:
+        """The provider's breaker, shared with the sweep's gateway (scaffold agents)."""
+        return self._breaker
+
     async def _attempt(self, body: dict[str, Any], waits: _Waits) -> Decoded:
         self._breaker.check()
         with waiting():  # an outage's pause is not the cell's working time

@@ -36,7 +36,7 @@ from sandbox import ExecResult, Sandbox
 from ..budget import BudgetExceeded, Ledger, time_left
 from ..events import Agent, AgentRun, EventLog
 from ..gateway import Account, Gateway
-from ..llm import LLMError
+from ..llm import LLMError, ProviderOutage
 from ..workspace import PROMPT_FILE, Workspace
 from ._protocol import SolverError, SolverTurn, Usage, UserMessage
 
@@ -62,7 +62,12 @@ class SandboxedSolver(Protocol):
 class JudgedSolver(Protocol):
     """A solver whose run may end the cell `budget` or `llm_error` with its delivery scored."""
 
-    def verdict(self) -> BudgetExceeded | LLMError | None: ...
+    def verdict(self) -> Verdict | None: ...
+
+
+# How an agent's run ended when it was not its own clean finish: a cap, a provider error
+# or a provider outage (then the cell ends `outage` and `--resume` runs it again).
+Verdict = BudgetExceeded | LLMError | ProviderOutage
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
@@ -138,7 +143,7 @@ class ScaffoldSolver:
         self._gateway: Gateway | None = None
         self._host = ""
         self._cell = name
-        self._verdict: BudgetExceeded | LLMError | None = None
+        self._verdict: Verdict | None = None
         self._oom = ""
 
     def attach_sandbox(self, sandbox: Sandbox, log: EventLog) -> None:
@@ -151,7 +156,7 @@ class ScaffoldSolver:
         self._host = host
         self._cell = cell
 
-    def verdict(self) -> BudgetExceeded | LLMError | None:
+    def verdict(self) -> Verdict | None:
         return self._verdict
 
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
@@ -243,9 +248,19 @@ class ScaffoldSolver:
         return result, killed
 
     def _judge(self, acct: Account, result: ExecResult, killed: bool) -> AgentRun:
-        verdict: BudgetExceeded | LLMError | None = None
+        verdict: Verdict | None = None
+        failed = bool(acct.errors or acct.transient) or result.exit_code != 0
         if acct.budget is not None:
             verdict = BudgetExceeded(acct.budget[0], acct.budget[1])
+        elif acct.outage:
+            verdict = ProviderOutage(acct.outage)
+        elif acct.held_s >= 1.0 and (result.timed_out or failed or acct.ok_calls == 0):
+            # The gateway held its calls through a provider outage, and the run did not
+            # finish cleanly: the outage took its time, not the agent.
+            verdict = ProviderOutage(
+                f"the agent's run overlapped a provider outage (its calls waited "
+                f"{acct.held_s:.0f} s) and did not finish cleanly"
+            )
         elif result.timed_out or (
             # `timeout -k` exits 137 when the command had to be killed after its TERM
             result.exit_code == 137 and not killed and result.duration_s >= self._timeout_s

@@ -22,7 +22,12 @@ async def open_gateway(cfg: BenchConfig, providers: ProviderPool) -> AsyncIterat
         yield None
         return
     upstreams = {
-        n: Upstream(provider=cfg.provider(n), base_url=providers.base_url(n)) for n in names
+        n: Upstream(
+            provider=cfg.provider(n),
+            base_url=providers.base_url(n),
+            breaker=providers.client(n).breaker,  # outages pause agents and LLM cells alike
+        )
+        for n in names
     }
     async with Gateway(upstreams) as gateway:
         yield gateway

@@ -37,7 +37,7 @@ from ..contract import TaskPackage
 from ..events import append_event
 from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
-from ..llm import ProviderPool
+from ..llm import ProviderOutage, ProviderPool
 from ..records import InfraError, LlmError, Outage, TaskError
 from ..solvers import Solver, make_solver
 from ..solvers._scaffold import JudgedSolver, ScaffoldSolver
@@ -125,6 +125,8 @@ class SweepResources:
                     await solver.aclose()
         # A scaffold's agent may end the cell `budget` or `llm_error`; its delivery is scored.
         verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
+        if isinstance(verdict, ProviderOutage):  # no verdict on the agent: --resume re-runs it
+            raise CellFailure(Outage(error=describe(verdict)))
         if verdict is not None and not isinstance(verdict, BudgetExceeded):
             raise CellFailure(LlmError(error=describe(verdict), result=report.result))
         if isinstance(verdict, BudgetExceeded) and not report.stopped:

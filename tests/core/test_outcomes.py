@@ -15,7 +15,7 @@ from orchestrator.cell import BaselineCache
 from orchestrator.config import BenchConfig, SolverConfig, SweepConfig
 from orchestrator.contract import TaskPackage, load_task
 from orchestrator.events import read_events
-from orchestrator.llm import ProviderPool
+from orchestrator.llm import ProviderOutage, ProviderPool
 from orchestrator.records import HarnessError, ManifestRow
 from orchestrator.solvers import Solver, SolverTurn, UserMessage, make_solver
 from orchestrator.sweep import Scheduler, plan_jobs
@@ -200,3 +200,26 @@ def test_daemon_loss_waits_for_the_daemon_then_retries(tmp_path: Path) -> None:
         runner.SweepResources._await_daemon = original  # type: ignore[method-assign]
     assert [(r.status, r.attempts) for r in rows] == [("ok", 2)]
     assert waited == [90.0]
+
+
+class _AgentInOutage:
+    """A scaffold agent whose calls the gateway held past the outage bound (#16)."""
+
+    name = "agent-in-outage"
+
+    async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
+        return SolverTurn(end="done")
+
+    async def aclose(self) -> None:
+        return None
+
+    def verdict(self) -> ProviderOutage:
+        return ProviderOutage("provider 'p': outage longer than the 900 s pause bound")
+
+
+def test_an_agent_held_through_an_outage_ends_outage_for_resume_not_llm_error(
+    tmp_path: Path,
+) -> None:
+    rows, _ = _sweep(tmp_path, lambda *a: None, solver=_AgentInOutage())
+    assert [r.status for r in rows] == ["outage"], [(r.status, r.error) for r in rows]
+    assert "pause bound" in (rows[0].error or "")
