@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -149,7 +150,13 @@ def run(args: argparse.Namespace) -> int:
     if opts.interrupted or opts.stopped:
         # The run directory remembers its filters: this reproduces the same cells.
         print(f"resume with: python -m orchestrator --config {args.config} --resume {run_dir}")
-        return EXIT_INTERRUPTED if opts.interrupted else EXIT_STOPPED
+        if opts.interrupted:
+            # Everything is written; the process is leaving. A late second Ctrl-C must not
+            # land in interpreter shutdown, which resets Python's handlers to the default
+            # and would end the process by the signal instead of with 130.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            return EXIT_INTERRUPTED
+        return EXIT_STOPPED
     if not args.no_report:
         _report(run_dir, Path(cfg.sweep.tasks_dir))
     return 0

@@ -137,7 +137,25 @@ class WarmContext:
         ]
         if mine != ["page"]:
             return f"targets other than the keeper are still alive: {sorted(mine)}"
-        found: list[str] = await self.keeper.evaluate(_LEFTOVERS)
+        # Read in an isolated world of the keeper (same origin, same storage), never in
+        # a main world a site's script could have reached.
+        tree = await self.cdp.send("Page.getFrameTree")
+        world = await self.cdp.send(
+            "Page.createIsolatedWorld",
+            {"frameId": tree["frameTree"]["frame"]["id"], "worldName": "pwb-keeper"},
+        )
+        answer = await self.cdp.send(
+            "Runtime.evaluate",
+            {
+                "expression": f"({_LEFTOVERS})()",
+                "contextId": world["executionContextId"],
+                "awaitPromise": True,
+                "returnByValue": True,
+            },
+        )
+        if "exceptionDetails" in answer:
+            return f"the keeper could not read its storage: {answer['exceptionDetails']}"
+        found: list[str] = answer["result"].get("value", [])
         return "; ".join(found)
 
 
