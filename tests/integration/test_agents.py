@@ -174,19 +174,20 @@ async def test_a_low_cap_stops_the_agent_mid_run_and_its_delivery_is_scored(
     assert "PWB_PASSED" in env_line and "PWB_HOST_ONLY" not in env_line
 
 
+def _keyed_provider(fake: FakeProvider) -> ProviderConfig:
+    """The fake provider as a real one: it wants the key named by KEY_ENV."""
+    return ProviderConfig(
+        name="real", kind="openai", model="pwb-fake", base_url=fake.base_url, api_key_env=KEY_ENV
+    )
+
+
 async def test_a_provider_401_is_llm_error_never_ok(
     require_docker: None, require_chromium: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(KEY_ENV, "sk-wrong-key")
     task_dir = make_tiny_task(tmp_path / "tasks")
     async with FakeProvider(task_dir=task_dir, api_key=KEY) as fake:
-        provider = ProviderConfig(
-            name="real",
-            kind="openai",
-            model="pwb-fake",
-            base_url=fake.base_url,
-            api_key_env=KEY_ENV,
-        )
+        provider = _keyed_provider(fake)
         row, (run,) = await sweep(tmp_path, bench(tmp_path, aider_preset(), provider))
     assert row.status == "llm_error", (row.status, error(row))
     assert "401" in error(row)
@@ -282,13 +283,7 @@ async def test_a_provider_401_ends_a_shell_agent_llm_error(
     monkeypatch.setenv(KEY_ENV, "sk-wrong-key")
     task_dir = make_tiny_task(tmp_path / "tasks")
     async with FakeProvider(task_dir=task_dir, api_key=KEY) as fake:
-        provider = ProviderConfig(
-            name="real",
-            kind="openai",
-            model="pwb-fake",
-            base_url=fake.base_url,
-            api_key_env=KEY_ENV,
-        )
+        provider = _keyed_provider(fake)
         row, (run,) = await sweep(tmp_path, bench(tmp_path, preset(name), provider))
     assert row.status == "llm_error", (row.status, error(row), run.output[-30:])
     assert "401" in error(row)
