@@ -1,6 +1,10 @@
 """Recorded run for issue #14: admission of the shipped suite, idle and under saturated cores.
 
     python tests/perf/verdicts_under_load.py [--repeat 3] [--idle-repeat 1] [TASK...]
+    python tests/perf/verdicts_under_load.py --idle-from runs/verdicts-under-load/idle
+
+`--idle-from DIR` reuses an idle admission already recorded in DIR (its `admission.json`,
+from the same commit) instead of admitting the suite idle again.
 
 1. `admit` every task (or the given ones) on an idle machine: the verdicts of record.
 2. `admit --repeat K` again while one CPU-burning process per core runs (each bounded by
@@ -100,8 +104,13 @@ def main() -> int:
     ap.add_argument("--idle-repeat", type=int, default=1, help="repeats of the idle admission")
     ap.add_argument("--out", type=Path, default=Path("runs/verdicts-under-load"))
     ap.add_argument("--burn-seconds", type=int, default=3 * 3600)
+    ap.add_argument("--idle-from", type=Path, help="reuse this recorded idle admission")
     args = ap.parse_args()
-    idle, idle_s = _admit(args.out / "idle", args.idle_repeat, args.tasks)
+    if args.idle_from:
+        data = (args.idle_from / "admission.json").read_bytes()
+        idle, idle_s = msgspec.json.decode(data, type=list[TaskAdmission]), float("nan")
+    else:
+        idle, idle_s = _admit(args.out / "idle", args.idle_repeat, args.tasks)
     with cpu_burners(args.burn_seconds) as burners:
         loaded, loaded_s = _admit(args.out / "loaded", args.repeat, args.tasks)
     problems = compare(idle, loaded)
@@ -115,7 +124,7 @@ def main() -> int:
         "cores": os.cpu_count(),
         "burners": burners,
         "tasks": len(idle),
-        "idle": {"repeat": args.idle_repeat, "seconds": round(idle_s)},
+        "idle": {"repeat": args.idle_repeat, "seconds": None if args.idle_from else round(idle_s)},
         "loaded": {"repeat": args.repeat, "seconds": round(loaded_s)},
         "admitted_idle": sum(a.admitted for a in idle),
         "admitted_loaded": sum(a.admitted for a in loaded),
@@ -128,6 +137,7 @@ def main() -> int:
     (RESULTS / "verdicts-under-load.json").write_bytes(
         msgspec.json.format(msgspec.json.encode(summary))
     )
+    idle_wall = "recorded earlier" if args.idle_from else f"{idle_s / 60:.1f} min"
     lines = [
         "# Verdicts under load (issue #14)",
         "",
@@ -136,7 +146,7 @@ def main() -> int:
         "",
         "| run | repeat | tasks admitted | wall |",
         "|---|---|---|---|",
-        f"| idle | {args.idle_repeat} | {summary['admitted_idle']}/{len(idle)} | {idle_s / 60:.1f} min |",
+        f"| idle | {args.idle_repeat} | {summary['admitted_idle']}/{len(idle)} | {idle_wall} |",
         f"| saturated cores | {args.repeat} | {summary['admitted_loaded']}/{len(loaded)} "
         f"| {loaded_s / 60:.1f} min |",
         "",
