@@ -1,31 +1,37 @@
 """Checkpoint cost: `--replay full` vs `states` vs the default (`reuse`), side by side.
 
-Run: `python tests/perf/bench_checkpoints.py [--tasks T ...] [--backend auto|local]
+Run (as root: it makes cpuacct cgroups): `python tests/perf/bench_checkpoints.py
+[--tasks T ... | --tasks '*'] [--modes full states reuse] [--backend auto|local]
 [--name checkpoints]`.
 
-For each shipped task (default: all), the staged `reference` cell runs once per mode in a
-fresh child process (`python -m orchestrator cell TASK --no-baseline --replay MODE`), the
-modes interleaved task by task, their order rotated, so machine noise hits all alike:
-`full` (every state replayed, each in a fresh context: the audit, as before #21),
-`states` (unchanged states reused, a fresh context per replayed state) and `reuse`
-(unchanged states reused, the others on fresh pages of reset warm contexts). Per cell:
+For each task (default: `DEFAULT_TASKS`, one per stack plus a second static one: static,
+node, php, vite), the staged `reference` cell runs once per mode in a fresh child process
+(`python -m orchestrator cell TASK --no-baseline --replay MODE`), the modes interleaved
+task by task, their order rotated, so machine noise hits all alike: `full` (every state
+replayed, each in a fresh context: the audit, as before #21), `states` (unchanged states
+reused, identical replays shared, a fresh context per replayed state) and `reuse` (the
+same, the replays on fresh pages of reset warm contexts). Per cell:
 
-- verifier CPU-s two ways: the host's busy CPU time over the cell (`/proc/stat`, as
-  `bench_sweep.py`; on a shared host this includes other agents' work), and the cell's
-  own process tree (this process is a child subreaper, so Chromium's renderers and every
-  other orphan are reaped here and their CPU lands in `RUSAGE_CHILDREN`);
+- **verifier CPU-s** (`cpu_s`, the figure the ratios use): the cell's own cpuacct cgroup
+  (the child starts inside it, so every descendant is counted, wherever it is reparented)
+  plus the cpuacct of its task containers (Docker's `docker/<id>` cgroups whose
+  workspace mount is under the cell's `TMPDIR`), see `_cgroup.py`. Other load on the
+  host does not enter it. Secondary columns: the host's busy CPU over the cell
+  (`/proc/stat`, polluted on a shared host) and `RUSAGE_CHILDREN` of the tree (this
+  process is a child subreaper, so orphans are reaped here);
 - each checkpoint's wall time and how many states it replayed / reused (events.jsonl);
 - the verdicts at every checkpoint (every check's passed/applicable, every gate's
-  status), which must be identical in every mode;
+  status), which must be identical in every mode (exit 1 otherwise);
 - where the tree's CPU went: the process tree is sampled from `/proc` every 0.2 s and
   each process's own CPU (utime+stime, the last sample before it exits) summed by kind
   (orchestrator, Playwright driver, Chromium browser, renderers, other Chromium
   processes, the rest); `unsampled` is what short-lived processes spent between samples.
 
-Prints a table and the CPU ratios states/full and reuse/full (target <= 0.33), writes
-`tests/perf/results/<name>.json` and, for `--plot-task` (default the 7-unit
-`build-bakery-site`) when it is run, a plot of checkpoint wall time and replayed states
-against the checkpoint index, `tests/perf/results/<name>.png`.
+Prints a table, the CPU and checkpoint-wall ratios per mode against `full` (target for
+CPU <= 0.33), writes `tests/perf/results/<name>.json` (after every task) and, for
+`--plot-task` (default the 7-unit `build-bakery-site`) when it is run, a plot of
+checkpoint wall time and replayed states against the checkpoint index,
+`tests/perf/results/<name>.png`.
 """
 
 from __future__ import annotations
@@ -44,10 +50,19 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cgroup import CpuMeter, available
 from _common import RESULTS_DIR, LoadSampler, host_busy_cpu_s, machine, write_result
 
 ROOT = Path(__file__).resolve().parents[2]
 MODES = ("full", "states", "reuse")
+# One task per stack, two static (the stack where per-URL reuse applies): --tasks '*' for all.
+DEFAULT_TASKS = (
+    "fernhill-save-tools",
+    "bikeshare-faq-content",
+    "recipes-shared-components",
+    "library-events-tokens",
+    "plantcare-mobile-nav",
+)
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -171,15 +186,25 @@ def _verdicts(events: Path) -> list[dict[str, Any]]:
 
 
 def _run_cell(task: str, mode: str, out: Path, backend: str) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    tmp = out.parent / f"{out.name}-tmp"
+    tmp.mkdir(parents=True)
+    # TMPDIR: the cell's workspaces (and so its containers' bind mounts) land under `tmp`.
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)}
     argv = [sys.executable, "-m", "orchestrator", "cell", task, "--no-baseline"]
     argv += ["--replay", mode, "--backend", backend, "--out", str(out)]
+    meter = CpuMeter(f"{task}-{mode}", owned_prefix=tmp)
     cpu0, host0, t0 = _children_cpu(), host_busy_cpu_s(), time.monotonic()
-    with TreeSampler() as sampler:
-        proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
-        _reap_orphans()
-    wall = time.monotonic() - t0
-    tree_cpu, host_cpu = _children_cpu() - cpu0, host_busy_cpu_s() - host0
+    try:
+        with TreeSampler() as sampler, meter:
+            proc = subprocess.run(
+                meter.wrap(argv), cwd=ROOT, env=env, capture_output=True, text=True
+            )
+            _reap_orphans()
+        wall = time.monotonic() - t0
+        tree_cpu, host_cpu = _children_cpu() - cpu0, host_busy_cpu_s() - host0
+        cg_tree, cg_containers = meter.tree_s(), meter.containers_s()
+    finally:
+        meter.close()
     kinds = {k: round(v, 1) for k, v in sorted(sampler.by_kind().items())}
     kinds["unsampled"] = round(tree_cpu - sum(sampler.by_kind().values()), 1)
     if proc.returncode != 0:
@@ -188,6 +213,11 @@ def _run_cell(task: str, mode: str, out: Path, backend: str) -> dict[str, Any]:
         "task": task,
         "mode": mode,
         "wall_s": round(wall, 1),
+        # The verifier CPU-s of the cell: its own cgroup plus its task containers.
+        "cpu_s": round(cg_tree + cg_containers, 1),
+        "cgroup_tree_cpu_s": round(cg_tree, 1),
+        "containers_cpu_s": round(cg_containers, 1),
+        "containers": len(meter.containers),
         "tree_cpu_s": round(tree_cpu, 1),
         "host_cpu_s": round(host_cpu, 1),
         "cpu_by_kind": kinds,
@@ -208,6 +238,8 @@ def _plot(pair: dict[str, dict[str, Any]], task: str, path: Path) -> None:
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     for mode, style in (("full", "o-"), ("states", "^-"), ("reuse", "s-")):
+        if mode not in pair:
+            continue
         cps = pair[mode]["checkpoints"]
         idx = [c["index"] for c in cps]
         ax1.plot(idx, [c["wall_s"] for c in cps], style, label=f"--replay {mode}")
@@ -221,58 +253,84 @@ def _plot(pair: dict[str, dict[str, Any]], task: str, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def _print_task(
+    task: str, pair: dict[str, dict[str, Any]], modes: tuple[str, ...], same: bool
+) -> None:
+    f = pair["full"]["cpu_s"]
+    line = " ".join(
+        f"{m} {pair[m]['cpu_s']:6.1f}s ({pair[m]['cpu_s'] / max(f, 1e-9):.2f})" for m in modes
+    )
+    hosts = " ".join(f"{pair[m]['host_cpu_s']:6.1f}" for m in modes)
+    print(f"{task:26} cpu {line} | /proc/stat {hosts} | same verdicts: {same}", flush=True)
+    for mode in modes:
+        r = pair[mode]
+        walls = " ".join(f"{c['wall_s']:.0f}" for c in r["checkpoints"])
+        reps = " ".join(str(c["replayed"]) for c in r["checkpoints"])
+        kinds = " ".join(f"{k}={v}" for k, v in r["cpu_by_kind"].items())
+        print(f"    {mode:6} checkpoint wall s: {walls}   states replayed: {reps}")
+        print(
+            f"           cgroup {r['cgroup_tree_cpu_s']} + {r['containers']} container(s)"
+            f" {r['containers_cpu_s']} CPU-s; by kind: {kinds}"
+        )
+
+
+def _summary(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, Any]:
+    n = len(rows)
+    per_cell = {m: sum(r[m]["cpu_s"] for r in rows) / n for m in modes}
+    tree = {m: sum(r[m]["tree_cpu_s"] for r in rows) / n for m in modes}
+    host = {m: sum(r[m]["host_cpu_s"] for r in rows) for m in modes}
+    walls = {m: sum(c["wall_s"] for r in rows for c in r[m]["checkpoints"]) for m in modes}
+    kinds: dict[str, dict[str, float]] = {}
+    for m in modes:
+        for r in rows:
+            for k, v in r[m]["cpu_by_kind"].items():
+                kinds.setdefault(m, {})[k] = round(kinds.get(m, {}).get(k, 0.0) + v / n, 1)
+    return {
+        "cells": n,
+        "cpu_per_cell": {m: round(v, 1) for m, v in per_cell.items()},
+        "ratio_cpu": {m: round(per_cell[m] / per_cell["full"], 3) for m in modes},
+        "checkpoint_wall_s": {m: round(v, 1) for m, v in walls.items()},
+        "ratio_checkpoint_wall": {m: round(walls[m] / walls["full"], 3) for m in modes},
+        "tree_cpu_per_cell": {m: round(v, 1) for m, v in tree.items()},
+        "ratio_host_cpu": {m: round(host[m] / host["full"], 3) for m in modes},
+        "cpu_by_kind_per_cell": kinds,
+        "identical_verdicts": all(r["same_verdicts"] for r in rows),
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tasks", nargs="+", help="task ids (default: every shipped task)")
+    ap.add_argument("--tasks", nargs="+", help=f"task ids, '*' for all (default: {DEFAULT_TASKS})")
+    ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     ap.add_argument("--backend", default="auto", choices=("auto", "docker", "local"))
     ap.add_argument("--plot-task", default="build-bakery-site")
     ap.add_argument("--name", default="checkpoints", help="results/<name>.json (and .png)")
     args = ap.parse_args()
-    tasks = args.tasks or sorted(p.parent.name for p in (ROOT / "tasks").glob("*/task.toml"))
+    why = available()
+    if why:
+        raise SystemExit(f"bench_checkpoints: cannot account CPU per cell: {why}")
+    modes = tuple(m for m in MODES if m in args.modes)
+    if "full" not in modes or len(modes) < 2:
+        raise SystemExit("bench_checkpoints: --modes needs full and at least one other mode")
+    tasks = args.tasks or list(DEFAULT_TASKS)
+    if tasks == ["*"]:
+        tasks = sorted(p.parent.name for p in (ROOT / "tasks").glob("*/task.toml"))
     _become_subreaper()
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="pwb-bench-cp-") as tmp, LoadSampler() as load:
         for i, task in enumerate(tasks):
-            order = MODES[i % 3 :] + MODES[: i % 3]
+            k = i % len(modes)
+            order = modes[k:] + modes[:k]
             pair = {m: _run_cell(task, m, Path(tmp) / f"{task}-{m}", args.backend) for m in order}
-            same = _same_verdicts(pair["full"], pair["states"], pair["reuse"])
+            same = _same_verdicts(pair["full"], *(pair[m] for m in modes if m != "full"))
             rows.append({"task": task, "order": list(order), "same_verdicts": same, **pair})
-            f = pair["full"]["tree_cpu_s"]
-            line = " ".join(
-                f"{m} {pair[m]['tree_cpu_s']:6.1f}s ({pair[m]['tree_cpu_s'] / max(f, 1e-9):.2f})"
-                for m in MODES
-            )
-            hosts = " ".join(f"{pair[m]['host_cpu_s']:6.1f}" for m in MODES)
-            print(
-                f"{task:26} cpu(tree) {line} | /proc/stat {hosts} | same verdicts: {same}",
-                flush=True,
-            )
-            for mode in MODES:
-                walls = " ".join(f"{c['wall_s']:.0f}" for c in pair[mode]["checkpoints"])
-                reps = " ".join(str(c["replayed"]) for c in pair[mode]["checkpoints"])
-                kinds = " ".join(f"{k}={v}" for k, v in pair[mode]["cpu_by_kind"].items())
-                print(f"    {mode:6} checkpoint wall s: {walls}   states replayed: {reps}")
-                print(f"           cpu by kind: {kinds}")
+            _print_task(task, pair, modes, same)
             # Written after every task: a run cut short still leaves its numbers.
-            write_result(args.name, {"machine": machine(), "cells": rows, "partial": True})
+            partial = {"machine": machine(), "load_1min": load.summary(), "partial": True}
+            write_result(args.name, {**partial, "summary": _summary(rows, modes), "cells": rows})
             if task == args.plot_task:
                 _plot(pair, task, RESULTS_DIR / f"{args.name}.png")
-    per_cell = {m: sum(r[m]["tree_cpu_s"] for r in rows) / len(rows) for m in MODES}
-    host = {m: sum(r[m]["host_cpu_s"] for r in rows) for m in MODES}
-    kinds: dict[str, dict[str, float]] = {}
-    for m in MODES:
-        for r in rows:
-            for k, v in r[m]["cpu_by_kind"].items():
-                kinds.setdefault(m, {})[k] = round(kinds.get(m, {}).get(k, 0.0) + v / len(rows), 1)
-    summary = {
-        "cells": len(rows),
-        "tree_cpu_per_cell": {m: round(v, 1) for m, v in per_cell.items()},
-        "ratio_tree_cpu": {m: round(per_cell[m] / per_cell["full"], 3) for m in MODES},
-        "ratio_host_cpu": {m: round(host[m] / host["full"], 3) for m in MODES},
-        "cpu_by_kind_per_cell": kinds,
-        "identical_verdicts": all(r["same_verdicts"] for r in rows),
-        "load_1min": load.summary(),
-    }
+        summary = {**_summary(rows, modes), "load_1min": load.summary()}
     print(json.dumps(summary, indent=1))
     write_result(args.name, {"machine": machine(), "summary": summary, "cells": rows})
     return 0 if summary["identical_verdicts"] else 1
