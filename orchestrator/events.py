@@ -41,6 +41,11 @@ class CheckpointSummary(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     # and state -> why it was replayed at this checkpoint.
     reused: dict[str, str] = {}
     replayed: dict[str, str] = {}
+    # How the states were obtained: "reused", replayed on a "warm" or a "fresh" context,
+    # or "shared" (evaluated on an identical replay's page); and why warm contexts were
+    # closed instead of reused (reason -> how often).
+    replays: dict[str, int] = {}
+    warm_fallbacks: dict[str, int] = {}
 
 
 class _Event(

@@ -55,12 +55,18 @@ class StateRun(_Rec, frozen=True, kw_only=True):
     # from an earlier checkpoint, or why it was replayed (one of the two is set).
     reused: str = ""
     replayed: str = ""
+    # Replayed on a page of a reused warm context ("warm") or in a new context ("fresh"),
+    # and the state whose replay evaluated this one's checks too (`verifier/_share.py`).
+    context: str = ""
+    shared_with: str = ""
 
 
 class VerifyReport(_Rec, frozen=True, kw_only=True):
     checks: tuple[CheckResult, ...]
     gates: tuple[GateResult, ...]
     states: tuple[StateRun, ...] = ()
+    # Why warm contexts were closed instead of reused (`verifier/_browser_warm.py`).
+    warm_discarded: tuple[str, ...] = ()
 
     def check(self, check_id: str) -> CheckResult | None:
         for c in self.checks:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from ..events import CheckpointSummary, EventLog
 from ..faults import TaskProblem, classify, decisive, describe, format_traceback, leaves
 from ..persona import SimulatedUser
 from ..records import Arm, CellResult, UnitOutcome
-from ..results import CheckResult, GateStatus, VerifyReport
+from ..results import CheckResult, GateStatus, StateRun, VerifyReport
 from ..scoring import baseline_regressions, score_cell
 from ..solvers import MessageKind, Solver, SolverTurn, Usage, UserMessage
 from ..solvers._scaffold import SandboxedSolver
@@ -57,7 +58,17 @@ def summarize(index: int, unit: str, report: VerifyReport, duration_s: float) ->
         duration_s=duration_s,
         reused={s.state: s.reused for s in report.states if s.reused},
         replayed={s.state: s.replayed for s in report.states if s.replayed},
+        replays=dict(Counter(_how(s) for s in report.states)),
+        warm_fallbacks=dict(Counter(report.warm_discarded)),
     )
+
+
+def _how(s: StateRun) -> str:
+    if s.reused:
+        return "reused"
+    if s.shared_with:
+        return "shared"
+    return s.context or "failed"  # no replay finished (a crash after the retry)
 
 
 class _Counters:

@@ -73,6 +73,9 @@ class BrowserSession:
     context: BrowserContext
     page: Page
     origin: str
+    # "warm": a page of a warm context an earlier state used (`_browser_warm.py`);
+    # "fresh": the first page of a new context.
+    kind: str = "fresh"
 
 
 @dataclass(slots=True)
@@ -278,13 +281,15 @@ class BrowserPool:
         held: WarmContext | None = None
         try:
             held = warm.take(origin, viewport, lambda g: g is gen and gen.browser.is_connected())
+            kind = "fresh" if held is None else "warm"
             if held is None:
                 context = await open_context(gen.browser, origin, viewport)
                 held = await open_warm(context, origin, gen)
                 warm.counts["opened"] += 1
             page = await held.new_page()
             page.on("dialog", _dismiss)
-            result = await job(BrowserSession(context=held.context, page=page, origin=origin))
+            session = BrowserSession(context=held.context, page=page, origin=origin, kind=kind)
+            result = await job(session)
             why = "its reset did not finish in time"
             with anyio.move_on_after(20, shield=True):
                 try:

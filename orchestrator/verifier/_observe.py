@@ -57,3 +57,7 @@ class StateObservation(_Rec, frozen=True, kw_only=True):
     # or why it was replayed.
     reused: str = ""
     replayed: str = ""
+    # Replayed on a page of a reused warm context ("warm") or in a new context ("fresh");
+    # "" when reused. `shared_with`: the job whose replay evaluated these checks too.
+    context: str = ""
+    shared_with: str = ""

@@ -1,4 +1,5 @@
-"""One state's replay as a pool job: load, act, settle, read health, evaluate its checks."""
+"""One state's replay as a pool job: load, act, settle, read health, evaluate its checks
+(and those of identical replays sharing the page, `_share.py`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
@@ -94,16 +96,27 @@ async def _screenshot(page: Page, job: StateJob) -> str:
     return rel
 
 
-async def replay_state(session: BrowserSession, job: StateJob) -> StateObservation:
+async def replay_shared(
+    session: BrowserSession, job: StateJob, followers: tuple[StateJob, ...]
+) -> tuple[StateObservation, ...]:
+    """`job`'s replay, and on the same page the checks of `followers` (jobs with the same
+    route, actions, viewport and settle rule, `_share.py`): each follower's observation
+    is taken before any check of `job` runs. `job`'s first, then the followers' in order."""
     rec = Recorder(origin=session.origin)
     rec.attach_context(session.context)
     try:
-        return await _replay(session, job, rec)
+        return await _replay(session, job, followers, rec)
     finally:
         rec.detach_context(session.context)
 
 
-async def _replay(session: BrowserSession, job: StateJob, rec: Recorder) -> StateObservation:
+def _seen(rec: Recorder) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    return (tuple(rec.console_errors), tuple(rec.failed_requests), tuple(rec.failed_assets))
+
+
+async def _replay(
+    session: BrowserSession, job: StateJob, followers: tuple[StateJob, ...], rec: Recorder
+) -> tuple[StateObservation, ...]:
     started = time.monotonic()
     page = session.page
     rec.attach(page)
@@ -113,29 +126,53 @@ async def _replay(session: BrowserSession, job: StateJob, rec: Recorder) -> Stat
     health, fp = PageHealth(), ""
     if not nav_error:
         health, fp = await read_health(page, job.fingerprint and reached)
+    # The followers' checks only read the page (`_share.py`): evaluated first, so what
+    # they see is what their own replay would have seen, whatever `job`'s checks do.
+    shared = []
+    for other in followers:
+        mine = await _outcomes(page, other, nav_error or action_error)
+        shared.append((other, mine, _seen(rec), rec.status))
     outcomes = await _outcomes(page, job, nav_error or action_error)
     shot = await _screenshot(page, job)
     # What the state itself did; the menu trials below click the page's own controls.
-    seen = (tuple(rec.console_errors), tuple(rec.failed_requests), tuple(rec.failed_assets))
+    seen = _seen(rec)
     status = rec.status
     if reached:
         outcomes |= await _menus(page, job, outcomes, rec)
     browser = session.context.browser
     if browser is not None and not browser.is_connected():
         raise BrowserCrashed("browser disconnected during the replay")
-    return StateObservation(
+    common = StateObservation(
         state=job.key,
-        status=status,
         nav_error=nav_error,
         action_error=action_error,
+        health=health,
+        duration_s=time.monotonic() - started,
+        requests=tuple(rec.requests),
+        unbounded=rec.unbounded,
+        context=session.kind,
+    )
+    lead = msgspec.structs.replace(
+        common,
+        status=status,
         console_errors=seen[0],
         failed_requests=seen[1],
         failed_assets=seen[2],
-        health=health,
         fingerprint=fp,
         screenshot=shot,
-        duration_s=time.monotonic() - started,
         outcomes=outcomes,
-        requests=tuple(rec.requests),
-        unbounded=rec.unbounded,
     )
+    rest = [
+        msgspec.structs.replace(
+            common,
+            state=other.key,
+            status=at,
+            console_errors=then[0],
+            failed_requests=then[1],
+            failed_assets=then[2],
+            outcomes=mine,
+            shared_with=job.key,
+        )
+        for other, mine, then, at in shared
+    ]
+    return (lead, *rest)

@@ -31,8 +31,9 @@ from ._health import RunHealth
 from ._observe import Outcome, StateObservation
 from ._plan import action_chain, is_interactive, summarize_state, viewport_label
 from ._replay import ReplayOptions
-from ._replay_state import StateJob, replay_state
+from ._replay_state import StateJob, replay_shared
 from ._reuse import Checkpoint
+from ._share import share
 
 BARE = "~bare"
 
@@ -157,45 +158,64 @@ def _patient(job: StateJob) -> StateJob:
     return replace(job, opts=opts)
 
 
+class _Replays:
+    """One checkpoint's observations, and what its warm contexts could not reuse."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, StateObservation] = {}
+        self.warm_discarded: tuple[str, ...] = ()
+
+
 async def _replay_all(
     pool: BrowserPool, jobs: list[StateJob], reuse: Checkpoint | None
-) -> dict[str, StateObservation]:
-    found: dict[str, StateObservation] = {}
-    # One checkpoint's states share reset warm contexts (`_browser_warm.py`) unless auditing.
+) -> _Replays:
+    out = _Replays()
+    found = out.found
+    # One checkpoint's states share reset warm contexts (`_browser_warm.py`) and identical
+    # replays share a page (`_share.py`), unless auditing.
     warm = WarmContexts() if pool.replay == "reuse" else None
-
-    async def one(job: StateJob) -> None:
-        viewport = resolve_viewport(job.state.viewport)
-        why = "full replay"
+    why: dict[str, str] = {}
+    todo = []
+    for job in jobs:
+        why[job.key] = "full replay"
         if reuse is not None:
-            kept, why = reuse.lookup(job)
+            kept, why[job.key] = reuse.lookup(job)
             if kept is not None:
                 found[job.key] = kept
-                return
+                continue
+        todo.append(job)
+    groups = share(todo) if pool.replay != "full" else [(job, ()) for job in todo]
+
+    async def one(job: StateJob, followers: tuple[StateJob, ...]) -> None:
+        viewport = resolve_viewport(job.state.viewport)
         try:
             for _ in range(1 + _HOST_NETWORK_RETRIES):
-                seen = await pool.run(job.base_url, viewport, partial(replay_state, job=job), warm)
-                if _timed_out(seen):
-                    patient = partial(replay_state, job=_patient(job))
-                    seen = await pool.run(job.base_url, viewport, patient, warm)
-                found[job.key] = seen = msgspec.structs.replace(seen, replayed=why)
-                if not _host_network_changed(seen):
+                run = partial(replay_shared, job=job, followers=followers)
+                seen = await pool.run(job.base_url, viewport, run, warm)
+                if _timed_out(seen[0]):
+                    run = partial(replay_shared, job=_patient(job), followers=followers)
+                    seen = await pool.run(job.base_url, viewport, run, warm)
+                if not _host_network_changed(seen[0]):
                     break
-            if reuse is not None:
-                reuse.record(job, seen)
+            for each, obs in zip((job, *followers), seen, strict=True):
+                found[each.key] = obs = msgspec.structs.replace(obs, replayed=why[each.key])
+                if reuse is not None:
+                    reuse.record(each, obs)
         except (BrowserCrashed, ReplayError) as exc:
             # Crashed again after the pool's retry, or the page could not be driven:
             # this state fails. A browser that cannot launch at all propagates.
-            found[job.key] = StateObservation(state=job.key, error=str(exc))
+            for each in (job, *followers):
+                found[each.key] = StateObservation(state=each.key, error=str(exc))
 
     try:
         async with anyio.create_task_group() as tg:
-            for job in jobs:
-                tg.start_soon(one, job)
+            for job, followers in groups:
+                tg.start_soon(one, job, followers)
     finally:
         if warm is not None:
             await warm.close()
-    return found
+            out.warm_discarded = tuple(warm.discarded)
+    return out
 
 
 def _authored(
@@ -260,6 +280,8 @@ def _state_runs(contract: Contract, obs: dict[str, StateObservation]) -> tuple[S
                 error=error,
                 reused=o.reused,
                 replayed=o.replayed,
+                context=o.context,
+                shared_with=o.shared_with,
             )
         )
     return tuple(runs)
@@ -340,11 +362,15 @@ async def verify(
         (artifacts / "states").mkdir(parents=True, exist_ok=True)
     health_states = _health_states(contract, checks, check_ids, states)
     jobs = _plan(task, base_url, checks, health_states, artifacts, options, ahead=reuse is not None)
-    obs = await _replay_all(pool, jobs, reuse)
+    replays = await _replay_all(pool, jobs, reuse)
+    obs = replays.found
     results += [_authored(contract, c, obs) for c in checks]
     for sid in health_states:
         state = contract.state(sid)
         results += state_health(obs[sid], summarize_state(contract, state), state.status)
     return VerifyReport(
-        checks=tuple(results), gates=gate_results(results), states=_state_runs(contract, obs)
+        checks=tuple(results),
+        gates=gate_results(results),
+        states=_state_runs(contract, obs),
+        warm_discarded=replays.warm_discarded,
     )

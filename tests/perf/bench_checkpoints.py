@@ -168,13 +168,17 @@ def _verdicts(events: Path) -> list[dict[str, Any]]:
         if e["kind"] != "checkpoint":
             continue
         c = e["checkpoint"]
+        how = c.get("replays", {})
         out.append(
             {
                 "index": c["index"],
                 "unit": c["unit"],
                 "wall_s": c.get("duration_s", 0.0),
-                "replayed": len(c.get("replayed", {})),
+                # Browser replays (a shared state rode on another's replay).
+                "replayed": len(c.get("replayed", {})) - how.get("shared", 0),
                 "reused": len(c.get("reused", {})),
+                "replays": how,
+                "warm_fallbacks": c.get("warm_fallbacks", {}),
                 "gates": c["gates"],
                 "checks": sorted(
                     (k["id"], k.get("passed", False), k.get("applicable", True))
@@ -267,7 +271,12 @@ def _print_task(
         walls = " ".join(f"{c['wall_s']:.0f}" for c in r["checkpoints"])
         reps = " ".join(str(c["replayed"]) for c in r["checkpoints"])
         kinds = " ".join(f"{k}={v}" for k, v in r["cpu_by_kind"].items())
-        print(f"    {mode:6} checkpoint wall s: {walls}   states replayed: {reps}")
+        how: dict[str, int] = {}
+        for c in r["checkpoints"]:
+            for k, v in c["replays"].items():
+                how[k] = how.get(k, 0) + v
+        ways = " ".join(f"{k}={v}" for k, v in sorted(how.items()))
+        print(f"    {mode:6} checkpoint wall s: {walls}   states replayed: {reps}   ({ways})")
         print(
             f"           cgroup {r['cgroup_tree_cpu_s']} + {r['containers']} container(s)"
             f" {r['containers_cpu_s']} CPU-s; by kind: {kinds}"
