@@ -9,7 +9,7 @@ Runs, one after another (never concurrently, so they do not disturb each other):
   bench_replay.py   verifier vs bare Playwright per state
   bench_sweep.py    orchestration overhead, event-loop lag, RSS, scaling, asyncio vs uvloop
   bench_checkpoints.py  staged reference cells with --replay full / states / reuse side by
-                    side: CPU-s per cell, ratios, verdicts identical (default: 4 tasks)
+                    side: CPU-s per cell (own cgroups), ratios, verdicts identical (5 tasks)
 Each writes tests/perf/results/<name>.json; this script then prints a summary table
 built from those files. Results and how to read them: tests/perf/RESULTS.md.
 """
@@ -25,9 +25,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
-# Four shipped tasks, three stacks (static x2, node, php); every task: --checkpoint-tasks '*'.
+# Five shipped tasks, every stack (static x2, node, php, vite); every task: '*'.
 CHECKPOINT_TASKS = (
-    "fernhill-save-tools,bikeshare-faq-content,recipes-shared-components,library-events-tokens"
+    "fernhill-save-tools,bikeshare-faq-content,recipes-shared-components,"
+    "library-events-tokens,plantcare-mobile-nav"
 )
 
 
@@ -151,18 +152,18 @@ def table() -> str:
                 "-",
             )
     cp = _load("checkpoints")
-    if cp and "summary" in cp and isinstance(cp["summary"].get("ratio_tree_cpu"), dict):
+    if cp and "summary" in cp and isinstance(cp["summary"].get("ratio_cpu"), dict):
         sm = cp["summary"]
-        per = sm["tree_cpu_per_cell"]
-        for mode in ("states", "reuse"):
-            ok = sm["ratio_tree_cpu"][mode] <= 0.33 and sm["identical_verdicts"]
+        per = sm["cpu_per_cell"]
+        for mode in [m for m in ("states", "reuse") if m in per]:
+            ok = sm["ratio_cpu"][mode] <= 0.33 and sm["identical_verdicts"]
             _row(
                 rows,
                 "checkpoints",
                 f"{sm['cells']} cells --replay {mode} vs full",
                 f"{per[mode]:.1f} CPU-s",
                 f"{per['full']:.1f} CPU-s",
-                f"{sm['ratio_tree_cpu'][mode]:.2f}",
+                f"{sm['ratio_cpu'][mode]:.2f}",
                 "<=0.33, same verdicts",
                 "yes" if ok else "NO",
             )
