@@ -13,7 +13,7 @@ Rules beyond single assertions (also in the package docstring):
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -158,12 +158,12 @@ def _patient(job: StateJob) -> StateJob:
     return replace(job, opts=opts)
 
 
+@dataclass(slots=True)
 class _Replays:
-    """One checkpoint's observations, and what its warm contexts could not reuse."""
+    """One checkpoint's observations, and why its warm contexts were closed, not reused."""
 
-    def __init__(self) -> None:
-        self.found: dict[str, StateObservation] = {}
-        self.warm_discarded: tuple[str, ...] = ()
+    found: dict[str, StateObservation] = field(default_factory=dict)
+    warm_discarded: tuple[str, ...] = ()
 
 
 async def _replay_all(
