@@ -4,8 +4,10 @@ only a job that reads nothing another's work can change follows another.
 The site answers differently per viewport and after a click. `clicked` comes first in
 contract order, so a key that ignored actions would seat `home`'s bare load on the clicked
 page; the `narrow` states would seat a mobile bare load on a desktop page if the key
-ignored the viewport. Either planted bug flips a `require_interaction` verdict, which the
-comparison with `--replay full` (no sharing) catches.
+ignored the viewport. A screenshot finishes the page's animation, which writes what the
+click writes, so a follower evaluated after the screenshot of the job it rides on would
+see "clicked" on a bare load. Each planted bug flips a `require_interaction` verdict,
+which the comparison with `--replay full` (no sharing) catches.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ document.getElementById('vw').textContent = innerWidth < 600 ? 'narrow' : 'wide'
 document.getElementById('go').onclick = () => {
   document.getElementById('out').textContent = 'clicked';
 };
+// A screenshot (animations disabled) finishes this animation, which writes "clicked" as
+// the click does: a follower evaluated after a screenshot would see it.
+document.getElementById('vw').animate([{opacity: 1}, {opacity: 0.99}], {duration: 1e8})
+  .onfinish = () => { document.getElementById('out').textContent = 'clicked'; };
 </script></body>"""
 
 POPUP = "<!doctype html><body><script>window.open('/p.html');</script></body>"
