@@ -11,17 +11,74 @@ from typing import Any
 from .contract import CANARY, CANARY_LINE, TaskPackage
 
 # `[serve]` and the R0 skeleton per stack (AUTHORING.md, "Serving by stack").
+# npm stacks: dependencies come from the task image (installed when it is built, from
+# package.json/package-lock.json), so `npm ci` in the cell runs offline.
+_VITE_SERVE = (
+    'install = "npm ci --no-audit --no-fund"\nbuild = "npm run build"\n'
+    'start = "npx vite preview --host 0.0.0.0 --port $PORT --strictPort"\n'
+    'ready_path = "/"\nrebuild_on_change = true\nrestart_on_change = true\n'
+)
 SERVE: dict[str, str] = {
     "static": 'start = "python3 -m http.server $PORT --bind 0.0.0.0"\nready_path = "/"\n',
     "node": 'start = "node server.js"\nready_path = "/"\n',
     "php": 'start = "php -d opcache.enable=0 -S 0.0.0.0:$PORT -t public"\nready_path = "/"\n',
-    # Dependencies come from the task image (installed when it is built, from
-    # package.json/package-lock.json): `npm ci` in the cell runs offline.
-    "vite": (
-        'install = "npm ci --no-audit --no-fund"\nbuild = "npm run build"\n'
-        'start = "npx vite preview --host 0.0.0.0 --port $PORT --strictPort"\n'
+    "vite": _VITE_SERVE,
+    "react": _VITE_SERVE,
+    "svelte": _VITE_SERVE,
+    # Hugo builds into dist/ (no lock file in the workspace; pages a change removes are
+    # removed from the output too) and Python's file server serves it.
+    "hugo": (
+        'build = "hugo --noBuildLock --cleanDestinationDir --destination dist"\n'
+        'start = "python3 -m http.server $PORT --bind 0.0.0.0 --directory dist"\n'
         'ready_path = "/"\nrebuild_on_change = true\nrestart_on_change = true\n'
     ),
+}
+FRAMEWORK: dict[str, str] = {
+    "static": "vanilla",
+    "node": "vanilla",
+    "php": "vanilla",
+    "vite": "vite5-vanilla",
+    "react": "vite5-react18",
+    "svelte": "vite5-svelte5",
+    "hugo": "hugo0.111",
+}
+_VITE_PATHS = '"index.html", "about.html", "src/**", "public/**", "vite.config.js"'
+ALLOWED: dict[str, str] = {
+    "static": '"*.html", "*.css", "*.js"',
+    "node": '"public/**"',
+    "php": '"public/**"',
+    "vite": _VITE_PATHS,
+    "react": _VITE_PATHS,
+    "svelte": _VITE_PATHS,
+    "hugo": '"hugo.toml", "content/**", "layouts/**", "static/**", "assets/**", "data/**"',
+}
+# npm stacks: pinned (dependencies, devDependencies), and a lock made once with npm
+# (templates/<stack>/package-lock.json; `npm install --package-lock-only`).
+VITE_VERSION = "5.4.10"
+NPM_DEPS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "vite": ({}, {"vite": VITE_VERSION}),
+    "react": (
+        {"react": "18.3.1", "react-dom": "18.3.1"},
+        {"@vitejs/plugin-react": "4.3.3", "vite": VITE_VERSION},
+    ),
+    "svelte": (
+        {},
+        {"@sveltejs/vite-plugin-svelte": "4.0.0", "svelte": "5.1.16", "vite": VITE_VERSION},
+    ),
+}
+TEMPLATES = Path(__file__).parent / "templates"
+# Stacks whose R0 skeleton is a tree of files under templates/<stack>/repo (`__TITLE__`
+# is replaced by the task's title); where their shared stylesheet goes.
+TREE_STYLE: dict[str, str] = {
+    "react": "public/style.css",
+    "svelte": "public/style.css",
+    "hugo": "static/style.css",
+}
+GITIGNORE: dict[str, str] = {
+    "vite": "node_modules/\ndist/\n",
+    "react": "node_modules/\ndist/\n",
+    "svelte": "node_modules/\ndist/\n",
+    "hugo": "dist/\nresources/\n.hugo_build.lock\n",
 }
 PAGE = """<!doctype html>
 <html lang="en">
@@ -74,10 +131,8 @@ http.createServer((req, res) => {
   });
 }).listen(Number(process.env.PORT), '0.0.0.0');
 """
-# The vite skeleton: pinned vite, a lock made once with npm (templates/vite), both pages
-# as build inputs, the stylesheet in public/ (served as is), one module script.
-VITE_LOCK = Path(__file__).parent / "templates" / "vite" / "package-lock.json"
-VITE_VERSION = "5.4.10"
+# The vite skeleton: pinned vite, both pages as build inputs, the stylesheet in public/
+# (served as is), one module script.
 VITE_CONFIG = """import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -157,35 +212,19 @@ def scaffold(root: Path, task_id: str, stack: str) -> list[Path]:
     if root.exists():
         raise ValueError(f"{root}: already exists; `new` never overwrites a package")
     title = " ".join(w.capitalize() for w in task_id.split("-"))
-    web = {"static": "", "node": "public/", "php": "public/", "vite": ""}[stack]
-    css = "public/" if stack == "vite" else web
     files: dict[str, str] = {
-        f"repo/{web}index.html": PAGE.format(title=title),
-        f"repo/{web}about.html": ABOUT.format(title=title),
-        f"repo/{css}style.css": STYLE,
+        **_repo_files(stack, task_id, title),
         "README.md": README.format(id=task_id, stack=stack),
         # Unit 1's reference: the canary line, then the diff (see AUTHORING.md).
         "reference/u1.patch": CANARY_LINE,
-    }
-    if stack == "node":
-        files["repo/server.js"] = NODE_SERVER
-    if stack == "vite":
-        files |= _vite_files(task_id)
-        for page in ("index.html", "about.html"):
-            files[f"repo/{page}"] = files[f"repo/{page}"].replace("</body>", VITE_SCRIPT)
-    allowed = {
-        "static": '"*.html", "*.css", "*.js"',
-        "node": '"public/**"',
-        "php": '"public/**"',
-        "vite": '"index.html", "about.html", "src/**", "public/**", "vite.config.js"',
     }
     files["task.toml"] = TASK.format(
         canary=CANARY_LINE,
         id=task_id,
         title=title,
         stack=stack,
-        framework="vite5-vanilla" if stack == "vite" else "vanilla",
-        allowed=allowed[stack],
+        framework=FRAMEWORK[stack],
+        allowed=ALLOWED[stack],
         serve=SERVE[stack],
     )
     written = []
@@ -198,24 +237,55 @@ def scaffold(root: Path, task_id: str, stack: str) -> list[Path]:
     return written
 
 
-def _vite_files(task_id: str) -> dict[str, str]:
-    """package.json and its lock (named after the task), config, script, .gitignore."""
-    package = {
+def _repo_files(stack: str, task_id: str, title: str) -> dict[str, str]:
+    """R0's skeleton, by path under the package."""
+    files: dict[str, str] = {}
+    if stack in TREE_STYLE:
+        tree = TEMPLATES / stack / "repo"
+        for path in sorted(tree.rglob("*")):
+            if path.is_file():
+                text = path.read_text(encoding="utf-8").replace("__TITLE__", title)
+                files[f"repo/{path.relative_to(tree).as_posix()}"] = text
+        files[f"repo/{TREE_STYLE[stack]}"] = STYLE
+    else:
+        web = {"static": "", "node": "public/", "php": "public/", "vite": ""}[stack]
+        css = "public/" if stack == "vite" else web
+        files[f"repo/{web}index.html"] = PAGE.format(title=title)
+        files[f"repo/{web}about.html"] = ABOUT.format(title=title)
+        files[f"repo/{css}style.css"] = STYLE
+    if stack == "node":
+        files["repo/server.js"] = NODE_SERVER
+    if stack == "vite":
+        files["repo/vite.config.js"] = VITE_CONFIG
+        files["repo/src/main.js"] = VITE_MAIN
+        for page in ("index.html", "about.html"):
+            files[f"repo/{page}"] = files[f"repo/{page}"].replace("</body>", VITE_SCRIPT)
+    if stack in NPM_DEPS:
+        files |= _npm_files(task_id, stack)
+    if stack in GITIGNORE:
+        files["repo/.gitignore"] = GITIGNORE[stack]
+    return files
+
+
+def _npm_files(task_id: str, stack: str) -> dict[str, str]:
+    """package.json and its lock, both named after the task."""
+    deps, dev_deps = NPM_DEPS[stack]
+    package: dict[str, Any] = {
         "name": task_id,
         "private": True,
         "version": "0.0.0",
         "type": "module",
         "scripts": {"dev": "vite", "build": "vite build", "preview": "vite preview"},
-        "devDependencies": {"vite": VITE_VERSION},
     }
-    lock = json.loads(VITE_LOCK.read_text(encoding="utf-8"))
+    if deps:
+        package["dependencies"] = deps
+    package["devDependencies"] = dev_deps
+    lock_path = TEMPLATES / stack / "package-lock.json"
+    lock = json.loads(lock_path.read_text(encoding="utf-8"))
     lock["name"] = lock["packages"][""]["name"] = task_id
     return {
         "repo/package.json": json.dumps(package, indent=2) + "\n",
         "repo/package-lock.json": json.dumps(lock, indent=2) + "\n",
-        "repo/vite.config.js": VITE_CONFIG,
-        "repo/src/main.js": VITE_MAIN,
-        "repo/.gitignore": "node_modules/\ndist/\n",
     }
 
 

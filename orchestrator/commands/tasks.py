@@ -1,4 +1,5 @@
-"""`python -m orchestrator tasks`: list tasks with labels and hashes; non-zero on an invalid one."""
+"""`python -m orchestrator tasks`: list tasks with labels and hashes, then the suite's
+composition (regime × capability × facet × stack); non-zero on an invalid task."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..contract import ContractError, discover_tasks, load_task
+from ..contract import Contract, ContractError, discover_tasks, load_task
+from ..suite import composition
 from ._task import task_root
 
-HELP = "list the task suite with labels and contract hashes (exit 1 if any task is invalid)"
+HELP = "list the task suite (labels, contract hashes) and its composition; exit 1 if any is invalid"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -19,6 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     bad = 0
+    valid: list[Contract] = []
     roots = (
         [task_root(t, args.tasks_dir) for t in args.tasks]
         if args.tasks
@@ -36,10 +39,14 @@ def run(args: argparse.Namespace) -> int:
                 print(line, file=sys.stderr)
             continue
         c = t.contract
+        valid.append(c)
         print(
             f"{c.id:32} {c.regime:7} {c.capability:12} {c.facet:15} {c.stack:7} "
             f"units={len(c.units):2} checks={len(c.checks):3} {t.contract_hash[:12]}"
         )
+    if valid:
+        print()
+        print(composition(valid), end="")
     if bad:
         print(f"{bad} invalid task(s)", file=sys.stderr)
     return 1 if bad else 0

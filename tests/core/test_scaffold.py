@@ -1,6 +1,7 @@
-"""`new`: every stack scaffolds a package `tasks` accepts; the vite skeleton's manifests
-agree with each other (what `npm ci` checks in the image build) and every page is a
-build input (a page left out of vite.config.js would be missing from `dist/`)."""
+"""`new`: every stack scaffolds a package `tasks` accepts, with an image to run it; the
+npm skeletons' manifests agree with each other (what `npm ci` checks in the image build)
+and every page is a build input (a page left out of vite.config.js would be missing from
+`dist/`); the hugo skeleton builds into dist/ without a lock file in the workspace."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.authoring import SERVE, scaffold
+from orchestrator.authoring import NPM_DEPS, SERVE, scaffold
 from orchestrator.contract import load_task
+from sandbox._docker_images import stacks
 
 
 @pytest.mark.parametrize("stack", sorted(SERVE))
@@ -19,25 +21,47 @@ def test_every_stack_scaffolds_a_valid_package(tmp_path: Path, stack: str) -> No
     root = tmp_path / f"demo-{stack}"
     scaffold(root, root.name, stack)
     task = load_task(root)
-    assert task.contract.stack == stack
-    pages = [p for p in task.repo.rglob("*.html")]
-    assert len(pages) == 2, pages
+    assert task.contract.stack == stack and stack in stacks()
+    if stack == "hugo":  # pages are content; the HTML files are its layouts
+        pages = sorted(p.name for p in (task.repo / "content").glob("*.md"))
+        assert pages == ["_index.md", "about.md"]
+    else:
+        pages = [p.name for p in task.repo.rglob("*.html")]
+        assert sorted(pages) == ["about.html", "index.html"], pages
+    assert "TODO" not in "".join(p.read_text() for p in task.repo.rglob("*") if p.is_file())
 
 
-def test_vite_manifests_agree(tmp_path: Path) -> None:
-    root = tmp_path / "demo-vite"
-    scaffold(root, "demo-vite", "vite")
+@pytest.mark.parametrize("stack", sorted(NPM_DEPS))
+def test_npm_manifests_agree(tmp_path: Path, stack: str) -> None:
+    root = tmp_path / f"demo-{stack}"
+    scaffold(root, root.name, stack)
     repo = root / "repo"
     package = json.loads((repo / "package.json").read_text())
     lock = json.loads((repo / "package-lock.json").read_text())
-    assert package["name"] == lock["name"] == lock["packages"][""]["name"] == "demo-vite"
-    assert lock["packages"][""]["devDependencies"] == package["devDependencies"]
-    assert lock["packages"]["node_modules/vite"]["version"] == package["devDependencies"]["vite"]
+    assert package["name"] == lock["name"] == lock["packages"][""]["name"] == root.name
+    deps, dev_deps = NPM_DEPS[stack]
+    assert package.get("dependencies", {}) == lock["packages"][""].get("dependencies", {}) == deps
+    assert package["devDependencies"] == lock["packages"][""]["devDependencies"] == dev_deps
+    for name, version in {**deps, **dev_deps}.items():  # pinned: the lock has exactly these
+        assert lock["packages"][f"node_modules/{name}"]["version"] == version, name
     config = (repo / "vite.config.js").read_text()
     inputs = set(re.findall(r"page\('([^']+)'\)", config))
     assert inputs == {p.name for p in repo.glob("*.html")}
+    entry = {"vite": "/src/main.js", "react": "/src/main.jsx", "svelte": "/src/main.js"}[stack]
     for page in repo.glob("*.html"):
-        assert '<script type="module" src="/src/main.js">' in page.read_text(), page
-    assert (repo / "src" / "main.js").is_file() and (repo / "public" / "style.css").is_file()
+        assert f'<script type="module" src="{entry}">' in page.read_text(), page
+    assert (repo / entry.lstrip("/")).is_file() and (repo / "public" / "style.css").is_file()
     task = load_task(root)
     assert task.contract.serve.build and task.contract.serve.install.startswith("npm ci")
+    plugin = {"vite": "", "react": "@vitejs/plugin-react", "svelte": "@sveltejs/vite-plugin-svelte"}
+    assert plugin[stack] in config
+
+
+def test_hugo_builds_into_dist_without_a_lock_file(tmp_path: Path) -> None:
+    root = tmp_path / "demo-hugo"
+    scaffold(root, "demo-hugo", "hugo")
+    serve = load_task(root).contract.serve
+    assert "--noBuildLock" in serve.build and "--destination dist" in serve.build
+    assert "--directory dist" in serve.start and serve.rebuild_on_change
+    assert 'title = "Demo Hugo"' in (root / "repo" / "hugo.toml").read_text()
+    assert (root / "repo" / "static" / "style.css").is_file()

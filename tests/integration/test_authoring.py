@@ -117,3 +117,54 @@ def test_new_vite_capture_admit(
     adm = orch("admit", str(root), "--backend", "docker", "--out", str(tmp_path / "adm"))
     assert adm.returncode == 0, adm.stdout + adm.stderr
     assert "| demo-vite | reference | yes |" in adm.stdout
+
+
+# The stacks of issue #24: where the scaffold's home headline lives, as the author edits it.
+HEADLINE = {
+    "react": ("src/pages/Home.jsx", "<h1>Welcome to Demo React</h1>", "<h1>{}</h1>"),
+    "svelte": ("src/lib/Home.svelte", "<h1>Welcome to Demo Svelte</h1>", "<h1>{}</h1>"),
+    "hugo": ("content/_index.md", 'title: "Welcome to Demo Hugo"', 'title: "{}"'),
+}
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("stack", sorted(HEADLINE))
+def test_new_stack_capture_admit(
+    require_docker: None, require_chromium: None, tmp_path: Path, stack: str
+) -> None:
+    """`new --stack react|svelte|hugo`: the skeleton builds in its stack's image (npm
+    dependencies from the task image, Hugo from Debian's package), serves, renders what
+    its framework renders (the headline is not in any HTML file of React's or Svelte's
+    R0), captures and is admitted with the suggested preservation checks."""
+    tasks = tmp_path / "tasks"
+    task_id = f"demo-{stack}"
+    made = orch("new", task_id, "--stack", stack, "--tasks-dir", str(tasks))
+    assert made.returncode == 0, made.stderr
+    root = tasks / task_id
+    rel, old, new = HEADLINE[stack]
+    h1 = f"Demo {stack.capitalize()} opens on Sundays"
+    toml = root / "task.toml"
+    text = toml.read_text().replace("TODO: the new headline", h1)
+    text = text.replace(
+        "TODO: what a PM, QA lead or designer asks for, in their words.",
+        f"Please change the home page headline to '{h1}'.",
+    )
+    toml.write_text(text)
+    (root / "reference" / "u1.patch").write_text(_patch(root, rel, old, new.format(h1)))
+
+    cap = orch("capture", str(root), "--backend", "docker", timeout=1200)
+    assert cap.returncode == 0, cap.stdout + cap.stderr
+    r0_text = (root / "evidence" / "r0" / "home_d.txt").read_text()
+    assert f"Welcome to Demo {stack.capitalize()}" in r0_text and "Home" in r0_text
+    assert h1 in (root / "evidence" / "reference" / "home_d.txt").read_text()
+    sug = orch("suggest", task_id, "--tasks-dir", str(tasks))
+    assert sug.returncode == 0, sug.stderr
+    assert 'kind = "links"' in sug.stdout and 'kind = "text_order"' in sug.stdout, sug.stdout
+    toml.write_text(toml.read_text() + "\n" + sug.stdout)
+
+    adm = orch("admit", str(root), "--backend", "docker", "--out", str(tmp_path / "adm"))
+    assert adm.returncode == 0, adm.stdout + adm.stderr
+    assert f"| {task_id} | reference | yes |" in adm.stdout
+    assert f"| {task_id} | r0 | yes |" in adm.stdout

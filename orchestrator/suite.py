@@ -1,0 +1,146 @@
+"""The shipped suite as a whole: its composition (`tasks` prints it) and which tasks CI
+admits (tests/integration/test_suite_admission.py).
+
+CI admits the ten tasks the suite started with on every run, plus a rotating window of
+the others: admitting all of a growing suite does not fit CI's 90 minutes. The extra
+tasks are sorted by id and cut into windows of `size` (the last one wraps around to the
+start, so every window has `size` tasks); rotation `r` takes window `r mod windows`, so
+`windows` consecutive rotations admit every task at least once. The rotation is the UTC
+day number unless `PWB_ADMIT_ROTATION` fixes it; `PWB_ADMIT_SAMPLE` sets `size`;
+`PWB_ADMIT_ALL=1` admits the whole suite (the documented slow run; so does
+`python -m orchestrator admit --repeat 3` with no task named).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+
+import msgspec
+
+from .contract import Contract
+
+# The suite of issue #10: admitted on every CI run.
+CORE: frozenset[str] = frozenset(
+    {
+        "bikeshare-faq-content",
+        "build-bakery-site",
+        "build-gig-board",
+        "build-tool-library",
+        "clinic-booking-repair",
+        "coworking-pricing-toggle",
+        "fernhill-save-tools",
+        "library-events-tokens",
+        "plantcare-mobile-nav",
+        "recipes-shared-components",
+    }
+)
+SAMPLE_SIZE = 4
+
+
+class Selection(msgspec.Struct, frozen=True, kw_only=True):
+    """Which tasks a CI run admits, and why."""
+
+    core: tuple[str, ...]  # every CORE task, each run
+    sampled: tuple[str, ...]  # this rotation's window of the others
+    left_out: tuple[str, ...]  # admitted by other rotations (and the slow full run)
+    rotation: int
+    windows: int  # rotations it takes to admit every task
+
+    @property
+    def admitted(self) -> tuple[str, ...]:
+        return tuple(sorted(self.core + self.sampled))
+
+    def describe(self) -> str:
+        if not self.left_out:
+            return f"admitting all {len(self.admitted)} tasks"
+        return (
+            f"admitting {len(self.core)} core tasks + window {self.rotation % self.windows} of "
+            f"{self.windows} ({', '.join(self.sampled)}); {len(self.left_out)} others on "
+            "other rotations (PWB_ADMIT_ALL=1: the whole suite)"
+        )
+
+
+def ci_selection(task_ids: Iterable[str], rotation: int, size: int = SAMPLE_SIZE) -> Selection:
+    """The core tasks and window `rotation` of the others (module docstring)."""
+    ids = sorted(set(task_ids))
+    missing = sorted(CORE - set(ids))
+    if missing:
+        raise ValueError(f"core task(s) missing from the suite: {', '.join(missing)}")
+    if size < 0:
+        raise ValueError(f"sample size {size}: expected 0 or more")
+    rest = [i for i in ids if i not in CORE]
+    take = min(size, len(rest))
+    windows = -(-len(rest) // take) if take else 1
+    start = (rotation % windows) * take
+    sampled = sorted({rest[(start + j) % len(rest)] for j in range(take)})
+    return Selection(
+        core=tuple(i for i in ids if i in CORE),
+        sampled=tuple(sampled),
+        left_out=tuple(i for i in rest if i not in sampled),
+        rotation=rotation,
+        windows=windows,
+    )
+
+
+def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r}: expected an integer") from None
+
+
+def ci_selection_from_env(
+    task_ids: Iterable[str], env: Mapping[str, str] = os.environ, now: datetime | None = None
+) -> Selection:
+    """`ci_selection` as CI runs it: rotation = UTC day number, overridable (docstring)."""
+    ids = list(task_ids)
+    everything = env.get("PWB_ADMIT_ALL", "").strip()
+    if everything not in ("", "0", "1"):
+        raise ValueError(f"PWB_ADMIT_ALL={everything!r}: expected 0 or 1")
+    day = (now or datetime.now(UTC)).date().toordinal()
+    rotation = _int_env(env, "PWB_ADMIT_ROTATION", day)
+    size = len(ids) if everything == "1" else _int_env(env, "PWB_ADMIT_SAMPLE", SAMPLE_SIZE)
+    return ci_selection(ids, rotation, size)
+
+
+def composition(contracts: Iterable[Contract]) -> str:
+    """Counts by regime × capability × facet (rows) × stack (columns), with totals."""
+    cs = list(contracts)
+    if not cs:
+        return "composition: no tasks\n"
+    stacks = sorted({c.stack for c in cs})
+    cells = Counter((c.regime, c.capability, c.facet, c.stack) for c in cs)
+    rows = sorted({(c.regime, c.capability, c.facet) for c in cs})
+    by = {k: Counter(getattr(c, k) for c in cs) for k in ("regime", "capability", "facet", "stack")}
+    width = max(6, *(len(s) for s in stacks))
+    lines = [f"composition: {len(cs)} tasks"]
+    for k, counts in by.items():
+        lines.append(f"  {k}: " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())))
+    lines.append(
+        f"{'regime':7} {'capability':12} {'facet':15} "
+        + " ".join(f"{s:>{width}}" for s in stacks)
+        + " | total"
+    )
+    for regime, cap, facet in rows:
+        counts = [cells[(regime, cap, facet, s)] for s in stacks]
+        lines.append(
+            f"{regime:7} {cap:12} {facet:15} "
+            + " ".join(f"{n or '.':>{width}}" for n in counts)
+            + f" | {sum(counts):5}"
+        )
+    per_stack = Counter(c.stack for c in cs)
+    lines.append(
+        f"{'total':36} " + " ".join(f"{per_stack[s]:>{width}}" for s in stacks) + f" | {len(cs):5}"
+    )
+    rework = sum(any(u.kind == "rework" for u in c.units) for c in cs)
+    negs3 = sum(len(c.negatives) >= 3 for c in cs)
+    lines.append(
+        f"with a rework unit: {rework} of {len(cs)}; with >= 3 negatives: {negs3} of {len(cs)}"
+    )
+    return "\n".join(lines) + "\n"

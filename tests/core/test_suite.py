@@ -1,0 +1,136 @@
+"""The suite as a whole: `tasks` prints its composition (regime × capability × facet ×
+stack), and CI admits the ten core tasks plus a rotating window of the others that
+covers every task within `windows` rotations (orchestrator/suite.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from orchestrator.authoring import scaffold
+from orchestrator.contract import Contract, Negative, Unit, discover_tasks, load_task
+from orchestrator.suite import CORE, ci_selection, ci_selection_from_env, composition
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTRA = [f"extra-{i:02d}" for i in range(13)]
+
+
+def test_every_core_task_is_shipped_and_the_real_suite_selects_them() -> None:
+    shipped = [p.name for p in discover_tasks(ROOT / "tasks")]
+    assert set(CORE) <= set(shipped)
+    sel = ci_selection(shipped, rotation=0)
+    assert set(sel.core) == CORE and set(sel.admitted) >= CORE
+
+
+@pytest.mark.parametrize("rotation", range(9))
+def test_a_window_is_the_core_plus_size_extras_each_admitted_once(rotation: int) -> None:
+    sel = ci_selection([*EXTRA, *sorted(CORE)], rotation, size=4)
+    assert sel.windows == 4  # 13 extras in windows of 4
+    assert set(sel.core) == CORE and len(sel.sampled) == 4
+    assert set(sel.sampled) <= set(EXTRA)
+    assert set(sel.sampled) | set(sel.left_out) == set(EXTRA)
+    assert not set(sel.sampled) & set(sel.left_out)
+    assert sel.admitted == tuple(sorted([*CORE, *sel.sampled]))
+    # Deterministic, and periodic in the number of windows.
+    assert ci_selection(reversed([*EXTRA, *CORE]), rotation, 4) == sel
+    assert ci_selection([*EXTRA, *CORE], rotation + sel.windows, 4).sampled == sel.sampled
+
+
+def test_consecutive_rotations_cover_every_task_and_move_on() -> None:
+    ids = [*CORE, *EXTRA]
+    sels = [ci_selection(ids, r, size=4) for r in range(100, 104)]  # 100 % 4 == 0
+    assert set().union(*(s.sampled for s in sels)) == set(EXTRA)
+    # Windows are consecutive runs of the sorted ids; the last wraps to the start.
+    assert [s.sampled for s in sels] == [
+        tuple(EXTRA[0:4]),
+        tuple(EXTRA[4:8]),
+        tuple(EXTRA[8:12]),
+        tuple(sorted([EXTRA[12], *EXTRA[0:3]])),
+    ]
+
+
+def test_no_extras_or_a_zero_sample_admits_only_the_core() -> None:
+    assert ci_selection(CORE, 7).admitted == tuple(sorted(CORE))
+    sel = ci_selection([*CORE, *EXTRA], 7, size=0)
+    assert sel.sampled == () and set(sel.left_out) == set(EXTRA)
+    big = ci_selection([*CORE, *EXTRA], 7, size=50)
+    assert set(big.admitted) == {*CORE, *EXTRA} and big.left_out == () and big.windows == 1
+
+
+def test_a_missing_core_task_or_a_bad_size_is_an_error() -> None:
+    gone = sorted(CORE)[3]
+    with pytest.raises(ValueError, match=gone):
+        ci_selection([i for i in [*CORE, *EXTRA] if i != gone], 0)
+    with pytest.raises(ValueError, match="sample size -1"):
+        ci_selection([*CORE, *EXTRA], 0, size=-1)
+
+
+def test_the_environment_picks_rotation_size_or_everything() -> None:
+    ids = [*CORE, *EXTRA]
+    day = datetime(2026, 11, 30, 23, 59, tzinfo=UTC)
+    sel = ci_selection_from_env(ids, env={}, now=day)
+    assert sel == ci_selection(ids, day.date().toordinal(), 4)
+    assert ci_selection_from_env(ids, env={"PWB_ADMIT_ROTATION": "2"}, now=day).rotation == 2
+    two = ci_selection_from_env(ids, env={"PWB_ADMIT_SAMPLE": "2"}, now=day)
+    assert len(two.sampled) == 2
+    full = ci_selection_from_env(ids, env={"PWB_ADMIT_ALL": "1"}, now=day)
+    assert set(full.admitted) == set(ids) and not full.left_out
+    for env in ({"PWB_ADMIT_ROTATION": "x"}, {"PWB_ADMIT_SAMPLE": "1.5"}, {"PWB_ADMIT_ALL": "y"}):
+        with pytest.raises(ValueError, match=next(iter(env))):
+            ci_selection_from_env(ids, env=env, now=day)
+
+
+def _contract(tmp_path: Path, name: str, stack: str, **labels: object) -> Contract:
+    root = tmp_path / name
+    scaffold(root, name, stack)
+    return msgspec.structs.replace(load_task(root).contract, **labels)
+
+
+def test_composition_counts_every_cell_and_margin(tmp_path: Path) -> None:
+    rework = Unit(id="u2", kind="rework", request="again", checks=("u1-headline",))
+    negs = tuple(Negative(name=f"n{i}", expect_fail=("text",), why="w") for i in range(3))
+    a = _contract(tmp_path, "a-one", "static")
+    b = _contract(tmp_path, "b-two", "hugo")
+    c = _contract(tmp_path, "c-three", "hugo", units=(*a.units, rework), negatives=negs)
+    d = _contract(
+        tmp_path, "d-four", "react", regime="build", capability="build", facet="construction"
+    )
+    e = _contract(tmp_path, "e-five", "static", capability="repair", facet="regression")
+    text = composition([a, b, c, d, e])
+    assert text.splitlines() == [
+        "composition: 5 tasks",
+        "  regime: build 1, change 4",
+        "  capability: build 1, edit 3, repair 1",
+        "  facet: construction 1, content 3, regression 1",
+        "  stack: hugo 2, react 1, static 2",
+        "regime  capability   facet             hugo  react static | total",
+        "build   build        construction         .      1      . |     1",
+        "change  edit         content              2      .      1 |     3",
+        "change  repair       regression           .      .      1 |     1",
+        "total                                     2      1      2 |     5",
+        "with a rework unit: 1 of 5; with >= 3 negatives: 1 of 5",
+    ]
+    assert composition([]) == "composition: no tasks\n"
+
+
+def test_tasks_prints_the_composition_of_the_shipped_suite() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-m", "orchestrator", "tasks"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    contracts = [load_task(p).contract for p in discover_tasks(ROOT / "tasks")]
+    assert out.stdout.endswith(composition(contracts))
+    assert f"composition: {len(contracts)} tasks" in out.stdout
