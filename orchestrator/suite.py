@@ -120,8 +120,8 @@ def composition(contracts: Iterable[Contract]) -> str:
     by = {k: Counter(getattr(c, k) for c in cs) for k in ("regime", "capability", "facet", "stack")}
     width = max(6, *(len(s) for s in stacks))
     lines = [f"composition: {len(cs)} tasks"]
-    for k, counts in by.items():
-        lines.append(f"  {k}: " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())))
+    for k, margin in by.items():
+        lines.append(f"  {k}: " + ", ".join(f"{v} {n}" for v, n in sorted(margin.items())))
     lines.append(
         f"{'regime':7} {'capability':12} {'facet':15} "
         + " ".join(f"{s:>{width}}" for s in stacks)
