@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from sandbox import Backend, ImageBuilder, Labels, adhoc_sweep
+from sandbox import AdhocSweep, Backend, ImageBuilder, adhoc_sweep
 
 from .cell import CellContext, CellReport, run_cell
 from .checkpoint import Checkpointer
@@ -63,7 +63,7 @@ def _failing(report: VerifyReport) -> tuple[str, ...]:
 
 
 class Admitter:
-    def __init__(self, backend: Backend, pool: BrowserPool, out: Path, sweep: str) -> None:
+    def __init__(self, backend: Backend, pool: BrowserPool, out: Path, sweep: AdhocSweep) -> None:
         self.backend = backend
         self.pool = pool
         self.out = out
@@ -79,7 +79,7 @@ class Admitter:
             backend=self.backend,
             pool=self.pool,
             cell_dir=cell_dir,
-            labels=Labels(sweep=self.sweep, cell=f"{task.contract.id}-{name}"),
+            labels=self.sweep.labels(f"{task.contract.id}-{name}"),
             image_builder=self.images,
         )
 

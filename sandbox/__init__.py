@@ -12,6 +12,7 @@ from ._docker_images import stacks as stacks
 from ._firewall import Allow as Allow
 from ._firewall import FirewallUnavailable as FirewallUnavailable
 from ._firewall import preflight as firewall_preflight
+from ._gc import AdhocSweep as AdhocSweep
 from ._gc import Removed as Removed
 from ._gc import adhoc_sweep as adhoc_sweep
 from ._gc import collect_garbage as collect_garbage
@@ -31,6 +32,7 @@ from ._types import ServeSpec as ServeSpec
 from ._types import UnknownStack as UnknownStack
 
 __all__ = [
+    "AdhocSweep",
     "AgentLayer",
     "Allow",
     "Backend",

@@ -7,8 +7,10 @@ network's host firewall chain goes with it, and so does any chain whose network 
 gone (a crash between the two, or a network removed by hand).
 
 Liveness: a resource whose `pwb.lock` is held belongs to a live sweep and is never
-removed (unless `force`). Without a lock label (ad-hoc `cell`/`verify` runs, tests) a
-resource is removed only when its sweep is named or its time-to-live has passed.
+removed (unless `force`). Ad-hoc runs (`cell`, `verify`,
+`admit`) hold a lock of their own under the temp directory (`adhoc_sweep`). Without a
+lock label a resource is removed only when its sweep is named or its time-to-live has
+passed.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ import json
 import logging
 import os
 import secrets
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import aiodocker
 import anyio
@@ -28,7 +32,7 @@ import msgspec
 
 from . import _firewall
 from ._docker_errors import docker_client, entering, is_gone
-from ._types import SandboxError
+from ._types import Labels, SandboxError
 
 log = logging.getLogger("sandbox")
 
@@ -141,6 +145,8 @@ async def collect_garbage(
             if await _firewall.remove(short):
                 name = _firewall.chain_name(short)
                 removed.append(Removed(kind="firewall", name=name, sweep="", cell=""))
+    if sweep is None and not expired_only:
+        _drop_stale_locks(now)
     return removed
 
 
@@ -164,17 +170,56 @@ def unique_sweep(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(4)}"
 
 
+class AdhocSweep(msgspec.Struct, frozen=True, kw_only=True):
+    """A run outside a sweep: its unique id and the run lock it holds while alive."""
+
+    sweep: str
+    lock: str
+
+    def labels(self, cell: str) -> Labels:
+        return Labels(sweep=self.sweep, cell=cell, lock=self.lock)
+
+
+def _lock_dir() -> Path:
+    return Path(tempfile.gettempdir()) / "pwb-locks"
+
+
+_STALE_LOCK_S = 3600.0  # far longer than between creating a lock and taking it
+
+
+def _drop_stale_locks(now: float) -> None:
+    """Remove the lock files of ad-hoc runs that were killed (nobody holds them). Only
+    old ones: a run creates its lock and takes it a moment later, and a lock removed in
+    between would make that live run look dead."""
+    for path in _lock_dir().glob("*.lock"):
+        try:
+            if now - path.stat().st_mtime > _STALE_LOCK_S and not lock_held(str(path)):
+                path.unlink(missing_ok=True)
+        except OSError:
+            continue  # gone meanwhile
+
+
 @asynccontextmanager
-async def adhoc_sweep(prefix: str) -> AsyncIterator[str]:
-    """A unique sweep id for a run outside a sweep (`cell`, `verify`, `admit`, tests);
-    on exit, however it ends, its containers and network are removed. Without a Docker
-    daemon there is nothing to remove."""
+async def adhoc_sweep(prefix: str) -> AsyncIterator[AdhocSweep]:
+    """A unique sweep id and run lock for a run outside a sweep (`cell`, `verify`,
+    `admit`, tests). On exit, however it ends, its containers and network are removed;
+    if the process is killed first, the lock is free and the next `gc` removes them (not
+    only once their time-to-live has passed). Without a Docker daemon there is nothing
+    to remove."""
     sweep = unique_sweep(prefix)
+    _lock_dir().mkdir(mode=0o755, exist_ok=True)
+    lock = _lock_dir() / f"{sweep}.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
     try:
-        yield sweep
+        fcntl.flock(fd, fcntl.LOCK_EX)  # new and unique: nobody else can hold it
+        yield AdhocSweep(sweep=sweep, lock=str(lock))
     finally:
-        with anyio.CancelScope(shield=True):
-            try:
-                await collect_garbage(sweep=sweep, force=True)
-            except SandboxError as exc:  # no daemon: nothing of ours can be running
-                log.debug("sweep %s: nothing collected (%s)", sweep, exc)
+        try:
+            with anyio.CancelScope(shield=True):
+                try:
+                    await collect_garbage(sweep=sweep, force=True)
+                except SandboxError as exc:  # no daemon: nothing of ours can be running
+                    log.debug("sweep %s: nothing collected (%s)", sweep, exc)
+        finally:
+            lock.unlink(missing_ok=True)
+            os.close(fd)

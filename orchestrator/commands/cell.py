@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sandbox import Labels, adhoc_sweep, open_backend
+from sandbox import adhoc_sweep, open_backend
 
 from .. import events as ev
 from ..budget import Ledger
@@ -78,7 +78,7 @@ async def _run(args: argparse.Namespace, out: Path) -> CellReport:
             backend=backend,
             pool=pool,
             cell_dir=out,
-            labels=Labels(sweep=sweep, cell=f"{task.contract.id}-{int(time.time())}"),
+            labels=sweep.labels(f"{task.contract.id}-{int(time.time())}"),
             baseline=None if args.no_baseline else BaselineCache(out / "baseline-cache"),
         )
         arm: Arm = args.arm

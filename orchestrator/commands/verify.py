@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from sandbox import BackendKind, Labels, ServeSpec, adhoc_sweep, ensure_task_image, open_backend
+from sandbox import BackendKind, ServeSpec, adhoc_sweep, ensure_task_image, open_backend
 
 from ..contract import ContractError, TaskPackage, load_task
 from ..results import VerifyReport
@@ -66,7 +66,7 @@ async def served(
         spec = msgspec.structs.replace(spec, image=image)
     async with (
         adhoc_sweep("verify") as sweep,  # its sandbox and network are removed on exit
-        opened.open(root, spec, Labels(sweep=sweep, cell=task.contract.id)) as box,
+        opened.open(root, spec, sweep.labels(task.contract.id)) as box,
     ):
         built = await box.install()
         if built.ok:

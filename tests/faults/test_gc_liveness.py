@@ -3,6 +3,8 @@ live and kept (unless --force); two run directories with the same name never col
 
 from __future__ import annotations
 
+import fcntl
+import os
 import subprocess
 import sys
 import time
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.manifest import Manifest
-from sandbox import Labels
+from sandbox import Labels, _gc
 from sandbox._gc import _wanted, lock_held
 
 NOW = time.time()
@@ -75,3 +77,25 @@ def test_unlocked_resources_of_other_tools_are_kept_until_they_expire() -> None:
     assert not _wanted(fresh, named=False, **kw)  # type: ignore[arg-type]
     assert _wanted(old, named=False, **kw)  # type: ignore[arg-type]
     assert _wanted(fresh, named=True, **kw)  # type: ignore[arg-type]
+
+
+def test_stale_adhoc_locks_are_dropped_but_live_or_fresh_ones_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A killed ad-hoc run leaves its lock file; `gc` removes it once old and unheld, and
+    never a held one or one just created (its run may be about to take it)."""
+    monkeypatch.setattr(_gc, "_lock_dir", lambda: tmp_path)
+    now = time.time()
+    old = now - 2 * 3600
+    dead, held, fresh = (tmp_path / f"{n}.lock" for n in ("dead", "held", "fresh"))
+    for p in (dead, held, fresh):
+        p.touch()
+    for p in (dead, held):
+        os.utime(p, (old, old))
+    fd = os.open(held, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        _gc._drop_stale_locks(now)
+    finally:
+        os.close(fd)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh.lock", "held.lock"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import DockerBackend, ImageBuilder, Labels, Limits, ServeSpec, adhoc_sweep
+from sandbox import DockerBackend, ImageBuilder, Limits, ServeSpec, adhoc_sweep
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker]
 
@@ -36,9 +36,7 @@ async def _serve(tmp: Path, start: str) -> str:
     spec = ServeSpec(stack="static", start=start, ready_path="/", ready_timeout=30)
     async with (
         adhoc_sweep("pytest-oom") as sweep,
-        DockerBackend().open(
-            ws, spec, Labels(sweep=sweep, cell="oom"), Limits(memory_mb=128)
-        ) as box,
+        DockerBackend().open(ws, spec, sweep.labels("oom"), Limits(memory_mb=128)) as box,
     ):
         outcome = await box.serve()
     assert not outcome.ready

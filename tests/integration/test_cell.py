@@ -21,7 +21,7 @@ from orchestrator.solvers import (
 )
 from orchestrator.verifier import BrowserPool
 from orchestrator.workspace import Workspace, WorkspaceError
-from sandbox import DockerBackend, Labels
+from sandbox import AdhocSweep, DockerBackend, Labels
 from tests.fixtures.tinytask import make_tiny_task
 from tests.sweeps import new_sweep
 
@@ -147,7 +147,9 @@ async def test_admission_with_repeat_replays_the_reference_and_finds_no_flaky_ch
 ) -> None:
     from orchestrator.admission import Admitter
 
-    result = await Admitter(DockerBackend(), pool, tmp_path / "adm", SWEEP).admit(tiny, repeat=2)
+    result = await Admitter(
+        DockerBackend(), pool, tmp_path / "adm", AdhocSweep(sweep=SWEEP, lock="")
+    ).admit(tiny, repeat=2)
     assert result.admitted, result.controls
     assert result.flaky_checks == ()
     assert (tmp_path / "adm" / "tiny-shop" / "reference-1" / "events.jsonl").is_file()

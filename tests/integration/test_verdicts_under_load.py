@@ -15,7 +15,7 @@ import pytest
 from orchestrator.admission import Admitter, TaskAdmission
 from orchestrator.contract import load_task
 from orchestrator.verifier import BrowserPool
-from sandbox import DockerBackend
+from sandbox import AdhocSweep, DockerBackend
 from tests.sweeps import new_sweep
 
 SWEEP = new_sweep("pytest-load")  # unique; collected at the session end
@@ -51,11 +51,15 @@ async def test_admission_under_saturated_cores_matches_idle(
     require_docker: None, pool: BrowserPool, name: str, tmp_path: Path
 ) -> None:
     task = load_task(TASKS / name)
-    idle = await Admitter(DockerBackend(), pool, tmp_path / "idle", sweep=SWEEP).admit(task)
+    idle = await Admitter(
+        DockerBackend(), pool, tmp_path / "idle", sweep=AdhocSweep(sweep=SWEEP, lock="")
+    ).admit(task)
     with cpu_burners(seconds=1200):
         # One loaded run against the idle one keeps CI in its time; the whole suite with
         # --repeat 3 under load is tests/perf/verdicts_under_load.py.
-        loaded = await Admitter(DockerBackend(), pool, tmp_path / "load", sweep=SWEEP).admit(task)
+        loaded = await Admitter(
+            DockerBackend(), pool, tmp_path / "load", sweep=AdhocSweep(sweep=SWEEP, lock="")
+        ).admit(task)
     assert idle.admitted, _controls(idle)
     assert loaded.admitted and not loaded.flaky_checks, (_controls(loaded), loaded.flaky_checks)
     assert _controls(loaded) == _controls(idle)
