@@ -9,6 +9,8 @@ import anyio
 
 from sandbox import Removed, SandboxError, collect_garbage
 
+from ..sweep._engine import EngineUnavailable, gc_cluster
+
 HELP = (
     "remove pwb-labelled containers and networks of sweeps that are not alive "
     "(all, one --sweep, or --expired only; --force also live ones)"
@@ -23,9 +25,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also remove resources of sweeps that are still running (their run lock is held)",
     )
+    p.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="ray: run gc on every worker node of a Ray cluster (each its own Docker daemon)",
+    )
+    p.add_argument("--ray-address", default="", help="the Ray cluster (--engine ray)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.engine == "ray":
+        return _run_cluster(args)
     try:
         removed = anyio.run(_gc, args.sweep, args.expired, args.force, backend="asyncio")
     except SandboxError as exc:
@@ -39,3 +50,23 @@ def run(args: argparse.Namespace) -> int:
 
 async def _gc(sweep: str | None, expired: bool, force: bool) -> list[Removed]:
     return await collect_garbage(sweep=sweep, expired_only=expired, force=force)
+
+
+def _run_cluster(args: argparse.Namespace) -> int:
+    try:
+        nodes = gc_cluster(args.ray_address, args.sweep, args.expired, args.force)
+    except EngineUnavailable as exc:
+        print(f"gc: {exc}", file=sys.stderr)
+        return 1
+    failed = 0
+    for node in nodes:
+        if node.error:
+            failed += 1
+            print(f"gc: node {node.node[:12]}: {node.error}", file=sys.stderr)
+            continue
+        for r in node.removed:
+            print(
+                f"node {node.node[:12]}: removed {r.kind:9} {r.name}  sweep={r.sweep} cell={r.cell}"
+            )
+        print(f"node {node.node[:12]}: {len(node.removed)} removed")
+    return 1 if failed else 0

@@ -43,7 +43,7 @@ import httpx
 import msgspec
 from anyio.abc import TaskGroup
 
-from ..budget import BudgetKind, Ledger
+from ..budget import BudgetExceeded, BudgetKind, Ledger
 from ..llm import Breaker, ProviderConfig, ProviderOutage
 from ._http import Request, Response, serve_connection
 from ._meter import Metered, StreamMeter, meter_body
@@ -115,8 +115,10 @@ class Account:
             return "money", f"the cell spent ${self.spent_usd:.4f} of its ${self.max_usd:g} cap"
         if self.max_tokens is not None and self.spent_tokens >= self.max_tokens:
             return "tokens", f"the cell spent {self.spent_tokens} of {self.max_tokens} tokens"
-        if self.ledger.exhausted:
-            return "money", "the sweep's money/token cap is reached"
+        try:  # `check`, not `exhausted`: on a Ray cluster it reads the cluster-wide totals
+            self.ledger.check()
+        except BudgetExceeded as exc:
+            return exc.kind, "the sweep's money/token cap is reached"
         return None
 
     def charge(self, m: Metered, *, estimated: bool = False) -> float:

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..budget import Ledger
 from ..config import BenchConfig
@@ -19,6 +20,9 @@ from ..contract import TaskPackage
 from ..records import BackendName
 from ._core import Attempt
 from ._runner import SweepIds, open_resources
+
+if TYPE_CHECKING:
+    from ._ray import NodeGc
 
 
 class EngineUnavailable(Exception):
@@ -40,6 +44,17 @@ def check_engine(cfg: BenchConfig) -> None:
             raise EngineUnavailable(
                 f"engine 'ray': Ray is not installed ({exc}); pip install -e '.[ray]'"
             ) from exc
+
+
+def gc_cluster(address: str, sweep: str | None, expired: bool, force: bool) -> list[NodeGc]:
+    """`gc` on every worker node of a Ray cluster (`_ray.gc_cluster`; `NodeGc` per node)."""
+    try:
+        from . import _ray
+    except ImportError as exc:
+        raise EngineUnavailable(
+            f"engine 'ray': Ray is not installed ({exc}); pip install -e '.[ray]'"
+        ) from exc
+    return _ray.gc_cluster(address, sweep, expired, force)
 
 
 @asynccontextmanager

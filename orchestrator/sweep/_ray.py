@@ -35,10 +35,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import Future
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +51,8 @@ import msgspec
 import ray
 from ray.exceptions import NodeDiedError, ObjectLostError, RayActorError, WorkerCrashedError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from sandbox import Removed, SandboxError, collect_garbage
 
 from .. import events as ev
 from ..budget import BudgetExceeded, BudgetKind, Ledger, cell_deadline, credit_wait, waiting
@@ -81,18 +86,35 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     error: str = ""
 
 
+class Charge(msgspec.Struct, frozen=True, kw_only=True):
+    """One response charged to the cluster ledger (a line of the run's `ledger.jsonl`)."""
+
+    t: float  # when the ledger actor recorded it
+    node: str
+    cell: str
+    tokens: int
+    usd: float
+
+
 class LedgerActor:
     """The sweep's cluster-wide spend: every node charges it, the driver settles from it."""
 
     def __init__(self, max_usd: float | None, max_tokens: int | None) -> None:
         self.ledger = Ledger(max_usd=max_usd, max_tokens=max_tokens)
         self.cells: dict[str, tuple[int, float, int]] = {}
+        self.log: list[Charge] = []
 
-    def charge(self, cell: str, tokens: int, usd: float, estimated: bool) -> tuple[int, float]:
+    def charge(
+        self, cell: str, node: str, tokens: int, usd: float, estimated: bool
+    ) -> tuple[int, float]:
         self.ledger.charge(tokens, usd, estimated=estimated)
         t, u, e = self.cells.get(cell, (0, 0.0, 0))
         self.cells[cell] = (t + tokens, u + usd, e + estimated)
+        self.log.append(Charge(t=time.time(), node=node, cell=cell, tokens=tokens, usd=usd))
         return self.totals()
+
+    def history(self) -> list[Charge]:
+        return self.log
 
     def totals(self) -> tuple[int, float]:
         return self.ledger.spent_tokens, self.ledger.spent_usd
@@ -108,6 +130,7 @@ class ClusterLedger(Ledger):
     and `check` reads the cluster-wide totals first (one round trip per LLM call)."""
 
     cell: str = ""
+    node: str = ""
     actor: Any = None
 
     def _sync(self, totals: tuple[int, float]) -> None:
@@ -116,7 +139,8 @@ class ClusterLedger(Ledger):
             self.stopped = True
 
     def charge(self, tokens: int, usd: float, *, estimated: bool = False) -> None:
-        self._sync(ray.get(self.actor.charge.remote(self.cell, tokens, usd, estimated)))
+        ref = self.actor.charge.remote(self.cell, self.node, tokens, usd, estimated)
+        self._sync(ray.get(ref))
 
     def check(self) -> None:
         self._sync(ray.get(self.actor.totals.remote()))
@@ -156,6 +180,8 @@ class CellNode:
         self.ledger = ledger
         self.node = ray.get_runtime_context().get_node_id()[:12]
         self._stack = ExitStack()
+        self.running = 0  # attempts on the portal, teardown included
+        self.idle = threading.Condition()
         self.portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal())
         tasks = select_tasks(self.cfg, task_names)
         resources_cm = open_resources(self.cfg, Path(run_dir), ids, tasks, Ledger())
@@ -167,6 +193,10 @@ class CellNode:
         return self.res.backend.name
 
     def close(self) -> None:
+        # Cells cancelled a moment ago are still tearing down (removing their sandboxes)
+        # on the portal: the resources they use close after them.
+        with self.idle:
+            self.idle.wait_for(lambda: self.running == 0, timeout=120.0)
         self._stack.close()
 
     async def attempt(self, job: Job, n: int) -> Reply:
@@ -178,6 +208,16 @@ class CellNode:
             raise
 
     async def _attempt(self, job: Job, n: int) -> Reply:
+        with self.idle:
+            self.running += 1
+        try:
+            return await self._run(job, n)
+        finally:
+            with self.idle:
+                self.running -= 1
+                self.idle.notify_all()
+
+    async def _run(self, job: Job, n: int) -> Reply:
         row = job.template
         task = self.res.tasks.get(row.task)
         if task is None or task.contract_hash != self.hashes.get(row.task):
@@ -189,7 +229,11 @@ class CellNode:
             return Reply(failure=InfraError(error=why), retryable=True)
         sweep = self.cfg.sweep
         cell_ledger = ClusterLedger(
-            max_usd=sweep.max_usd, max_tokens=sweep.max_tokens, cell=job.key, actor=self.ledger
+            max_usd=sweep.max_usd,
+            max_tokens=sweep.max_tokens,
+            cell=job.key,
+            node=self.node,
+            actor=self.ledger,
         ).child()
         try:
             with cell_deadline(sweep.cell_timeout_s, sweep.final_grace_s):
@@ -338,16 +382,38 @@ class RayEngine:
         return backends[0]
 
     async def close(self) -> None:
-        with anyio.CancelScope(shield=True), anyio.move_on_after(60.0):
-            for node in self.nodes.values():
-                if node.alive:
-                    try:
-                        await node.actor.close.remote()
-                    except Exception as exc:
-                        log.warning("node %s did not close: %s", node.node_id[:12], exc)
+        # Every node at once: each waits for its cancelled cells' teardown, then closes
+        # its browser and backend.
+        with anyio.CancelScope(shield=True), anyio.move_on_after(180.0):
+            async with anyio.create_task_group() as tg:
+                for node in self.nodes.values():
+                    if node.alive:
+                        tg.start_soon(self._close, node)
+        with anyio.CancelScope(shield=True), anyio.move_on_after(30.0):
+            await self._write_history()
         for node in self.nodes.values():
             ray.kill(node.actor)
         ray.kill(self.ledger_actor)
+
+    async def _write_history(self) -> None:
+        """Every charge of this sweep, in the order the cluster ledger took them, with the
+        node and cell it came from: `ledger.jsonl` in the run directory (appended on
+        `--resume`)."""
+        try:
+            charges: list[Charge] = await self.ledger_actor.history.remote()
+        except Exception as exc:
+            log.warning("engine 'ray': the ledger's history is lost: %s", describe(exc))
+            return
+        if charges:
+            with (self.run_dir / "ledger.jsonl").open("ab") as f:
+                f.write(b"".join(msgspec.json.encode(c) + b"\n" for c in charges))
+
+    @staticmethod
+    async def _close(node: _Node) -> None:
+        try:
+            await node.actor.close.remote()
+        except Exception as exc:
+            log.warning("node %s did not close: %s", node.node_id[:12], exc)
 
 
 def _delivered(reply: Reply) -> Delivered:
@@ -401,4 +467,74 @@ async def open_ray_engine(
             ray.shutdown()
 
 
-__all__ = ["CellNode", "ClusterLedger", "LedgerActor", "Reply", "open_ray_engine"]
+class NodeGc(msgspec.Struct, frozen=True, kw_only=True):
+    """`gc` on one worker node: what it removed there, or why it could not."""
+
+    node: str
+    removed: list[Removed] = []
+    error: str = ""
+
+
+def _gc_here(sweep: str | None, expired: bool, force: bool) -> NodeGc:
+    node = ray.get_runtime_context().get_node_id()
+    try:
+        removed = anyio.run(
+            partial(collect_garbage, sweep=sweep, expired_only=expired, force=force),
+            backend="asyncio",
+        )
+    except SandboxError as exc:
+        return NodeGc(node=node, error=str(exc))
+    return NodeGc(node=node, removed=removed)
+
+
+def gc_cluster(address: str, sweep: str | None, expired: bool, force: bool) -> list[NodeGc]:
+    """`gc` on every live node of the cluster that declares `pwb_cells` (each its own
+    Docker daemon), one task pinned to each, in parallel."""
+    owned = not ray.is_initialized()
+    if owned:
+        try:
+            ray.init(
+                address=address or "auto",
+                include_dashboard=False,
+                logging_level=logging.WARNING,
+                log_to_driver=False,
+            )
+        except ConnectionError as exc:
+            raise EngineUnavailable(f"engine 'ray': cannot reach the cluster: {exc}") from exc
+    try:
+        nodes = [
+            n["NodeID"]
+            for n in ray.nodes()  # type: ignore[no-untyped-call]
+            if n.get("Alive") and CELLS in n["Resources"]
+        ]
+        if not nodes:
+            raise EngineUnavailable(f"engine 'ray': no node of the cluster declares {CELLS}")
+        task = ray.remote(_gc_here)
+        refs = [
+            task.options(
+                num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(nid, soft=False)
+            ).remote(sweep, expired, force)
+            for nid in nodes
+        ]
+        out: list[NodeGc] = []
+        for nid, ref in zip(nodes, refs, strict=True):
+            try:
+                out.append(ray.get(ref))
+            except Exception as exc:  # the node died, or its worker did
+                out.append(NodeGc(node=nid, error=describe(exc)))
+        return out
+    finally:
+        if owned:
+            ray.shutdown()
+
+
+__all__ = [
+    "CellNode",
+    "Charge",
+    "ClusterLedger",
+    "LedgerActor",
+    "NodeGc",
+    "Reply",
+    "gc_cluster",
+    "open_ray_engine",
+]

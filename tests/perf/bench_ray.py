@@ -68,13 +68,20 @@ def _sweep(tmp: Path, engine: str, n: int, args: argparse.Namespace) -> dict[str
         )
     )
     cfg = load_config(path)
-    t0 = time.perf_counter()
+    t0, w0 = time.perf_counter(), time.time()
     _, rows = anyio.run(
         run_sweep, cfg, SweepOptions(run_dir=tmp / f"run-{engine}-{n}", progress="quiet")
     )
     wall = time.perf_counter() - t0
+    w1 = time.time()
     return {
         "wall_s": wall,
+        # Where the wall goes: until the first cell started (engine start: for ray the
+        # node actors' processes and their resources), cells running, after the last one
+        # ended (engine close).
+        "start_s": min(r.started_at for r in rows) - w0,
+        "cells_s": max(r.finished_at for r in rows) - min(r.started_at for r in rows),
+        "close_s": w1 - max(r.finished_at for r in rows),
         "cell_wall_s_median": median([r.wall_s for r in rows]),
         "statuses": sorted({r.status for r in rows}),
         "load1": os.getloadavg()[0],
