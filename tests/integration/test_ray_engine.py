@@ -143,11 +143,11 @@ async def test_rows_equal_a_single_host_sweep(
         assert events.exists() and read_events(events)
 
 
-def _llm_bench(tmp: Path, extra: str = "") -> Path:
+def _llm_bench(tmp: Path, repeats: int, extra: str = "") -> Path:
     return bench(
         tmp,
-        repeats=4,
-        concurrency=4,
+        repeats=repeats,
+        concurrency=repeats,
         solver="fake-llm",
         kind="llm",
         solver_extra='provider = "fake"',
@@ -170,12 +170,12 @@ async def test_money_cap_holds_cluster_wide(
     node alone (2 cells) stays under it, the cluster (4 cells) passes it. The run's
     `ledger.jsonl` shows every charge with its node, in the order the ledger took them."""
     _, (calib,) = await run_sweep(
-        load_config(_llm_bench(tmp_path / "calib")),
+        load_config(_llm_bench(tmp_path / "calib", 1)),
         SweepOptions(run_dir=tmp_path / "calib" / "run", progress="quiet"),
     )
     assert calib.status == "ok", calib.error
     cap = 2.4 * calib.spend.cost_usd
-    config = _llm_bench(tmp_path / "sweep", extra=f"max_usd = {cap}")
+    config = _llm_bench(tmp_path / "sweep", 4, extra=f"max_usd = {cap}")
     run_dir, rows = await run_sweep(
         _ray(config), SweepOptions(run_dir=tmp_path / "sweep" / "run", progress="quiet")
     )
