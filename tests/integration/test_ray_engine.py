@@ -421,7 +421,7 @@ def test_driver_killed_mid_sweep_then_resume_loses_and_duplicates_nothing(
     """SIGKILL of the driver (its actors die with it): `--resume` on the cluster finishes
     the sweep exactly as on one host, one final row per cell."""
     c, _ = cluster
-    config = bench(tmp_path, repeats=6, concurrency=4)
+    config = bench(tmp_path, repeats=5, concurrency=4)
     run_dir = tmp_path / "run"
     proc = subprocess.Popen(
         _driver(config, c.address, "--run-dir", str(run_dir)),
@@ -432,13 +432,13 @@ def test_driver_killed_mid_sweep_then_resume_loses_and_duplicates_nothing(
     manifest = run_dir / "manifest.jsonl"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and proc.poll() is None:
-        if manifest.exists() and len(read_rows(manifest)) >= 2:
+        if manifest.exists() and read_rows(manifest):
             break
         time.sleep(0.2)
     proc.kill()  # SIGKILL: no cleanup of any kind
     proc.wait()
     before = read_rows(manifest)
-    assert 2 <= len(before) < 6, len(before)  # killed mid-sweep
+    assert 1 <= len(before) < 5, len(before)  # killed mid-sweep
     done = subprocess.run(
         _driver(config, c.address, "--resume", str(run_dir)),
         cwd=ROOT,
@@ -449,7 +449,7 @@ def test_driver_killed_mid_sweep_then_resume_loses_and_duplicates_nothing(
     assert done.returncode == 0, done.stderr[-2000:]
     rows = read_rows(manifest)
     final = Counter(r.cell for r in rows if r.status in FINAL_STATUSES)
-    assert final == Counter(f"tiny-shop/reference/staged/{i}" for i in range(6))
+    assert final == Counter(f"tiny-shop/reference/staged/{i}" for i in range(5))
     kept = {r.cell: r for r in rows if r.status in FINAL_STATUSES}
     for r in before:  # what finished before the kill was kept, not run again
         if r.status in FINAL_STATUSES:
