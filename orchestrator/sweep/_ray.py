@@ -184,6 +184,10 @@ class CellNode:
         self.idle = threading.Condition()
         self.portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal())
         tasks = select_tasks(self.cfg, task_names)
+        # The node's own sweep id for its Docker resources: two nodes sharing one daemon
+        # (two Ray nodes on one host) would otherwise race to create one network name,
+        # and Docker then holds two networks of that name ("ambiguous").
+        ids = SweepIds(sweep=f"{ids.sweep}-{self.node[:8]}", lock=ids.lock)
         resources_cm = open_resources(self.cfg, Path(run_dir), ids, tasks, Ledger())
         self.res: SweepResources = self._stack.enter_context(
             self.portal.wrap_async_context_manager(resources_cm)
