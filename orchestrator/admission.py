@@ -22,6 +22,7 @@ import msgspec
 
 from sandbox import AdhocSweep, Backend, ImageBuilder, adhoc_sweep
 
+from . import faults
 from .cell import CellContext, CellReport, run_cell
 from .checkpoint import Checkpointer
 from .contract import COMPLETION_GATES, Negative, TaskPackage
@@ -56,6 +57,12 @@ class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
     # The first reference run's "checkpoint:check" -> passed: the verdicts two machines
     # (or an idle and a loaded run) must agree on.
     reference_checks: dict[str, bool] = {}
+    # How many times the task was admitted: an infrastructure fault (a lost container
+    # or daemon) starts the task's admission again, up to `INFRA_ATTEMPTS` times.
+    attempts: int = 1
+    # Why the admission could not be completed ("infra_error: ..." after every attempt,
+    # "harness_error: ..." for a bug of ours): no verdict on the task, never admitted.
+    error: str = ""
 
 
 def _failing(report: VerifyReport) -> tuple[str, ...]:
@@ -213,6 +220,44 @@ def _verdicts(history: tuple[CheckpointSummary, ...]) -> dict[str, bool]:
     return {f"{cp.index}:{c.id}": c.passed for cp in history for c in cp.checks}
 
 
+INFRA_ATTEMPTS = 3
+_INFRA_PAUSE_S = 5.0  # before admitting a task again: a restarting daemon comes back
+
+
+async def admit_one(admitter: Admitter, task: TaskPackage, repeat: int) -> TaskAdmission:
+    """One task's admission; a fault never escapes it (cancellation aside), so one task's
+    lost container or a bug of ours does not lose the other tasks' results.
+
+    Infrastructure faults (`faults.classify` says "infra") admit the task again from the
+    start, up to `INFRA_ATTEMPTS` times; what still fails, or any other fault, is a
+    `TaskAdmission` with `error` set and its traceback in `<out>/<task>/error.log`.
+    """
+    for attempt in range(1, INFRA_ATTEMPTS + 1):
+        try:
+            result = await admitter.admit(task, repeat)
+        except Exception as exc:
+            cause = faults.decisive(exc)
+            kind = faults.classify(cause)
+            log = admitter.out / task.contract.id / "error.log"
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with log.open("a") as f:
+                f.write(f"attempt {attempt}: {kind}\n{faults.format_traceback(exc)}\n")
+            if kind == "infra" and attempt < INFRA_ATTEMPTS:
+                await anyio.sleep(_INFRA_PAUSE_S)
+                continue
+            status = "infra_error" if kind == "infra" else f"{kind}_error"
+            return TaskAdmission(
+                task=task.contract.id,
+                contract_hash=task.contract_hash,
+                admitted=False,
+                controls=(),
+                attempts=attempt,
+                error=f"{status}: {faults.describe(cause)} (traceback: {log})",
+            )
+        return msgspec.structs.replace(result, attempts=attempt)
+    raise AssertionError("unreachable")  # the loop returns on its last attempt
+
+
 async def admit_all(
     tasks: list[TaskPackage],
     backend: Backend,
@@ -221,6 +266,8 @@ async def admit_all(
     repeat: int,
     limit: int,
 ) -> list[TaskAdmission]:
+    """Admit every task, `limit` at a time; each task's result is also written to
+    `<out>/<task>/admission.json` as soon as it is known."""
     results: dict[str, TaskAdmission] = {}
     limiter = anyio.CapacityLimiter(limit)
     # A unique sweep id: its sandboxes and network are removed on exit, however it ends.
@@ -229,7 +276,11 @@ async def admit_all(
 
         async def one(task: TaskPackage) -> None:
             async with limiter:
-                results[task.contract.id] = await admitter.admit(task, repeat)
+                result = await admit_one(admitter, task, repeat)
+            results[task.contract.id] = result
+            path = out / task.contract.id / "admission.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(msgspec.json.format(msgspec.json.encode(result)))
 
         async with anyio.create_task_group() as tg:
             for t in tasks:

@@ -63,6 +63,13 @@ def render(results: list[TaskAdmission]) -> str:
     ]
     lines.append("|---|---|---|---|---|---|---|---|")
     for r in results:
+        if r.error:
+            lines.append(f"| {r.task} | (not admitted) | NO | | | | | {r.error} |")
+        elif r.attempts > 1:
+            lines.append(
+                f"| {r.task} | (retried) | yes | | | | | admitted on attempt {r.attempts} "
+                "after an infrastructure fault |"
+            )
         for c in r.controls:
             lines.append(
                 f"| {r.task} | {c.control} | {'yes' if c.ok else 'NO'} | "

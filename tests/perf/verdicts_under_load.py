@@ -75,6 +75,9 @@ def compare(idle: list[TaskAdmission], loaded: list[TaskAdmission]) -> list[str]
         if b is None:
             problems.append(f"{a.task}: missing from the loaded run")
             continue
+        for run, adm in (("idle", a), ("loaded", b)):
+            if adm.error:
+                problems.append(f"{a.task}: no verdict ({run}): {adm.error}")
         if a.admitted != b.admitted:
             problems.append(f"{a.task}: admitted {a.admitted} idle, {b.admitted} loaded")
         if _controls(a) != _controls(b):
