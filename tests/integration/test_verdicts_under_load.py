@@ -3,11 +3,6 @@ core is saturated by a CPU-burning process gives exactly the verdicts of an idle
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -16,6 +11,7 @@ from orchestrator.admission import Admitter, TaskAdmission
 from orchestrator.contract import load_task
 from orchestrator.verifier import BrowserPool
 from sandbox import AdhocSweep, DockerBackend
+from tests.burn import cpu_burners
 from tests.sweeps import new_sweep
 
 SWEEP = new_sweep("pytest-load")  # unique; collected at the session end
@@ -24,21 +20,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser, pytest
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
 # One small task keeps CI in its time; the suite admission test runs every task idle.
 SAMPLE = ["fernhill-save-tools"]
-
-
-@contextmanager
-def cpu_burners(seconds: int) -> Iterator[None]:
-    """One busy process per core, each killed after `seconds` at the latest."""
-    burn = [
-        subprocess.Popen(["timeout", str(seconds), sys.executable, "-c", "while True: pass"])
-        for _ in range(os.cpu_count() or 2)
-    ]
-    try:
-        yield
-    finally:
-        for p in burn:
-            p.kill()
-            p.wait()
 
 
 def _controls(a: TaskAdmission) -> list[tuple[str, bool, tuple[str, ...]]]:

@@ -22,8 +22,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import msgspec
@@ -32,24 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from orchestrator.admission import TaskAdmission  # noqa: E402
+from tests.burn import cpu_burners  # noqa: E402
 
 RESULTS = ROOT / "tests" / "perf" / "results"
-
-
-@contextmanager
-def cpu_burners(seconds: int) -> Iterator[int]:
-    """One busy process per core, each killed after `seconds` at the latest."""
-    n = os.cpu_count() or 2
-    burn = [
-        subprocess.Popen(["timeout", str(seconds), sys.executable, "-c", "while True: pass"])
-        for _ in range(n)
-    ]
-    try:
-        yield n
-    finally:
-        for p in burn:
-            p.kill()
-            p.wait()
 
 
 def _admit(out: Path, repeat: int, tasks: list[str]) -> tuple[list[TaskAdmission], float]:
@@ -114,7 +97,8 @@ def main() -> int:
         idle, idle_s = msgspec.json.decode(data, type=list[TaskAdmission]), float("nan")
     else:
         idle, idle_s = _admit(args.out / "idle", args.idle_repeat, args.tasks)
-    with cpu_burners(args.burn_seconds) as burners:
+    with cpu_burners(args.burn_seconds) as burning:
+        burners = len(burning)
         loaded, loaded_s = _admit(args.out / "loaded", args.repeat, args.tasks)
     problems = compare(idle, loaded)
     checks = sum(len(a.reference_checks) for a in idle)
