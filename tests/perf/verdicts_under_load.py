@@ -2,13 +2,15 @@
 
     python tests/perf/verdicts_under_load.py [--repeat 3] [--idle-repeat 1] [TASK...]
     python tests/perf/verdicts_under_load.py --idle-from runs/verdicts-under-load/idle
+    python tests/perf/verdicts_under_load.py --idle-from DIR --loaded-from DIR
 
-`--idle-from DIR` reuses an idle admission already recorded in DIR (its `admission.json`,
-from the same commit) instead of admitting the suite idle again.
+`--idle-from DIR` / `--loaded-from DIR` reuse an admission already recorded in DIR (its
+`admission.json`, and its wall time from `wall_s` if there) instead of running it again:
+the idle and loaded passes can be run apart and compared afterwards.
 
 1. `admit` every task (or the given ones) on an idle machine: the verdicts of record.
-2. `admit --repeat K` again while one CPU-burning process per core runs (each bounded by
-   `timeout`, killed at the end whatever happens).
+2. `admit --repeat K` again while one CPU-burning process per core runs (each with its
+   own deadline, killed at the end whatever happens: tests/burn.py).
 3. Compare, task by task: admitted or not, every control's outcome and failing gates, the
    reference's verdict on every check at every checkpoint, and the flaky checks (there must
    be none). Writes `tests/perf/results/verdicts-under-load.{json,md}`; exits 1 on any
@@ -18,6 +20,7 @@ from the same commit) instead of admitting the suite idle again.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -41,7 +44,15 @@ def _admit(out: Path, repeat: int, tasks: list[str]) -> tuple[list[TaskAdmission
     t0 = time.monotonic()
     subprocess.run(argv, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
     took = time.monotonic() - t0
+    (out / "wall_s").write_text(f"{took:.0f}\n")
+    return _recorded(out)
+
+
+def _recorded(out: Path) -> tuple[list[TaskAdmission], float]:
+    """An admission recorded in `out`, and its wall time in seconds (NaN if unknown)."""
     data = (out / "admission.json").read_bytes()
+    wall = out / "wall_s"
+    took = float(wall.read_text()) if wall.is_file() else float("nan")
     return msgspec.json.decode(data, type=list[TaskAdmission]), took
 
 
@@ -83,6 +94,14 @@ def compare(idle: list[TaskAdmission], loaded: list[TaskAdmission]) -> list[str]
     return problems
 
 
+def _seconds(s: float) -> int | None:
+    return None if math.isnan(s) else round(s)
+
+
+def _minutes(s: float) -> str:
+    return "recorded earlier" if math.isnan(s) else f"{s / 60:.1f} min"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("tasks", nargs="*")
@@ -91,15 +110,19 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=Path("runs/verdicts-under-load"))
     ap.add_argument("--burn-seconds", type=int, default=3 * 3600)
     ap.add_argument("--idle-from", type=Path, help="reuse this recorded idle admission")
+    ap.add_argument("--loaded-from", type=Path, help="reuse this recorded loaded admission")
     args = ap.parse_args()
     if args.idle_from:
-        data = (args.idle_from / "admission.json").read_bytes()
-        idle, idle_s = msgspec.json.decode(data, type=list[TaskAdmission]), float("nan")
+        idle, idle_s = _recorded(args.idle_from)
     else:
         idle, idle_s = _admit(args.out / "idle", args.idle_repeat, args.tasks)
-    with cpu_burners(args.burn_seconds) as burning:
-        burners = len(burning)
-        loaded, loaded_s = _admit(args.out / "loaded", args.repeat, args.tasks)
+    if args.loaded_from:
+        loaded, loaded_s = _recorded(args.loaded_from)
+        burners = os.cpu_count() or 2  # what `cpu_burners` starts
+    else:
+        with cpu_burners(args.burn_seconds) as burning:
+            burners = len(burning)
+            loaded, loaded_s = _admit(args.out / "loaded", args.repeat, args.tasks)
     problems = compare(idle, loaded)
     checks = sum(len(a.reference_checks) for a in idle)
     controls = sum(len(a.controls) for a in idle)
@@ -111,8 +134,8 @@ def main() -> int:
         "cores": os.cpu_count(),
         "burners": burners,
         "tasks": len(idle),
-        "idle": {"repeat": args.idle_repeat, "seconds": None if args.idle_from else round(idle_s)},
-        "loaded": {"repeat": args.repeat, "seconds": round(loaded_s)},
+        "idle": {"repeat": args.idle_repeat, "seconds": _seconds(idle_s)},
+        "loaded": {"repeat": args.repeat, "seconds": _seconds(loaded_s)},
         "admitted_idle": sum(a.admitted for a in idle),
         "admitted_loaded": sum(a.admitted for a in loaded),
         "controls": controls,
@@ -124,7 +147,7 @@ def main() -> int:
     (RESULTS / "verdicts-under-load.json").write_bytes(
         msgspec.json.format(msgspec.json.encode(summary))
     )
-    idle_wall = "recorded earlier" if args.idle_from else f"{idle_s / 60:.1f} min"
+    idle_wall, loaded_wall = _minutes(idle_s), _minutes(loaded_s)
     lines = [
         "# Verdicts under load (issue #14)",
         "",
@@ -135,7 +158,7 @@ def main() -> int:
         "|---|---|---|---|",
         f"| idle | {args.idle_repeat} | {summary['admitted_idle']}/{len(idle)} | {idle_wall} |",
         f"| saturated cores | {args.repeat} | {summary['admitted_loaded']}/{len(loaded)} "
-        f"| {loaded_s / 60:.1f} min |",
+        f"| {loaded_wall} |",
         "",
         f"Compared: {controls} controls and {checks} reference (checkpoint, check) verdicts; "
         f"flaky checks under load: {summary['flaky_checks_loaded']}.",
