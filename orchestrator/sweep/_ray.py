@@ -1,10 +1,13 @@
 """The `ray` engine: a sweep's cells on a Ray cluster's worker nodes (issue #22).
 
 The driver keeps what must be single: planning, the manifest, the ledger, progress and
-SIGINT. Each worker node that declares the custom resource `pwb_cells` gets one
-`CellNode` actor, pinned to it, holding that node's cell resources (backend, browser
-pool, providers, limiters: `_runner.open_resources`) for the whole sweep; the node's
-capacity comes from its declared resources:
+SIGINT. Each worker node that declares the custom resource `pwb_cells` runs one
+`NodeHost` actor per harness version, pinned to it and long-lived (detached, named):
+the first sweep against the cluster starts it, later sweeps reuse its process, so a
+sweep does not pay a Ray worker process and the harness's import on every node. On it
+each sweep opens a session (`CellNode`) holding that node's cell resources (backend,
+browser pool, providers, limiters: `_runner.open_resources`) for the whole sweep; the
+node's capacity comes from its declared resources:
 
     pwb_cells             cells in flight on the node
     pwb_browser_contexts  its browser contexts (default: bench.toml's)
@@ -34,9 +37,10 @@ Only this module imports Ray (ruff TID251); it needs the asyncio backend.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
+import os
 import threading
-import time
 from collections.abc import AsyncIterator
 from concurrent.futures import Future
 from contextlib import ExitStack, asynccontextmanager
@@ -56,6 +60,7 @@ from sandbox import Removed, SandboxError, collect_garbage
 
 from .. import events as ev
 from ..budget import BudgetExceeded, BudgetKind, Ledger, cell_deadline, credit_wait, waiting
+from ..cluster_ledger import Charge, LedgerActor
 from ..config import BenchConfig
 from ..contract import TaskPackage
 from ..events import append_event
@@ -84,44 +89,6 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     budget: BudgetKind | None = None
     stop: bool = False
     error: str = ""
-
-
-class Charge(msgspec.Struct, frozen=True, kw_only=True):
-    """One response charged to the cluster ledger (a line of the run's `ledger.jsonl`)."""
-
-    t: float  # when the ledger actor recorded it
-    node: str
-    cell: str
-    tokens: int
-    usd: float
-
-
-class LedgerActor:
-    """The sweep's cluster-wide spend: every node charges it, the driver settles from it."""
-
-    def __init__(self, max_usd: float | None, max_tokens: int | None) -> None:
-        self.ledger = Ledger(max_usd=max_usd, max_tokens=max_tokens)
-        self.cells: dict[str, tuple[int, float, int]] = {}
-        self.log: list[Charge] = []
-
-    def charge(
-        self, cell: str, node: str, tokens: int, usd: float, estimated: bool
-    ) -> tuple[int, float]:
-        self.ledger.charge(tokens, usd, estimated=estimated)
-        t, u, e = self.cells.get(cell, (0, 0.0, 0))
-        self.cells[cell] = (t + tokens, u + usd, e + estimated)
-        self.log.append(Charge(t=time.time(), node=node, cell=cell, tokens=tokens, usd=usd))
-        return self.totals()
-
-    def history(self) -> list[Charge]:
-        return self.log
-
-    def totals(self) -> tuple[int, float]:
-        return self.ledger.spent_tokens, self.ledger.spent_usd
-
-    def take(self, cell: str) -> tuple[int, float, int]:
-        """What `cell` was charged since the last take (tokens, usd, estimated responses)."""
-        return self.cells.pop(cell, (0, 0.0, 0))
 
 
 @dataclass
@@ -159,7 +126,8 @@ def node_config(cfg: BenchConfig, resources: dict[str, float]) -> BenchConfig:
 
 
 class CellNode:
-    """One per worker node: the node's cell resources, opened once, reused by every cell.
+    """One sweep on one worker node: the node's cell resources for that sweep, opened
+    once, reused by every cell (a session of the node's `NodeHost`).
 
     The resources live on an anyio event loop in a thread of their own (a blocking
     portal), so their task groups are entered and left by one task; Ray's asyncio loop
@@ -181,6 +149,7 @@ class CellNode:
         self.node = ray.get_runtime_context().get_node_id()[:12]
         self._stack = ExitStack()
         self.running = 0  # attempts on the portal, teardown included
+        self.inflight: set[Future[Reply]] = set()
         self.idle = threading.Condition()
         self.portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal())
         tasks = select_tasks(self.cfg, task_names)
@@ -196,7 +165,12 @@ class CellNode:
     def ready(self) -> BackendName:
         return self.res.backend.name
 
-    def close(self) -> None:
+    def close(self, abandon: bool = False) -> None:
+        """Close the sweep's resources here; `abandon`: its driver is gone, so the cells
+        still running are cancelled first (their teardown removes their sandboxes)."""
+        if abandon:
+            for fut in list(self.inflight):
+                fut.cancel()
         # Cells cancelled a moment ago are still tearing down (removing their sandboxes)
         # on the portal: the resources they use close after them.
         with self.idle:
@@ -205,11 +179,14 @@ class CellNode:
 
     async def attempt(self, job: Job, n: int) -> Reply:
         fut: Future[Reply] = self.portal.start_task_soon(self._attempt, job, n)
+        self.inflight.add(fut)
         try:
             return await asyncio.wrap_future(fut)
         except asyncio.CancelledError:
             fut.cancel()  # cancels the cell on the portal: its teardown removes the sandbox
             raise
+        finally:
+            self.inflight.discard(fut)
 
     async def _attempt(self, job: Job, n: int) -> Reply:
         with self.idle:
@@ -252,6 +229,106 @@ class CellNode:
             return Reply(failure=harness_error(exc))
 
 
+class NodeHost:
+    """One per worker node and harness version, long-lived (a detached named actor):
+    its process, with the harness imported, serves every sweep run against the cluster,
+    so a sweep does not pay a new Ray worker process and the harness's import on each
+    node. Each sweep opens a session on it (`CellNode`: that sweep's resources, its
+    Chromium included) and closes it at the end.
+
+    A session whose driver dies (its ledger actor, owned by the driver, dies with it)
+    is abandoned here: its running cells are cancelled, their sandboxes removed and its
+    resources closed, as when the driver's own actors died with it."""
+
+    WATCH_S = 2.0
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, CellNode] = {}
+        self.watchers: set[asyncio.Task[None]] = set()
+
+    async def open(
+        self,
+        session: str,
+        cfg: BenchConfig,
+        run_dir: str,
+        ids: SweepIds,
+        task_names: tuple[str, ...],
+        hashes: dict[str, str],
+        ledger: Any,
+        resources: dict[str, float],
+    ) -> BackendName:
+        node = await asyncio.to_thread(
+            CellNode, cfg, run_dir, ids, task_names, hashes, ledger, resources
+        )
+        self.sessions[session] = node
+        watcher = asyncio.get_running_loop().create_task(self._watch(session, ledger))
+        self.watchers.add(watcher)
+        watcher.add_done_callback(self.watchers.discard)
+        return node.ready()
+
+    async def attempt(self, session: str, job: Job, n: int) -> Reply:
+        node = self.sessions.get(session)
+        if node is None:
+            why = f"node {ray.get_runtime_context().get_node_id()[:12]}: no session {session}"
+            return Reply(failure=InfraError(error=why), retryable=True)
+        return await node.attempt(job, n)
+
+    async def close(self, session: str, abandon: bool = False) -> None:
+        node = self.sessions.pop(session, None)
+        if node is not None:
+            await asyncio.to_thread(node.close, abandon)
+
+    def open_sessions(self) -> list[str]:
+        return sorted(self.sessions)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    async def _watch(self, session: str, ledger: Any) -> None:
+        while session in self.sessions:
+            await asyncio.sleep(self.WATCH_S)
+            try:
+                await ledger.totals.remote()
+            except LOST:
+                log.warning("sweep %s: its driver is gone; closing its session", session)
+                await self.close(session, abandon=True)
+                return
+            except Exception as exc:  # not a verdict on the driver: look again later
+                log.warning("sweep %s: ledger unreachable: %s", session, describe(exc))
+
+
+async def retire_stale_hosts(version: str) -> None:
+    """Kill the idle node hosts of other harness versions (the code was updated since
+    they started); a host still serving a sweep of its version is left alone."""
+    for entry in ray.util.list_named_actors(all_namespaces=True):
+        name = entry["name"] if isinstance(entry, dict) else entry
+        if not name.startswith("pwb-node-") or name.startswith(f"pwb-node-{version}-"):
+            continue
+        try:
+            host = ray.get_actor(name, namespace=HOST_NAMESPACE)
+            if not await host.open_sessions.remote():
+                ray.kill(host)
+        except Exception as exc:  # gone meanwhile, or its node is
+            log.info("node host %s: %s", name, describe(exc))
+
+
+def code_version() -> str:
+    """The harness's source (`orchestrator`, `sandbox`) as a short hash: a node host
+    serves only drivers of the code it imported."""
+    import orchestrator
+    import sandbox
+
+    h = hashlib.sha256()
+    for pkg in (orchestrator, sandbox):
+        root = Path(pkg.__file__ or "").parent
+        for path in sorted(root.rglob("*.py")):
+            h.update(str(path.relative_to(root.parent)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+HOST_NAMESPACE = "pwb"
+
+
 @dataclass
 class _Node:
     node_id: str
@@ -259,6 +336,7 @@ class _Node:
     slots: int
     busy: int = 0
     alive: bool = True
+    opened: Any = None  # the sweep's session opening on the node (an ObjectRef)
 
 
 @dataclass
@@ -268,18 +346,30 @@ class RayEngine:
     ids: SweepIds
     tasks: list[TaskPackage]
     ledger_actor: Any
+    version: str
     nodes: dict[str, _Node] = field(default_factory=dict)
     changed: anyio.Event = field(default_factory=anyio.Event)
 
     def _spawn(self, node_id: str, resources: dict[str, float]) -> _Node:
-        actor_cls = ray.remote(CellNode)
+        # The node's host: the one already running (a previous sweep's), or a new one.
+        host: Any = (
+            ray.remote(NodeHost)
+            .options(
+                name=f"pwb-node-{self.version}-{node_id}",
+                namespace=HOST_NAMESPACE,
+                lifetime="detached",
+                get_if_exists=True,
+                num_cpus=0,
+                max_concurrency=1000,  # sessions x their cells; the node caps its cells
+                max_restarts=0,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            )
+            .remote()
+        )
         slots = max(1, int(resources.get(CELLS, 1)))
-        actor = actor_cls.options(
-            num_cpus=0,
-            max_concurrency=slots + 2,
-            max_restarts=0,
-            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-        ).remote(
+        node = _Node(node_id=node_id, actor=host, slots=slots)
+        node.opened = host.open.remote(
+            self.ids.sweep,
             self.cfg,
             str(self.run_dir.resolve()),
             self.ids,
@@ -288,7 +378,7 @@ class RayEngine:
             self.ledger_actor,
             resources,
         )
-        return _Node(node_id=node_id, actor=actor, slots=slots)
+        return node
 
     def refresh(self) -> list[_Node]:
         """Start a `CellNode` on every live node declaring `pwb_cells` not yet seen."""
@@ -303,7 +393,7 @@ class RayEngine:
 
     def _lost(self, node: _Node) -> None:
         node.alive = False
-        ray.kill(node.actor)
+        ray.kill(node.actor)  # its host is dead, or as good as: the next sweep starts anew
 
     def _notify(self) -> None:
         self.changed.set()
@@ -333,7 +423,8 @@ class RayEngine:
             node = await self._acquire()
         ref = None
         try:
-            ref = node.actor.attempt.remote(job, n)
+            await self._opened(node)
+            ref = node.actor.attempt.remote(self.ids.sweep, job, n)
             reply: Reply = await ref
         except anyio.get_cancelled_exc_class():
             if ref is not None:
@@ -347,6 +438,18 @@ class RayEngine:
             self._notify()
             await self._settle(job, ledger)
         return _delivered(reply)
+
+    async def _opened(self, node: _Node) -> None:
+        """Wait until the sweep's session on `node` is open (at once, after its first
+        cell); a node whose session did not open takes no more cells."""
+        try:
+            await node.opened
+        except LOST:
+            raise
+        except Exception as exc:
+            node.alive = False
+            why = f"node {node.node_id[:12]}: the sweep's session did not open: {describe(exc)}"
+            raise CellFailure(InfraError(error=why), retryable=True) from exc
 
     def _node_lost(self, job: Job, n: int, node: _Node, exc: BaseException) -> CellFailure:
         why = f"worker node {node.node_id[:12]} lost mid-cell: {describe(exc)}"
@@ -373,12 +476,20 @@ class RayEngine:
             )
         backends: list[BackendName] = []
         errors: list[str] = []
-        for node in list(self.nodes.values()):
+
+        async def ready(node: _Node) -> None:
             try:
-                backends.append(await node.actor.ready.remote())
+                backends.append(await node.opened)
             except Exception as exc:
-                self._lost(node)
+                node.alive = False
+                if isinstance(exc, LOST):
+                    self._lost(node)
                 errors.append(f"node {node.node_id[:12]}: {describe(exc)}")
+
+        # Every node's actor was created at once (`refresh`); they start side by side.
+        async with anyio.create_task_group() as tg:
+            for node in list(self.nodes.values()):
+                tg.start_soon(ready, node)
         for error in errors:
             log.warning("engine 'ray': %s", error)
         if not backends:
@@ -392,12 +503,12 @@ class RayEngine:
             async with anyio.create_task_group() as tg:
                 for node in self.nodes.values():
                     if node.alive:
-                        tg.start_soon(self._close, node)
+                        tg.start_soon(self._close, node, self.ids.sweep)
         with anyio.CancelScope(shield=True), anyio.move_on_after(30.0):
             await self._write_history()
-        for node in self.nodes.values():
-            ray.kill(node.actor)
         ray.kill(self.ledger_actor)
+        with anyio.CancelScope(shield=True), anyio.move_on_after(10.0):
+            await retire_stale_hosts(self.version)
 
     async def _write_history(self) -> None:
         """Every charge of this sweep, in the order the cluster ledger took them, with the
@@ -413,9 +524,9 @@ class RayEngine:
                 f.write(b"".join(msgspec.json.encode(c) + b"\n" for c in charges))
 
     @staticmethod
-    async def _close(node: _Node) -> None:
+    async def _close(node: _Node, session: str) -> None:
         try:
-            await node.actor.close.remote()
+            await node.actor.close.remote(session)
         except Exception as exc:
             log.warning("node %s did not close: %s", node.node_id[:12], exc)
 
@@ -461,7 +572,14 @@ async def open_ray_engine(
         .options(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False))
         .remote(ledger.max_usd, ledger.max_tokens)
     )
-    engine = RayEngine(cfg=cfg, run_dir=run_dir, ids=ids, tasks=tasks, ledger_actor=ledger_actor)
+    engine = RayEngine(
+        cfg=cfg,
+        run_dir=run_dir,
+        ids=ids,
+        tasks=tasks,
+        ledger_actor=ledger_actor,
+        version=code_version(),
+    )
     try:
         backend = await engine.start()
         yield Engine(backend=backend, attempt=engine.attempt)
@@ -538,6 +656,7 @@ __all__ = [
     "ClusterLedger",
     "LedgerActor",
     "NodeGc",
+    "NodeHost",
     "Reply",
     "gc_cluster",
     "open_ray_engine",

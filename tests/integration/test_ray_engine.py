@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import msgspec
@@ -36,64 +35,17 @@ from orchestrator.llm import ProviderConfig
 from orchestrator.manifest import FINAL_STATUSES, read_rows
 from orchestrator.records import ManifestRow
 from orchestrator.sweep import SweepOptions, run_sweep
+from tests.fixtures.raycluster import add_worker, start_head
 from tests.fixtures.tinytask import make_tiny_task
 from tests.integration.test_sweep import ROOT, _cli, bench
 
 ray = pytest.importorskip("ray") if os.environ.get("CI") != "true" else __import__("ray")
-from ray.cluster_utils import Cluster  # noqa: E402
-
-T = TypeVar("T")
-NODE = {"pwb_cells": 2, "pwb_browser_contexts": 1, "pwb_sandbox_starts": 2}
-
-
-def _ports() -> dict[str, int]:
-    """Fixed agent ports: with them the raylet does not wait (a hard-coded 15 s) for its
-    agents to write their port files, which on this overloaded host they sometimes miss
-    (ray-project/ray#65983)."""
-    names = (
-        "metrics_agent_port",
-        "metrics_export_port",
-        "dashboard_agent_listen_port",
-        "runtime_env_agent_port",
-    )
-    socks = [socket.socket() for _ in names]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = {n: s.getsockname()[1] for n, s in zip(names, socks, strict=True)}
-    for s in socks:
-        s.close()
-    return ports
-
-
-def _retried(start: Callable[[], T]) -> T:
-    """Ray gives a node a fixed 30 s to register; on this shared, overloaded 2-core host
-    that is sometimes not enough, so a node's start is tried again."""
-    for attempt in range(4):
-        try:
-            return start()
-        except Exception as exc:
-            if "timed out during startup" not in str(exc) or attempt == 3:
-                raise
-    raise AssertionError("unreachable")
-
-
-def _add_worker(cluster: Any) -> Any:
-    return _retried(
-        lambda: cluster.add_node(
-            num_cpus=0, resources=dict(NODE), include_dashboard=False, **_ports()
-        )
-    )
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
-    c = _retried(
-        lambda: Cluster(
-            initialize_head=True,
-            head_node_args={"num_cpus": 0, "include_dashboard": False, **_ports()},
-        )
-    )
-    workers = [_add_worker(c), _add_worker(c)]
+    c = start_head()
+    workers = [add_worker(c), add_worker(c)]
     c.wait_for_nodes()
     ray.init(address=c.address, include_dashboard=False, log_to_driver=False)
     try:
@@ -141,6 +93,40 @@ async def test_rows_equal_a_single_host_sweep(
         # the cell's events came back into the driver's run directory
         events = run_dir / "cells" / r.cell.replace("/", "__") / "events.jsonl"
         assert events.exists() and read_events(events)
+
+
+def _hosts() -> dict[str, tuple[int, list[str]]]:
+    """The live node hosts: name -> (process id, open sessions)."""
+    out = {}
+    for entry in ray.util.list_named_actors(all_namespaces=True):
+        if entry["name"].startswith("pwb-node-"):
+            try:
+                host = ray.get_actor(entry["name"], namespace=entry["namespace"])
+                out[entry["name"]] = ray.get([host.pid.remote(), host.open_sessions.remote()])
+            except Exception:  # a host of a removed node, not yet forgotten
+                continue
+    return {k: (v[0], v[1]) for k, v in out.items()}
+
+
+@pytest.mark.browser
+@pytest.mark.anyio
+async def test_sweeps_reuse_the_node_hosts(
+    require_chromium: None, cluster: Any, tmp_path: Path
+) -> None:
+    """A sweep against a running cluster reuses the node hosts (their processes, with
+    the harness imported) a previous sweep started, one per worker node, and leaves no
+    session open on them."""
+    config = bench(tmp_path, repeats=2, concurrency=2)
+    _, first = await run_sweep(_ray(config), SweepOptions(run_dir=tmp_path / "a", progress="quiet"))
+    hosts = _hosts()
+    workers = {n["NodeID"] for n in ray.nodes() if n["Alive"] and "pwb_cells" in n["Resources"]}
+    assert {name.rsplit("-", 1)[1] for name in hosts} == workers, hosts
+    assert all(not sessions for _, sessions in hosts.values()), hosts
+    _, second = await run_sweep(
+        _ray(config), SweepOptions(run_dir=tmp_path / "b", progress="quiet")
+    )
+    assert {r.status for r in first + second} == {"ok"}
+    assert _hosts() == hosts  # the same processes, nothing left open
 
 
 def _llm_bench(tmp: Path, repeats: int, extra: str = "") -> Path:
@@ -331,7 +317,7 @@ async def test_worker_node_lost_mid_sweep_retries_its_cells(
     async with anyio.create_task_group() as tg:
         tg.start_soon(kill_one_node)
         _, rows = await run_sweep(_ray(config), SweepOptions(run_dir=run_dir, progress="quiet"))
-    workers.append(_add_worker(c))  # leave two workers for later tests
+    workers.append(add_worker(c))  # leave two workers for later tests
     on_disk = read_rows(run_dir / "manifest.jsonl")
     assert len(rows) == len(on_disk) == 6  # one row per cell, no retry wrote a row
     assert Counter(r.cell for r in on_disk) == Counter(
@@ -437,6 +423,12 @@ def test_driver_killed_mid_sweep_then_resume_loses_and_duplicates_nothing(
         time.sleep(0.2)
     proc.kill()  # SIGKILL: no cleanup of any kind
     proc.wait()
+    # The node hosts outlive the driver; each closes the dead driver's session (its cells
+    # cancelled, its resources closed) once its ledger is gone with the driver.
+    deadline = time.monotonic() + 60
+    while any(sessions for _, sessions in _hosts().values()):
+        assert time.monotonic() < deadline, _hosts()
+        time.sleep(0.5)
     before = read_rows(manifest)
     assert 1 <= len(before) < 5, len(before)  # killed mid-sweep
     done = subprocess.run(
