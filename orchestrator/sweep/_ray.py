@@ -13,11 +13,13 @@ node's capacity comes from its declared resources:
     pwb_browser_contexts  its browser contexts (default: bench.toml's)
     pwb_sandbox_starts    its concurrent sandbox starts (default: bench.toml's)
 
-The driver sends a cell to the least loaded live node with a free cell slot. A node
-loads the task packages from the sweep's `tasks_dir` and refuses a cell whose contract
-hash differs from the driver's; a cell writes its events and artifacts into the run
-directory, so driver and workers share the run and task directories (a shared
-filesystem). The node's own images are built on first use by content hash (ImageBuilder).
+The driver sends a cell to the least loaded live node with a free cell slot. Task
+packages travel by contract hash (`_packages`): the driver puts each into the object
+store once per sweep, a node materialises it into its own content-addressed cache and
+verifies the hash, so nodes need not see the driver's `tasks_dir`. A cell writes its
+events and artifacts into the run directory, so driver and workers share the run
+directory (a shared filesystem). The node's own images are built on first use by
+content hash (ImageBuilder).
 
 Money: one `LedgerActor`, on the head node, is charged by every node as spend
 happens; a node's cell ledger reads its totals before each LLM call, so a cap reached
@@ -68,7 +70,7 @@ from ..faults import describe
 from ..records import BackendName, InfraError, Outcome
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
 from ._engine import Engine, EngineUnavailable
-from ._jobs import select_tasks
+from ._packages import default_cache, materialise, pack
 from ._runner import SweepIds, SweepResources, open_resources
 
 log = logging.getLogger("orchestrator.sweep.ray")
@@ -138,7 +140,7 @@ class CellNode:
         cfg: BenchConfig,
         run_dir: str,
         ids: SweepIds,
-        task_names: tuple[str, ...],
+        packages: dict[str, Any],
         hashes: dict[str, str],
         ledger: Any,
         resources: dict[str, float],
@@ -152,7 +154,12 @@ class CellNode:
         self.inflight: set[Future[Reply]] = set()
         self.idle = threading.Condition()
         self.portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal())
-        tasks = select_tasks(self.cfg, task_names)
+        # The task packages by contract hash, from this node's cache (filled from the
+        # object store once per hash), never from the driver's tasks_dir.
+        tasks = [
+            materialise(tid, hashes[tid], partial(_fetch, ref), default_cache())
+            for tid, ref in packages.items()
+        ]
         # The node's own sweep id for its Docker resources: two nodes sharing one daemon
         # (two Ray nodes on one host) would otherwise race to create one network name,
         # and Docker then holds two networks of that name ("ambiguous").
@@ -252,13 +259,13 @@ class NodeHost:
         cfg: BenchConfig,
         run_dir: str,
         ids: SweepIds,
-        task_names: tuple[str, ...],
+        packages: dict[str, Any],
         hashes: dict[str, str],
         ledger: Any,
         resources: dict[str, float],
     ) -> BackendName:
         node = await asyncio.to_thread(
-            CellNode, cfg, run_dir, ids, task_names, hashes, ledger, resources
+            CellNode, cfg, run_dir, ids, packages, hashes, ledger, resources
         )
         self.sessions[session] = node
         watcher = asyncio.get_running_loop().create_task(self._watch(session, ledger))
@@ -312,6 +319,17 @@ async def retire_stale_hosts(version: str) -> None:
             log.info("node host %s: %s", name, describe(exc))
 
 
+def _fetch(ref: Any) -> bytes:
+    data: bytes = ray.get(ref)
+    return data
+
+
+def _put_packages(tasks: list[TaskPackage]) -> dict[str, Any]:
+    """Each task package into the object store, once per sweep: nodes fetch it by ref
+    and cache it by contract hash."""
+    return {t.contract.id: ray.put(pack(t)) for t in tasks}
+
+
 def code_version() -> str:
     """The harness's source (`orchestrator`, `sandbox`) as a short hash: a node host
     serves only drivers of the code it imported."""
@@ -347,6 +365,7 @@ class RayEngine:
     tasks: list[TaskPackage]
     ledger_actor: Any
     version: str
+    packages: dict[str, Any]  # task id -> its package (`_packages.pack`) in the object store
     nodes: dict[str, _Node] = field(default_factory=dict)
     changed: anyio.Event = field(default_factory=anyio.Event)
 
@@ -373,7 +392,7 @@ class RayEngine:
             self.cfg,
             str(self.run_dir.resolve()),
             self.ids,
-            tuple(t.root.name for t in self.tasks),
+            self.packages,
             {t.contract.id: t.contract_hash for t in self.tasks},
             self.ledger_actor,
             resources,
@@ -579,6 +598,7 @@ async def open_ray_engine(
         tasks=tasks,
         ledger_actor=ledger_actor,
         version=code_version(),
+        packages=await anyio.to_thread.run_sync(_put_packages, tasks),
     )
     try:
         backend = await engine.start()

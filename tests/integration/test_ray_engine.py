@@ -29,12 +29,14 @@ from orchestrator.config import (
     SweepConfig,
     load_config,
 )
+from orchestrator.contract import load_task
 from orchestrator.events import Agent, Error, read_events
 from orchestrator.gateway import RequestRecord
 from orchestrator.llm import ProviderConfig
 from orchestrator.manifest import FINAL_STATUSES, read_rows
 from orchestrator.records import ManifestRow
 from orchestrator.sweep import SweepOptions, run_sweep
+from orchestrator.sweep._packages import default_cache
 from tests.fixtures.raycluster import add_worker, start_head
 from tests.fixtures.tinytask import make_tiny_task
 from tests.integration.test_sweep import ROOT, _cli, bench
@@ -127,6 +129,38 @@ async def test_sweeps_reuse_the_node_hosts(
     )
     assert {r.status for r in first + second} == {"ok"}
     assert _hosts() == hosts  # the same processes, nothing left open
+
+
+@pytest.mark.browser
+@pytest.mark.anyio
+async def test_nodes_run_cells_from_their_package_cache(
+    require_chromium: None, cluster: Any, tmp_path: Path
+) -> None:
+    """Task packages travel by contract hash: the nodes run every cell from their own
+    cache (`<cache>/<contract_hash>/<task>/`), not from the driver's tasks_dir, which is
+    moved away as soon as the first cell has started; cells reading the driver's copy
+    would then fail."""
+    config = bench(tmp_path, repeats=6, concurrency=4)
+    tasks = tmp_path / "tasks"
+    package = load_task(tasks / "tiny-shop")
+    run_dir = tmp_path / "run"
+    cells = run_dir / "cells"
+
+    async def move_tasks_away() -> None:
+        while not (cells.exists() and any(cells.iterdir())):
+            await anyio.sleep(0.05)
+        tasks.rename(tmp_path / "tasks-gone")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(move_tasks_away)
+        _, rows = await run_sweep(_ray(config), SweepOptions(run_dir=run_dir, progress="quiet"))
+    assert not tasks.exists()
+    on_disk = read_rows(run_dir / "manifest.jsonl")
+    assert len(rows) == len(on_disk) == 6
+    assert {r.status for r in on_disk} == {"ok"}, [r.error for r in on_disk]
+    assert all(r.scores is not None and r.scores.whole_task for r in on_disk)
+    cached = default_cache() / package.contract_hash / "tiny-shop"
+    assert load_task(cached).contract_hash == package.contract_hash
 
 
 def _llm_bench(tmp: Path, repeats: int, extra: str = "") -> Path:
