@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 import msgspec
@@ -32,7 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="replay the reference and every negative K times (a flaky one is not admitted)",
     )
     p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
-    p.add_argument("--out", type=Path, default=Path("runs/admission"))
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="an empty or new directory (default: runs/admission/<UTC time>)",
+    )
     p.add_argument("--parallel", type=int, default=2, help="tasks admitted at once")
     p.add_argument(
         "--allow-env-drift",
@@ -109,7 +114,21 @@ async def _admit(args: argparse.Namespace, tasks: list[TaskPackage]) -> list[Tas
         return await admit_all(tasks, backend, pool, args.out, args.repeat, args.parallel)
 
 
+def _out_dir(out: Path | None) -> Path:
+    """Where this admission writes: never over an earlier admission's results."""
+    if out is None:
+        return Path("runs/admission") / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ValueError(f"--out {out}: expected a new or empty directory, got one in use")
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
+    try:
+        args.out = _out_dir(args.out)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     try:
         tasks = _load(args)
     except ContractError as exc:
@@ -125,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     (args.out / "admission.md").write_text(text)
     (args.out / "admission.json").write_bytes(msgspec.json.format(msgspec.json.encode(results)))
     print(text)
+    print(f"admission written to {args.out}", file=sys.stderr)
     bad = [r.task for r in results if not r.admitted]
     if bad:
         print(f"not admitted: {', '.join(bad)}", file=sys.stderr)

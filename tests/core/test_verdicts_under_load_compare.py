@@ -3,8 +3,10 @@ comparison must name every difference between the idle and the loaded admission.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from orchestrator.admission import ControlResult, TaskAdmission
-from tests.perf.verdicts_under_load import compare
+from tests.perf.verdicts_under_load import _burners, compare
 
 
 def _adm(checks: dict[str, bool], *, ok: bool = True, flaky: tuple[str, ...] = ()) -> TaskAdmission:
@@ -37,3 +39,8 @@ def test_a_missing_check_a_failed_control_and_flaky_checks_are_differences() -> 
     flaky = compare([idle], [_adm(idle.reference_checks, flaky=("1:c1",))])
     assert any("flaky" in p for p in flaky), flaky
     assert any("missing" in p for p in compare([idle], []))
+
+
+def test_a_reused_loaded_record_reports_its_own_burner_count(tmp_path: Path) -> None:
+    (tmp_path / "burners").write_text("7\n")
+    assert _burners(tmp_path) == 7

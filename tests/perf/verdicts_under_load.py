@@ -38,14 +38,25 @@ from tests.burn import cpu_burners  # noqa: E402
 RESULTS = ROOT / "tests" / "perf" / "results"
 
 
-def _admit(out: Path, repeat: int, tasks: list[str]) -> tuple[list[TaskAdmission], float]:
+def _admit(
+    out: Path, repeat: int, tasks: list[str], burners: int
+) -> tuple[list[TaskAdmission], float]:
     argv = [sys.executable, "-m", "orchestrator", "admit", "--out", str(out)]
     argv += ["--repeat", str(repeat), *tasks]
     t0 = time.monotonic()
-    subprocess.run(argv, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
+    rc = subprocess.run(argv, cwd=ROOT, check=False, stdout=subprocess.DEVNULL).returncode
+    if rc not in (0, 1):  # 1: a task not admitted, still a result; else no result of this run
+        raise SystemExit(f"admit --out {out} exited {rc}: no admission recorded")
     took = time.monotonic() - t0
     (out / "wall_s").write_text(f"{took:.0f}\n")
+    (out / "burners").write_text(f"{burners}\n")
     return _recorded(out)
+
+
+def _burners(out: Path) -> int:
+    """CPU burners during the admission recorded in `out` (older records: one per core)."""
+    f = out / "burners"
+    return int(f.read_text()) if f.is_file() else os.cpu_count() or 2
 
 
 def _recorded(out: Path) -> tuple[list[TaskAdmission], float]:
@@ -115,14 +126,14 @@ def main() -> int:
     if args.idle_from:
         idle, idle_s = _recorded(args.idle_from)
     else:
-        idle, idle_s = _admit(args.out / "idle", args.idle_repeat, args.tasks)
+        idle, idle_s = _admit(args.out / "idle", args.idle_repeat, args.tasks, burners=0)
     if args.loaded_from:
         loaded, loaded_s = _recorded(args.loaded_from)
-        burners = os.cpu_count() or 2  # what `cpu_burners` starts
+        burners = _burners(args.loaded_from)
     else:
         with cpu_burners(args.burn_seconds) as burning:
             burners = len(burning)
-            loaded, loaded_s = _admit(args.out / "loaded", args.repeat, args.tasks)
+            loaded, loaded_s = _admit(args.out / "loaded", args.repeat, args.tasks, burners)
     problems = compare(idle, loaded)
     checks = sum(len(a.reference_checks) for a in idle)
     controls = sum(len(a.controls) for a in idle)
