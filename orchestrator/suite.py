@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
 import msgspec
 
-from .contract import Contract
+from .contract import Contract, ContractError, TaskPackage, load_task, twin_problems
 
 # The suite of issue #10: admitted on every CI run.
 CORE: frozenset[str] = frozenset(
@@ -109,6 +110,26 @@ def ci_selection_from_env(
     return ci_selection(ids, rotation, size)
 
 
+def suite_twin_problems(tasks: Sequence[TaskPackage]) -> list[str]:
+    """`twin_problems` of every greenfield twin among `tasks`, against the suite it ships
+    in: the tasks given, else the task of that id beside it (in its tasks directory)."""
+    known = {t.contract.id: t.contract for t in tasks}
+    problems: list[str] = []
+    for t in tasks:
+        c = t.contract
+        if c.twin_of is not None:
+            suite = known if c.twin_of in known else _beside(t.root, c.twin_of)
+            problems += twin_problems(c, str(t.root / "task.toml"), suite)
+    return problems
+
+
+def _beside(root: Path, task_id: str) -> dict[str, Contract]:
+    try:
+        return {task_id: load_task(root.parent / task_id).contract}
+    except ContractError:
+        return {}
+
+
 def composition(contracts: Iterable[Contract]) -> str:
     """Counts by regime × capability × facet (rows) × stack (columns), with totals."""
     cs = list(contracts)
@@ -142,5 +163,14 @@ def composition(contracts: Iterable[Contract]) -> str:
     negs3 = sum(len(c.negatives) >= 3 for c in cs)
     lines.append(
         f"with a rework unit: {rework} of {len(cs)}; with >= 3 negatives: {negs3} of {len(cs)}"
+    )
+    ids = {c.id: c for c in cs}
+    twins = sorted(
+        (c.id, c.twin_of) for c in cs if c.twin_of in ids and ids[c.twin_of].regime == "change"
+    )
+    lines.append(
+        f"greenfield twins of change tasks: {len(twins)}"
+        + "".join(f"{'; ' if i else ' ('}{t} -> {s}" for i, (t, s) in enumerate(twins))
+        + (")" if twins else "")
     )
     return "\n".join(lines) + "\n"

@@ -14,6 +14,7 @@ from sandbox import open_backend
 from ..admission import ControlResult, TaskAdmission, admit_all
 from ..contract import ContractError, TaskPackage, discover_tasks, load_task
 from ..report import wilson
+from ..suite import suite_twin_problems
 from ..verifier import BrowserPool, EnvironmentDrift, check_environment
 from ._loop import run_async
 from ._task import task_root
@@ -101,7 +102,11 @@ def _load(args: argparse.Namespace) -> list[TaskPackage]:
         if args.tasks
         else discover_tasks(args.tasks_dir)
     )
-    return [load_task(r) for r in roots]
+    tasks = [load_task(r) for r in roots]
+    twins = suite_twin_problems(tasks)
+    if twins:
+        raise ContractError(twins)
+    return tasks
 
 
 async def _admit(args: argparse.Namespace, tasks: list[TaskPackage]) -> list[TaskAdmission]:

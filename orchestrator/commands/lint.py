@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..contract import ContractError, discover_tasks, load_task
 from ..lint import evidence_missing, lint
+from ..suite import suite_twin_problems
 from ._task import task_root
 
 HELP = "warn about unused states, checks that cannot fail and units no negative exercises"
@@ -24,13 +25,17 @@ def run(args: argparse.Namespace) -> int:
         if args.tasks
         else discover_tasks(args.tasks_dir)
     )
+    try:
+        tasks = [load_task(root) for root in roots]
+    except ContractError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    twins = suite_twin_problems(tasks)
+    if twins:
+        print("\n".join(twins), file=sys.stderr)
+        return 2
     warned = 0
-    for root in roots:
-        try:
-            task = load_task(root)
-        except ContractError as exc:
-            print(exc, file=sys.stderr)
-            return 2
+    for task in tasks:
         if evidence_missing(task):
             print(f"{task.contract.id}: no evidence (run capture): evidence checks skipped")
         for line in lint(task):

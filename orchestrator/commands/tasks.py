@@ -7,8 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..contract import Contract, ContractError, discover_tasks, load_task
-from ..suite import composition
+from ..contract import ContractError, TaskPackage, discover_tasks, load_task
+from ..suite import composition, suite_twin_problems
 from ._task import task_root
 
 HELP = "list the task suite (labels, contract hashes) and its composition; exit 1 if any is invalid"
@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     bad = 0
-    valid: list[Contract] = []
+    valid: list[TaskPackage] = []
     roots = (
         [task_root(t, args.tasks_dir) for t in args.tasks]
         if args.tasks
@@ -39,14 +39,19 @@ def run(args: argparse.Namespace) -> int:
                 print(line, file=sys.stderr)
             continue
         c = t.contract
-        valid.append(c)
+        valid.append(t)
         print(
             f"{c.id:32} {c.regime:7} {c.capability:12} {c.facet:15} {c.stack:7} "
             f"units={len(c.units):2} checks={len(c.checks):3} {t.contract_hash[:12]}"
+            + (f" twin_of={c.twin_of}" if c.twin_of else "")
         )
+    twins = suite_twin_problems(valid)
+    for line in twins:
+        bad += 1
+        print(line, file=sys.stderr)
     if valid:
         print()
-        print(composition(valid), end="")
+        print(composition(t.contract for t in valid), end="")
     if bad:
         print(f"{bad} invalid task(s)", file=sys.stderr)
     return 1 if bad else 0

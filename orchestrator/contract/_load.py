@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,6 +161,11 @@ def cross_reference_problems(c: Contract, root: Path, where: str) -> list[str]:
         for j, g in enumerate(n.expect_fail):
             if g not in GATES:
                 bad(f"negatives[{i}].expect_fail[{j}]", "a gate name", g)
+    if c.twin_of is not None:
+        if c.regime != "build":
+            bad("twin_of", "only on a build task (a greenfield twin is regime build)", c.regime)
+        if c.twin_of == c.id:
+            bad("twin_of", "the id of another task", c.twin_of)
     if root.name != c.id:
         bad("id", f"the directory name {root.name!r}", c.id)
     if not (root / "repo").is_dir():
@@ -167,11 +173,55 @@ def cross_reference_problems(c: Contract, root: Path, where: str) -> list[str]:
     return problems
 
 
+def _unit_kinds(c: Contract) -> str:
+    stages = sum(u.kind == "stage" for u in c.units)
+    reworks = len(c.units) - stages
+    return f"{stages} stage{'s' * (stages != 1)} and {reworks} rework{'s' * (reworks != 1)}"
+
+
+def twin_problems(c: Contract, where: str, suite: Mapping[str, Contract]) -> list[str]:
+    """A greenfield twin against the suite it ships in (`suite`: id -> contract): its
+    `twin_of` names a Change task of the suite with as many stages and as many reworks.
+    `cross_reference_problems` checks what the twin's own package can say."""
+    if c.twin_of is None:
+        return []
+    source = suite.get(c.twin_of)
+    if source is None:
+        return [f"{where}:twin_of: expected the id of a task in the suite, got {c.twin_of!r}"]
+    if source.regime != "change":
+        return [
+            f"{where}:twin_of: expected a change task, got {c.twin_of!r} (regime {source.regime})"
+        ]
+    if _unit_kinds(source) != _unit_kinds(c):
+        return [
+            f"{where}:twin_of: expected a change task with {_unit_kinds(c)} like this twin, "
+            f"got {c.twin_of!r} with {_unit_kinds(source)}"
+        ]
+    return []
+
+
+# Contract fields added after contract hashes were first stored (manifest rows, baseline
+# caches, recorded admissions). Each is hashed only when it differs from its default, so
+# adding one left the hash of every existing task, and every row that carries it, as it was.
+_HASHED_WHEN_SET: tuple[str, ...] = ("twin_of",)
+
+
+def canonical_contract(contract: Contract) -> bytes:
+    """The contract's bytes in its hash: JSON, fields in definition order, dict keys
+    sorted (msgspec's deterministic order), the `_HASHED_WHEN_SET` fields only when set."""
+    data = msgspec.to_builtins(contract, order="deterministic")
+    assert isinstance(data, dict)
+    for name in _HASHED_WHEN_SET:
+        if data.get(name) is None:
+            del data[name]
+    return msgspec.json.encode(data)
+
+
 def contract_hash(root: Path, contract: Contract) -> str:
     """sha256 over the canonical contract and every file of the package, `evidence/`
     included: a re-captured render (or `env.json`) is a new contract (DESIGN §3)."""
     h = hashlib.sha256()
-    h.update(msgspec.json.encode(contract, order="deterministic"))
+    h.update(canonical_contract(contract))
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = path.relative_to(root).as_posix()
         if rel.startswith("README") or "/node_modules/" in f"/{rel}":

@@ -384,6 +384,10 @@ class Contract(_Strict, frozen=True, kw_only=True):
     checks: tuple[CheckSpec, ...]
     units: tuple[Unit, ...]
     negatives: tuple[Negative, ...] = ()
+    # A greenfield twin (regime build) names the Change task whose end state it reaches
+    # from an empty baseline, under the same checks and with as many stages and reworks
+    # (the paper's twin study). Checked against the suite it ships in (`twin_problems`).
+    twin_of: str | None = None
 
     @property
     def effective_persona(self) -> Persona:

@@ -31,6 +31,7 @@ from ._model import (
 )
 from ._regressions import gate_counts, regression_rows
 from ._stats import permutation_p, spearman
+from ._twins import twin_rows
 
 ARM_ORDER = ("staged", "full-spec")
 
@@ -210,6 +211,7 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         regression_arm=reg_arm,
         gate_counts=gate_counts([r for r in reg_rows if completing(r)]),
         paired=paired_rows(rows),
+        twins=twin_rows(rows, run.twins),
         correlations=correlations(table, regs, reg_arm),
         cost=cost(everything, cards),
         regimes=breakdown(rows, lambda r: r.labels.regime),

@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 
 from .. import manifest
-from ..contract import ContractError, load_task
+from ..contract import ContractError, TaskPackage, load_task
 from ..jsonl import JsonlRead
 from ..records import ManifestRow
 from ..solver_cards import SolverCard, guess_card, read_cards
@@ -40,6 +40,7 @@ class LoadedRun(msgspec.Struct, frozen=True, kw_only=True):
     rows: tuple[ManifestRow, ...]
     stats: LoadStats
     task_roots: dict[str, Path]  # task id -> its current package directory
+    twins: dict[str, str] = {}  # greenfield twin's task id -> its source's (`twin_of`)
     cards: dict[str, SolverCard] = {}  # RUN_DIR/solvers.json: what each solver is
 
     def card(self, solver: str) -> SolverCard:
@@ -62,13 +63,17 @@ def load_run(run_dir: Path, tasks_dir: Path) -> LoadedRun:
         latest[row.cell] = row
     hashes: dict[str, str | None] = {}
     roots: dict[str, Path] = {}
+    twins: dict[str, str] = {}
     kept: list[ManifestRow] = []
     stale = missing = 0
     for row in latest.values():
         if row.task not in hashes:
-            hashes[row.task] = _current_hash(tasks_dir / row.task)
-            if hashes[row.task] is not None:
+            task = _current(tasks_dir / row.task)
+            hashes[row.task] = task.contract_hash if task else None
+            if task is not None:
                 roots[row.task] = tasks_dir / row.task
+                if task.contract.twin_of is not None:
+                    twins[row.task] = task.contract.twin_of
         current = hashes[row.task]
         if current is None:
             missing += 1
@@ -85,13 +90,15 @@ def load_run(run_dir: Path, tasks_dir: Path) -> LoadedRun:
         missing_task=missing,
         kept=len(kept),
     )
-    return LoadedRun(rows=tuple(kept), stats=stats, task_roots=roots, cards=read_cards(run_dir))
+    return LoadedRun(
+        rows=tuple(kept), stats=stats, task_roots=roots, twins=twins, cards=read_cards(run_dir)
+    )
 
 
-def _current_hash(root: Path) -> str | None:
+def _current(root: Path) -> TaskPackage | None:
     if not root.is_dir():
         return None
     try:
-        return load_task(root).contract_hash
+        return load_task(root)
     except ContractError:
         return None

@@ -93,6 +93,17 @@ class PairedRow(_Rec, frozen=True, kw_only=True):
     final_full: Rate
 
 
+class TwinRow(_Rec, frozen=True, kw_only=True):
+    """Greenfield twins vs their Change sources for one solver and arm (`_twins`)."""
+
+    solver: str
+    arm: str
+    pairs: int  # (twin, source) task pairs this solver ran in this arm
+    wcs_source: Mean
+    wcs_twin: Mean
+    wcs_delta: Mean  # twin minus source, clustered by pair
+
+
 class CostRow(_Rec, frozen=True, kw_only=True):
     """What a solver was charged, over every row whatever its status."""
 
@@ -198,6 +209,7 @@ class Report(_Rec, frozen=True, kw_only=True):
     regression_arm: str
     gate_counts: tuple[GateCount, ...]
     paired: tuple[PairedRow, ...]
+    twins: tuple[TwinRow, ...] = ()
     correlations: tuple[Correlation, ...]
     cost: tuple[CostRow, ...] = ()
     regimes: tuple[BreakdownRow, ...] = ()

@@ -15,7 +15,13 @@ import pytest
 
 from orchestrator.authoring import scaffold
 from orchestrator.contract import Contract, Negative, Unit, discover_tasks, load_task
-from orchestrator.suite import CORE, ci_selection, ci_selection_from_env, composition
+from orchestrator.suite import (
+    CORE,
+    ci_selection,
+    ci_selection_from_env,
+    composition,
+    suite_twin_problems,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTRA = [f"extra-{i:02d}" for i in range(13)]
@@ -115,8 +121,14 @@ def test_composition_counts_every_cell_and_margin(tmp_path: Path) -> None:
         "change  repair       regression           .      .      1 |     1",
         "total                                     2      1      2 |     5",
         "with a rework unit: 1 of 5; with >= 3 negatives: 1 of 5",
+        "greenfield twins of change tasks: 0",
     ]
     assert composition([]) == "composition: no tasks\n"
+
+
+def test_every_shipped_twin_names_a_matched_change_task_of_the_suite() -> None:
+    shipped = [load_task(p) for p in discover_tasks(ROOT / "tasks")]
+    assert suite_twin_problems(shipped) == []
 
 
 def test_tasks_prints_the_composition_of_the_shipped_suite() -> None:

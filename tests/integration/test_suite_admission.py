@@ -22,7 +22,7 @@ import pytest
 
 from orchestrator.admission import admit_all
 from orchestrator.contract import TaskPackage, discover_tasks, load_task
-from orchestrator.suite import ci_selection_from_env
+from orchestrator.suite import ci_selection_from_env, suite_twin_problems
 from orchestrator.verifier import BrowserPool
 from orchestrator.verifier._visual import diff_region
 from sandbox import DockerBackend
@@ -58,8 +58,10 @@ def test_the_suite_meets_the_issue_requirements() -> None:
         assert any(u.kind == "rework" for u in c.units), c.id
         if c.regime == "change":
             assert 3 <= len(c.units) <= 6 and c.preservation_check_ids(), c.id
-        else:
+        elif c.twin_of is None:
             assert 5 <= len(c.units) <= 9, c.id
+    # A greenfield twin's units match its Change source's, not the Build range above.
+    assert suite_twin_problems([load_task(t) for t in TASKS]) == []
 
 
 @pytest.fixture
