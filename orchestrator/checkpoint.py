@@ -6,6 +6,7 @@ Shared by the staged cell, the full-spec cell and admission so they cannot drift
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Collection
 from pathlib import Path
 
@@ -39,16 +40,21 @@ class Checkpointer:
         self._build: ExecResult | None = None
         self._served_tree: str | None = None
         self._serve: ServeOutcome | None = None
+        # New at every install, build and (re)start: replay reuse keeps a state's
+        # observation across checkpoints only within one server process.
+        self._server = ""
 
     async def _prepare(self) -> tuple[ExecResult | None, ServeOutcome | None]:
         serve = self.task.contract.serve
         tree = await self.workspace.tree_id()
         if self._installed is None or (serve.rebuild_on_change and tree != self._built_tree):
+            self._server = uuid.uuid4().hex
             self._installed = await self.sandbox.install()
         build_needed = self._built_tree is None or (
             serve.rebuild_on_change and tree != self._built_tree
         )
         if build_needed:
+            self._server = uuid.uuid4().hex
             self._build = await self.sandbox.build() if self._installed.ok else self._installed
             self._built_tree = tree
         if self._build is not None and not self._build.ok:
@@ -57,6 +63,7 @@ class Checkpointer:
             serve.restart_on_change and tree != self._served_tree
         )
         if restart or (self._serve is not None and not self._serve.ready):
+            self._server = uuid.uuid4().hex
             self._serve = await self.sandbox.serve()
             self._served_tree = tree
         return self._build, self._serve
@@ -88,6 +95,7 @@ class Checkpointer:
             health=health,
             artifacts=out,
             workspace=self.workspace,
+            server=self._server,
         )
         # ...nor one lost while it was verified: the failures would be the sandbox's.
         await self.sandbox.ensure_alive()

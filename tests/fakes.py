@@ -104,6 +104,7 @@ class FakeVerifier:
         health: RunHealth,
         artifacts: Path | None,
         workspace: object = None,
+        server: str = "",
     ) -> VerifyReport:
         self.faults.hit("verify", base_url.rsplit("/", 1)[-1])
         wanted = [c for c in task.contract.checks if check_ids is None or c.id in check_ids]

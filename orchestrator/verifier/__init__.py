@@ -9,7 +9,9 @@ Public surface:
   scope, decided outside the browser); the `Verifier` Protocol (seam for fakes) and
   `BrowserVerifier`, the real one;
 - `ReuseCache` — a cell's replays across checkpoints: a state whose served bytes did
-  not change keeps its observation (`_reuse.py`; `pool.replay == "full"` turns it off);
+  not change keeps its observation (`_reuse.py`; on dynamic stacks the files the
+  server read for it, traced with inotify, `_opens.py`; `pool.replay == "full"` turns
+  it off);
 - `capture(pool, task, base_url, out_dir)` — evidence for a task package;
 - `environment_drift(pool, task)` — how the running rendering environment differs from
   the one the task's evidence was captured in (`evidence/env.json`), '' when it does not;

@@ -22,11 +22,25 @@ reuses its observation only when all of these hold (anything else replays):
     hold (node_modules, dist, the prompt file, oversize files, empty folders) is
     uncertain and never reused;
   - every other stack (node, php, vite, any install/build/start beyond a static file
-    server): the whole file index (every path, blob and mtime) is identical, and no
-    replay of the cell has ever sent a request that could change server state.
+    server), when the replay was traced (`_opens.py`: every file and folder the server
+    opened or read while the state replayed, with those of states replayed at the same
+    time): the same server process (not restarted, rebuilt or reinstalled since:
+    what it loaded at start-up and cached stays as it was), every one of those paths
+    byte-identical (a file's bytes and mode, a folder's names, or still absent), and no
+    path added, removed or renamed anywhere in the tree (a server may test a path's
+    existence with `stat`, which opens nothing). A window the trace cannot bound (an
+    overflow, a change to the tree during the replays, a tree it cannot watch) falls
+    back to the next rule;
+  - otherwise (not traced): the whole file index (every path, blob and mtime) is
+    identical. For both, no replay of the cell has ever sent a request that could
+    change server state.
 
 The server itself is not in the workspace for static stacks; for the others it is, so a
-changed server file changes the index and replays everything.
+changed server file changes the index and replays everything. Not covered by the trace
+(`_opens.py`): a file's metadata read without an open (PHP's `filemtime` of a file no
+request of the state opened), reads through a mapping, and a server that reads files on
+its own between states (a timer): such a server's states may be reused wrongly; `--replay
+full` replays everything.
 """
 
 from __future__ import annotations
@@ -45,6 +59,7 @@ from ..contract import Contract, Visual
 from ..workspace import FileIndex
 from ._browser import ReplayMode
 from ._observe import StateObservation
+from ._opens import OpenTrace, Reads, Untraceable, fingerprint
 from ._replay_state import StateJob
 
 REPLAY_MODES: tuple[ReplayMode, ...] = ("reuse", "states", "full")
@@ -155,8 +170,13 @@ class _Entry:
     # without them would have evaluated its checks on a different page history.
     mutating: frozenset[str]
     screenshot: Path | None
-    views: tuple[tuple[str, str], ...]  # static: (url, view); other stacks: ("*", digest)
+    # static: (url, view); traced: ("server", id), ("names", digest), (FILE + path, print);
+    # other stacks: ("*", digest of the whole tree).
+    views: tuple[tuple[str, str], ...]
     checkpoint: int
+
+
+FILE = "file:"
 
 
 @dataclass(slots=True)
@@ -167,36 +187,76 @@ class ReuseCache:
     def for_contract(cls, contract: Contract) -> ReuseCache:
         return cls(static=is_static(contract))
 
-    def checkpoint(self, tree: str, index: FileIndex, number: int) -> Checkpoint:
-        return Checkpoint(cache=self, index=index, tree=tree, number=number)
+    def checkpoint(
+        self,
+        tree: str,
+        index: FileIndex,
+        number: int,
+        *,
+        trace: OpenTrace | None = None,
+        server: str = "",
+    ) -> Checkpoint:
+        return Checkpoint(
+            cache=self, index=index, tree=tree, number=number, trace=trace, server=server
+        )
 
     static: bool
     entries: dict[str, _Entry] = field(default_factory=dict)
     # A non-GET request reached a stateful server: nothing of it can be reused again.
     server_touched: str = ""
 
-    def views(
-        self, index: FileIndex, digest: str, obs: StateObservation
-    ) -> tuple[tuple[str, str], ...]:
-        if not self.static:
-            return (("*", digest),)
-        urls = sorted({r.split(" ", 1)[1] for r in obs.requests})
-        return tuple((u, static_view(index, u)) for u in urls)
-
 
 @dataclass(slots=True)
 class Checkpoint:
-    """One checkpoint's view of the cache: the work tree as the server sees it now."""
+    """One checkpoint's view of the cache: the work tree as the server sees it now.
+
+    `trace` (dynamic stacks): the files the server opens while each state replays;
+    `server`: an id of the serving process, new whenever it was (re)started, rebuilt or
+    reinstalled ("" = unknown: never equal)."""
 
     cache: ReuseCache
     index: FileIndex  # the work tree as the server sees it at this checkpoint
     tree: str
     number: int
+    trace: OpenTrace | None = None
+    server: str = ""
     digest: str = ""
-    fresh: list[tuple[StateJob, StateObservation]] = field(default_factory=list)
+    fresh: list[tuple[StateJob, StateObservation, Reads | None]] = field(default_factory=list)
+    prints: dict[str, str] = field(default_factory=dict)  # path -> `fingerprint` now
 
     def __post_init__(self) -> None:
         self.digest = "" if self.cache.static else index_digest(self.index)
+
+    def prepare(self) -> None:
+        """Fingerprint every file a stored replay depends on (blocking: a worker thread)."""
+        if self.trace is None:
+            return
+        for entry in self.cache.entries.values():
+            for key, _ in entry.views:
+                if key.startswith(FILE):
+                    self._print(key.removeprefix(FILE))
+
+    def _print(self, rel: str) -> str:
+        if rel not in self.prints:
+            assert self.trace is not None
+            try:
+                self.prints[rel] = fingerprint(self.trace.root, rel)
+            except Untraceable as exc:
+                self.prints[rel] = f"untraceable: {exc}"
+        return self.prints[rel]
+
+    def _now(self, key: str) -> str:
+        if key == "*":
+            return self.digest
+        if key == "server":
+            return self.server or "unknown"
+        if key == "names":
+            return self.trace.names if self.trace is not None else "untraced"
+        if key.startswith(FILE):
+            if self.trace is None:
+                return "untraced"
+            return self.prints.get(key.removeprefix(FILE), "not fingerprinted")
+        return static_view(self.index, key)
 
     def lookup(self, job: StateJob) -> tuple[StateObservation | None, str]:
         """The stored observation to reuse for `job`, or None and why it replays."""
@@ -218,42 +278,40 @@ class Checkpoint:
             return None, "needs a screenshot not taken before"
         if self.cache.server_touched:
             return None, self.cache.server_touched
-        for url, view in entry.views:
+        for key, view in entry.views:
             try:
-                now = self.digest if url == "*" else static_view(self.index, url)
+                now = self._now(key)
             except Uncertain as exc:
                 return None, str(exc)
             if now != view:
-                what = "the work tree" if url == "*" else urlsplit(url).path
-                return None, f"{what} changed"
+                return None, _changed(key, entry.checkpoint)
         obs = entry.observation
         outcomes = {k: v for k, v in obs.outcomes.items() if k in wanted}
         shot = ""
         if job.artifacts is not None and entry.screenshot is not None:
             shot = f"states/{job.key}.png"
             shutil.copyfile(entry.screenshot, job.artifacts / shot)
-        why = (
-            f"every requested URL serves the same bytes as at checkpoint {entry.checkpoint}"
-            if self.cache.static
-            else f"the work tree is byte-identical to checkpoint {entry.checkpoint}"
-        )
         kept = msgspec.structs.replace(
-            obs, outcomes=outcomes, screenshot=shot, duration_s=0.0, reused=why, replayed=""
+            obs, outcomes=outcomes, screenshot=shot, duration_s=0.0, reused=_why(entry), replayed=""
         )
         return kept, ""
 
-    def record(self, job: StateJob, obs: StateObservation) -> None:
-        """A fresh replay of this checkpoint (stored by `commit`)."""
-        self.fresh.append((job, obs))
+    def record(self, job: StateJob, obs: StateObservation, reads: Reads | None = None) -> None:
+        """A fresh replay of this checkpoint (stored by `commit`), with what the trace
+        saw the server read while it ran."""
+        self.fresh.append((job, obs, reads))
 
     def commit(self, tree_after: str) -> None:
         """Store the fresh replays whose dependencies could be bounded; `tree_after` is
-        the work tree after them (a tree that moved meanwhile stores nothing)."""
-        for job, obs in self.fresh:
-            self._store(job, obs, stable=tree_after == self.tree)
+        the work tree after them (a tree that moved meanwhile stores nothing). Blocking
+        (fingerprints the traced files): run it in a worker thread."""
+        for job, obs, reads in self.fresh:
+            self._store(job, obs, reads, stable=tree_after == self.tree)
         self.fresh.clear()
 
-    def _store(self, job: StateJob, obs: StateObservation, *, stable: bool) -> None:
+    def _store(
+        self, job: StateJob, obs: StateObservation, reads: Reads | None, *, stable: bool
+    ) -> None:
         unsafe = [r for r in obs.requests if r.split(" ", 1)[0] not in _SAFE_METHODS]
         if unsafe and not self.cache.static:
             self.cache.server_touched = f"an earlier replay sent {unsafe[0]!r} to the server"
@@ -263,7 +321,7 @@ class Checkpoint:
         if _timing_dependent(obs):
             return
         try:
-            views = self.cache.views(self.index, self.digest, obs)
+            views = self._views(obs, reads)
         except Uncertain:
             return
         shot = job.artifacts / obs.screenshot if job.artifacts and obs.screenshot else None
@@ -276,3 +334,42 @@ class Checkpoint:
             views=views,
             checkpoint=self.number,
         )
+
+    def _views(self, obs: StateObservation, reads: Reads | None) -> tuple[tuple[str, str], ...]:
+        if self.cache.static:
+            urls = sorted({r.split(" ", 1)[1] for r in obs.requests})
+            return tuple((u, static_view(self.index, u)) for u in urls)
+        if self.trace is None or not self.server or reads is None or reads.uncertain:
+            return (("*", self.digest),)
+        files = []
+        for rel in sorted(reads.paths):
+            now = self._print(rel)
+            if now.startswith("untraceable"):
+                return (("*", self.digest),)
+            files.append((FILE + rel, now))
+        return (("server", self.server), ("names", self.trace.names), *files)
+
+
+def _changed(key: str, checkpoint: int) -> str:
+    if key == "*":
+        return "the work tree changed"
+    if key == "server":
+        return f"the server was restarted, rebuilt or reinstalled since checkpoint {checkpoint}"
+    if key == "names":
+        return "a path was added, removed or renamed in the work tree"
+    if key.startswith(FILE):
+        return f"/{key.removeprefix(FILE)} (read by the server for it) changed"
+    return f"{urlsplit(key).path} changed"
+
+
+def _why(entry: _Entry) -> str:
+    keys = [k for k, _ in entry.views]
+    if keys == ["*"]:
+        return f"the work tree is byte-identical to checkpoint {entry.checkpoint}"
+    if "server" in keys:
+        n = sum(k.startswith(FILE) for k in keys)
+        return (
+            f"the {n} path(s) the server read for it are byte-identical to checkpoint "
+            f"{entry.checkpoint}, in the same server process, no path added or removed"
+        )
+    return f"every requested URL serves the same bytes as at checkpoint {entry.checkpoint}"

@@ -7,16 +7,20 @@ can swap verdicts here), the way httpx's `MockTransport` plugs into a client.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+
+import anyio
 
 from ..contract import TaskPackage
 from ..results import VerifyReport
 from ..workspace import Workspace
 from ._browser import BrowserPool
 from ._health import RunHealth
+from ._opens import OpenTrace, Untraceable
 from ._reuse import ReuseCache
 from ._verify import verify
 
@@ -31,11 +35,13 @@ class Verifier(Protocol):
         health: RunHealth,
         artifacts: Path | None,
         workspace: Workspace | None = None,
+        server: str = "",
     ) -> VerifyReport:
         """Verify `check_ids` (None: every check) on the site at `base_url` ("" = not
         served); raise `VerifierInfraError` for faults that are not the site's.
         `workspace`: the work tree being served, for replay reuse across checkpoints
-        (a verifier may ignore it)."""
+        (a verifier may ignore it); `server`: an id of the serving process that changes
+        whenever it is (re)started, rebuilt or reinstalled ("" = unknown)."""
         ...
 
 
@@ -46,6 +52,8 @@ class BrowserVerifier:
     its last replay keeps that observation (`_reuse.py`)."""
 
     pool: BrowserPool
+    # Off: dynamic stacks reuse only an identical tree (the rule before the trace).
+    trace_opens: bool = True
     _caches: dict[Path, tuple[ReuseCache, int]] = field(default_factory=dict)
 
     async def verify(
@@ -57,6 +65,7 @@ class BrowserVerifier:
         health: RunHealth,
         artifacts: Path | None,
         workspace: Workspace | None = None,
+        server: str = "",
     ) -> VerifyReport:
         if workspace is None or self.pool.replay == "full":
             return await verify(
@@ -65,15 +74,27 @@ class BrowserVerifier:
         cache, count = self._caches.get(workspace.root, (ReuseCache.for_contract(task.contract), 0))
         self._caches[workspace.root] = (cache, count + 1)
         tree, files = await workspace.file_index()
-        reuse = cache.checkpoint(tree, files, count + 1)
-        report = await verify(
-            self.pool,
-            task,
-            base_url,
-            check_ids=check_ids,
-            health=health,
-            artifacts=artifacts,
-            reuse=reuse,
-        )
-        reuse.commit(await workspace.tree_id())
+        trace = None
+        if not cache.static and self.trace_opens:
+            # Dynamic stacks: what the server reads per state (`_opens.py`); a tree that
+            # cannot be traced reuses only an identical tree.
+            with contextlib.suppress(Untraceable):
+                trace = await anyio.to_thread.run_sync(OpenTrace.start, workspace.root)
+        reuse = cache.checkpoint(tree, files, count + 1, trace=trace, server=server)
+        try:
+            await anyio.to_thread.run_sync(reuse.prepare)
+            report = await verify(
+                self.pool,
+                task,
+                base_url,
+                check_ids=check_ids,
+                health=health,
+                artifacts=artifacts,
+                reuse=reuse,
+            )
+            tree_after = await workspace.tree_id()
+            await anyio.to_thread.run_sync(reuse.commit, tree_after)
+        finally:
+            if trace is not None:
+                trace.close()
         return report

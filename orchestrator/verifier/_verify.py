@@ -22,13 +22,14 @@ import msgspec
 
 from ..contract import CheckSpec, Contract, State, TaskPackage, Visual, resolve_viewport
 from ..results import CheckResult, StateRun, VerifyReport
-from ._browser import BrowserPool
+from ._browser import BrowserPool, BrowserSession
 from ._browser_warm import WarmContexts
 from ._environment import VISUAL_GATES, environment_drift
 from ._errors import BrowserCrashed, EnvironmentDrift, ReplayError, VerifierError
 from ._gates import gate_results, grounded, run_health, state_health
 from ._health import RunHealth
 from ._observe import Outcome, StateObservation
+from ._opens import Reads
 from ._plan import action_chain, is_interactive, summarize_state, viewport_label
 from ._replay import ReplayOptions
 from ._replay_state import StateJob, replay_shared
@@ -186,21 +187,36 @@ async def _replay_all(
         todo.append(job)
     groups = share(todo) if pool.replay != "full" else [(job, ()) for job in todo]
 
+    trace = reuse.trace if reuse is not None else None
+
     async def one(job: StateJob, followers: tuple[StateJob, ...]) -> None:
         viewport = resolve_viewport(job.state.viewport)
+        reads = Reads()
+
+        async def traced(session: BrowserSession, job: StateJob) -> tuple[StateObservation, ...]:
+            # The window is the replay itself, inside the pool's limiter: the server's
+            # opens for this state (and for any replayed at the same time) fall in it.
+            nonlocal reads
+            if trace is None:
+                return await replay_shared(session, job=job, followers=followers)
+            mark = trace.mark()
+            try:
+                return await replay_shared(session, job=job, followers=followers)
+            finally:
+                reads = reads | trace.since(mark)
+
         try:
             for _ in range(1 + _HOST_NETWORK_RETRIES):
-                run = partial(replay_shared, job=job, followers=followers)
-                seen = await pool.run(job.base_url, viewport, run, warm)
+                seen = await pool.run(job.base_url, viewport, partial(traced, job=job), warm)
                 if _timed_out(seen[0]):
-                    run = partial(replay_shared, job=_patient(job), followers=followers)
+                    run = partial(traced, job=_patient(job))
                     seen = await pool.run(job.base_url, viewport, run, warm)
                 if not _host_network_changed(seen[0]):
                     break
             for each, obs in zip((job, *followers), seen, strict=True):
                 found[each.key] = obs = msgspec.structs.replace(obs, replayed=why[each.key])
                 if reuse is not None:
-                    reuse.record(each, obs)
+                    reuse.record(each, obs, reads if trace is not None else None)
         except (BrowserCrashed, ReplayError) as exc:
             # Crashed again after the pool's retry, or the page could not be driven:
             # this state fails. A browser that cannot launch at all propagates.

@@ -9,8 +9,9 @@ The whole suite both ways takes hours on 2 shared cores, so CI (90 minutes in al
 representative subset: `fernhill-save-tools` (a static stack, where reuse is exercised:
 per-URL dependencies, a negative applied after a unit), reference and first negative.
 `PWB_AUDIT_TASKS='*'` (space-separated globs) audits every shipped task with every
-negative; `PWB_AUDIT_TASKS='clinic-*'` adds a node stack (reuse only for an identical
-tree).
+negative; `PWB_AUDIT_TASKS='clinic-*'` adds a node stack (restarted at every change, so
+reused only for an identical tree), `'coworking-*'` a php one (per-file dependencies
+from the server's traced opens, `_opens.py`).
 """
 
 from __future__ import annotations

@@ -79,6 +79,7 @@ class Site:
         health: RunHealth,
         artifacts: Path | None,
         workspace: object = None,
+        server: str = "",
     ) -> VerifyReport:
         cell = base_url.rsplit("/", 1)[-1]
         self.calls.append((cell, None if check_ids is None else frozenset(check_ids)))

@@ -1,0 +1,176 @@
+"""Replay reuse on a dynamic stack: a state is reused only when every file the server
+read for it (`_opens.py`) is byte-identical, in the same server process.
+
+A real node server reads a data file and a stylesheet from the work tree on each request,
+as the solver's server may. Every checkpoint is verified with the reuse cache (through
+`BrowserVerifier`, which starts the trace) and as a full replay; the verdicts must be
+identical, and the states reused exactly those whose files did not change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import socket
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from orchestrator.results import VerifyReport
+from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth, verify
+from orchestrator.verifier._reuse import is_static
+from orchestrator.workspace import Workspace
+
+from .conftest import check, make_task, require_chromium
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(300)]
+
+SERVER = r"""
+const http = require('http'), fs = require('fs'), path = require('path');
+const read = (p) => fs.readFileSync(path.join(__dirname, p), 'utf8');
+http.createServer((req, res) => {
+  const url = req.url.split('?')[0];
+  res.setHeader('content-type', 'text/html; charset=utf-8');
+  if (url === '/a') return res.end(`<style>${read('theme.css')}</style><h1 id="t">Alpha</h1>`);
+  if (url === '/b') return res.end(`<h1 id="t">${JSON.parse(read('data/b.json')).title}</h1>`);
+  if (url === '/c') return res.end('<h1 id="t">Gamma</h1>');
+  res.statusCode = 404;
+  res.end('not found');
+}).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
+"""
+FILES = {
+    "server.js": SERVER,
+    "theme.css": "h1 { color: rgb(0, 0, 0); }",
+    "data/b.json": '{"title": "Wrong"}',
+    "unread.txt": "nobody reads this",
+}
+
+
+@pytest.fixture(scope="module")
+async def full_pool() -> AsyncIterator[BrowserPool]:
+    require_chromium()
+    async with BrowserPool(replay="full") as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+async def one_pool() -> AsyncIterator[BrowserPool]:
+    """One state at a time: the windows of states replayed together are unioned (more
+    dependencies), so which states a change replays is only exact without overlap."""
+    require_chromium()
+    async with BrowserPool(max_contexts=1) as p:
+        yield p
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start(root: Path, port: int) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        ["node", "server.js"],
+        cwd=root,
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def _verdicts(r: VerifyReport) -> list[tuple[str, bool, str]]:
+    return [(c.id, c.passed, c.observed) for c in r.checks]
+
+
+async def test_states_replay_when_a_file_their_server_read_changes(
+    tmp_path: Path, one_pool: BrowserPool, full_pool: BrowserPool
+) -> None:
+    r0 = tmp_path / "r0"
+    for name, text in FILES.items():
+        (r0 / name).parent.mkdir(parents=True, exist_ok=True)
+        (r0 / name).write_text(text)
+    ws = await Workspace.create(r0, tmp_path / "ws", ["**"], store=tmp_path / "store")
+    task = make_task(
+        tmp_path,
+        [{"id": s, "route": f"/{s}"} for s in ("a", "b", "c")],
+        [
+            check(
+                "a_color",
+                "dom",
+                "a",
+                kind="style",
+                selector="#t",
+                property="color",
+                equals="rgb(0, 0, 0)",
+            ),
+            check("b_title", "text", "b", kind="text_equals", selector="#t", value="Beta"),
+            check("c_title", "text", "c", kind="text_equals", selector="#t", value="Gamma"),
+        ],
+    )
+    raw = msgspec.to_builtins(task.contract)
+    raw["stack"], raw["serve"] = "node", {"start": "node server.js", "restart_on_change": True}
+    task = dataclasses.replace(task, contract=msgspec.convert(raw, type(task.contract)))
+    assert not is_static(task.contract)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = _start(ws.root, port)
+    verifier = BrowserVerifier(one_pool)
+    seen: list[tuple[set[str], dict[str, str]]] = []
+
+    async def checkpoint(n: int, server: str = "s1") -> VerifyReport:
+        kept = await verifier.verify(
+            task,
+            url,
+            check_ids=None,
+            health=RunHealth(),
+            artifacts=tmp_path / f"cp{n}",
+            workspace=ws,
+            server=server,
+        )
+        full = await verify(full_pool, task, url, artifacts=tmp_path / f"full{n}")
+        assert _verdicts(kept) == _verdicts(full), n
+        seen.append(
+            ({s.state for s in kept.states if s.reused}, {s.state: s.replayed for s in kept.states})
+        )
+        return kept
+
+    def passed(r: VerifyReport, cid: str) -> bool:
+        found = r.check(cid)
+        assert found is not None
+        return found.passed
+
+    try:
+        first = await checkpoint(1)
+        assert not passed(first, "b_title") and passed(first, "a_color")
+        await checkpoint(2)  # nothing changed: all reused
+        # The data file only b's server handler reads: b replays and now passes; a file
+        # nobody reads changes nothing.
+        await ws.write_file("data/b.json", '{"title": "Beta"}')
+        await ws.write_file("unread.txt", "still unread")
+        third = await checkpoint(3)
+        assert passed(third, "b_title")
+        assert seen[-1][1]["b"] == "/data/b.json (read by the server for it) changed"
+        # A stylesheet the server inlines itself (an "asset" a URL rule would not see).
+        await ws.write_file("theme.css", "h1 { color: rgb(255, 0, 0); }")
+        fourth = await checkpoint(4)
+        assert not passed(fourth, "a_color")
+        # A new path anywhere (a server may test existence with stat): all replay.
+        await ws.write_file("data/new.json", "{}")
+        await checkpoint(5)
+        # Another server process: all replay.
+        proc.terminate()
+        proc.wait(10)
+        proc = _start(ws.root, port)
+        await checkpoint(6, server="s2")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    reused = [r for r, _ in seen]
+    assert reused == [set(), {"a", "b", "c"}, {"a", "c"}, {"b", "c"}, set(), set()]
+    assert "a path was added" in seen[4][1]["a"]
+    assert "restarted" in seen[5][1]["c"]
