@@ -32,6 +32,9 @@ def test_every_core_task_is_shipped_and_the_real_suite_selects_them() -> None:
     assert set(CORE) <= set(shipped)
     sel = ci_selection(shipped, rotation=0)
     assert set(sel.core) == CORE and set(sel.admitted) >= CORE
+    # `windows` consecutive rotations admit every shipped task (the twins included).
+    covered = set().union(*(ci_selection(shipped, r).admitted for r in range(sel.windows)))
+    assert covered == set(shipped)
 
 
 @pytest.mark.parametrize("rotation", range(9))
