@@ -16,6 +16,7 @@ from ._gc import AdhocSweep as AdhocSweep
 from ._gc import Removed as Removed
 from ._gc import adhoc_sweep as adhoc_sweep
 from ._gc import collect_garbage as collect_garbage
+from ._gc import lock_held as lock_held
 from ._gc import unique_sweep as unique_sweep
 from ._local import LocalBackend as LocalBackend
 from ._types import Backend as Backend
@@ -59,6 +60,7 @@ __all__ = [
     "docker_available",
     "ensure_task_image",
     "firewall_preflight",
+    "lock_held",
     "open_backend",
     "stacks",
     "unique_sweep",

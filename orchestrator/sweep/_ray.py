@@ -16,9 +16,11 @@ node's capacity comes from its declared resources:
 The driver sends a cell to the least loaded live node with a free cell slot. Task
 packages travel by contract hash (`_packages`): the driver puts each into the object
 store once per sweep, a node materialises it into its own content-addressed cache and
-verifies the hash, so nodes need not see the driver's `tasks_dir`. A cell writes its
-events and artifacts into the run directory, so driver and workers share the run
-directory (a shared filesystem). The node's own images are built on first use by
+verifies the hash, so nodes need not see the driver's `tasks_dir`. Nor its run
+directory: a node runs the sweep's cells in a staging directory of its own, and each
+attempt's files (events, artifacts) travel back in its reply, written into the run
+directory by the driver (`_delivery`); no filesystem is shared. What a node is handed to
+open a session is a `NodeSession`. The node's own images are built on first use by
 content hash (ImageBuilder).
 
 Money: one `LedgerActor`, on the head node, is charged by every node as spend
@@ -69,6 +71,7 @@ from ..events import append_event
 from ..faults import describe
 from ..records import BackendName, InfraError, Outcome
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
+from ._delivery import DeliveryRefused, cell_dirname, deliver, open_staging, take_cell
 from ._engine import Engine, EngineUnavailable
 from ._packages import default_cache, materialise, pack
 from ._runner import SweepIds, SweepResources, open_resources
@@ -91,6 +94,7 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     budget: BudgetKind | None = None
     stop: bool = False
     error: str = ""
+    files: bytes = b""  # what the attempt wrote, for the driver's run directory (`_delivery`)
 
 
 @dataclass
@@ -127,6 +131,20 @@ def node_config(cfg: BenchConfig, resources: dict[str, float]) -> BenchConfig:
     return msgspec.structs.replace(cfg, sweep=sweep)
 
 
+@dataclass(frozen=True)
+class NodeSession:
+    """What the driver hands one node to open a sweep's session there. Never the driver's
+    run directory nor its run lock: the node stages the sweep on its own disk and locks it
+    there (`_delivery.open_staging`). A dataclass, not a Struct: it carries Ray refs."""
+
+    sweep: str  # the sweep's id: names the session on every host, and its staging
+    cfg: BenchConfig
+    packages: dict[str, Any]  # task id -> its package (`_packages.pack`) in the object store
+    hashes: dict[str, str]  # task id -> contract hash
+    ledger: Any  # the sweep's `LedgerActor`
+    resources: dict[str, float]  # the node's declared capacity
+
+
 class CellNode:
     """One sweep on one worker node: the node's cell resources for that sweep, opened
     once, reused by every cell (a session of the node's `NodeHost`).
@@ -135,36 +153,38 @@ class CellNode:
     portal), so their task groups are entered and left by one task; Ray's asyncio loop
     only waits on the portal's futures, and cancelling one cancels the cell."""
 
-    def __init__(
-        self,
-        cfg: BenchConfig,
-        run_dir: str,
-        ids: SweepIds,
-        packages: dict[str, Any],
-        hashes: dict[str, str],
-        ledger: Any,
-        resources: dict[str, float],
-    ) -> None:
-        self.cfg = node_config(cfg, resources)
-        self.hashes = hashes
-        self.ledger = ledger
+    def __init__(self, session: NodeSession) -> None:
+        self.cfg = node_config(session.cfg, session.resources)
+        self.hashes = session.hashes
+        self.ledger = session.ledger
         self.node = ray.get_runtime_context().get_node_id()[:12]
         self._stack = ExitStack()
         self.running = 0  # attempts on the portal, teardown included
         self.inflight: set[Future[Reply]] = set()
         self.idle = threading.Condition()
+        try:
+            self._open(session)
+        except BaseException:
+            self._stack.close()  # what opened so far: the portal, the staging and its lock
+            raise
+
+    def _open(self, session: NodeSession) -> None:
         self.portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal())
         # The task packages by contract hash, from this node's cache (filled from the
         # object store once per hash), never from the driver's tasks_dir.
         tasks = [
-            materialise(tid, hashes[tid], partial(_fetch, ref), default_cache())
-            for tid, ref in packages.items()
+            materialise(tid, self.hashes[tid], partial(_fetch, ref), default_cache())
+            for tid, ref in session.packages.items()
         ]
-        # The node's own sweep id for its Docker resources: two nodes sharing one daemon
-        # (two Ray nodes on one host) would otherwise race to create one network name,
-        # and Docker then holds two networks of that name ("ambiguous").
-        ids = SweepIds(sweep=f"{ids.sweep}-{self.node[:8]}", lock=ids.lock)
-        resources_cm = open_resources(self.cfg, Path(run_dir), ids, tasks, Ledger())
+        # The node's own sweep id for its Docker resources and its staging: two nodes
+        # sharing one daemon or disk (two Ray nodes on one host) would otherwise race to
+        # create one network name (Docker then holds two: "ambiguous") or directory.
+        sweep = f"{session.sweep}-{self.node[:8]}"
+        # The sweep's run directory on this node, and its lock: the `pwb.lock` of the
+        # node's sandboxes, so `gc` here judges them by a lock on this node's disk.
+        self.staging = self._stack.enter_context(open_staging(sweep))
+        ids = SweepIds(sweep=sweep, lock=str(self.staging.lock))
+        resources_cm = open_resources(self.cfg, self.staging.root, ids, tasks, Ledger())
         self.res: SweepResources = self._stack.enter_context(
             self.portal.wrap_async_context_manager(resources_cm)
         )
@@ -199,7 +219,10 @@ class CellNode:
         with self.idle:
             self.running += 1
         try:
-            return await self._run(job, n)
+            reply = await self._run(job, n)
+            # What the attempt wrote goes back with its reply; its staging is removed.
+            files = await anyio.to_thread.run_sync(take_cell, self.staging.root, job.key)
+            return msgspec.structs.replace(reply, files=files)
         finally:
             with self.idle:
                 self.running -= 1
@@ -253,22 +276,10 @@ class NodeHost:
         self.sessions: dict[str, CellNode] = {}
         self.watchers: set[asyncio.Task[None]] = set()
 
-    async def open(
-        self,
-        session: str,
-        cfg: BenchConfig,
-        run_dir: str,
-        ids: SweepIds,
-        packages: dict[str, Any],
-        hashes: dict[str, str],
-        ledger: Any,
-        resources: dict[str, float],
-    ) -> BackendName:
-        node = await asyncio.to_thread(
-            CellNode, cfg, run_dir, ids, packages, hashes, ledger, resources
-        )
-        self.sessions[session] = node
-        watcher = asyncio.get_running_loop().create_task(self._watch(session, ledger))
+    async def open(self, session: NodeSession) -> BackendName:
+        node = await asyncio.to_thread(CellNode, session)
+        self.sessions[session.sweep] = node
+        watcher = asyncio.get_running_loop().create_task(self._watch(session.sweep, node.ledger))
         self.watchers.add(watcher)
         watcher.add_done_callback(self.watchers.discard)
         return node.ready()
@@ -387,17 +398,19 @@ class RayEngine:
         )
         slots = max(1, int(resources.get(CELLS, 1)))
         node = _Node(node_id=node_id, actor=host, slots=slots)
-        node.opened = host.open.remote(
-            self.ids.sweep,
-            self.cfg,
-            str(self.run_dir.resolve()),
-            self.ids,
-            self.packages,
-            {t.contract.id: t.contract_hash for t in self.tasks},
-            self.ledger_actor,
-            resources,
-        )
+        node.opened = host.open.remote(self.session(resources))
         return node
+
+    def session(self, resources: dict[str, float]) -> NodeSession:
+        """What a node with `resources` is handed to open this sweep's session."""
+        return NodeSession(
+            sweep=self.ids.sweep,
+            cfg=self.cfg,
+            packages=self.packages,
+            hashes={t.contract.id: t.contract_hash for t in self.tasks},
+            ledger=self.ledger_actor,
+            resources=resources,
+        )
 
     def refresh(self) -> list[_Node]:
         """Start a `CellNode` on every live node declaring `pwb_cells` not yet seen."""
@@ -456,7 +469,16 @@ class RayEngine:
             node.busy -= 1
             self._notify()
             await self._settle(job, ledger)
+        await self._deliver(job, reply)
         return _delivered(reply)
+
+    async def _deliver(self, job: Job, reply: Reply) -> None:
+        """The attempt's files into the run directory (`_delivery.deliver`)."""
+        try:  # a worker thread's work is not cancelled: the delivery is whole or refused
+            await anyio.to_thread.run_sync(deliver, reply.files, self.run_dir, job.key)
+        except DeliveryRefused as exc:  # a bug of ours on the node, or a node not ours
+            log.error("engine 'ray': %s", exc)
+            raise CellFailure(harness_error(exc)) from exc
 
     async def _opened(self, node: _Node) -> None:
         """Wait until the sweep's session on `node` is open (at once, after its first
@@ -472,7 +494,7 @@ class RayEngine:
 
     def _node_lost(self, job: Job, n: int, node: _Node, exc: BaseException) -> CellFailure:
         why = f"worker node {node.node_id[:12]} lost mid-cell: {describe(exc)}"
-        cell_dir = self.run_dir / "cells" / job.key.replace("/", "__")
+        cell_dir = self.run_dir / "cells" / cell_dirname(job.key)
         cell_dir.mkdir(parents=True, exist_ok=True)
         append_event(cell_dir / "events.jsonl", ev.Error(cause="infra", error=why, attempt=n))
         return CellFailure(InfraError(error=why), retryable=True)
@@ -677,6 +699,7 @@ __all__ = [
     "LedgerActor",
     "NodeGc",
     "NodeHost",
+    "NodeSession",
     "Reply",
     "gc_cluster",
     "open_ray_engine",

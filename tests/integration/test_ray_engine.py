@@ -9,12 +9,15 @@ sandbox backend with offline solvers (reference, noop) or the fake LLM provider.
 from __future__ import annotations
 
 import os
+import secrets
+import shlex
 import signal
 import subprocess
 import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +39,9 @@ from orchestrator.llm import ProviderConfig
 from orchestrator.manifest import FINAL_STATUSES, read_rows
 from orchestrator.records import ManifestRow
 from orchestrator.sweep import SweepOptions, run_sweep
+from orchestrator.sweep._delivery import staging_root
 from orchestrator.sweep._packages import default_cache
+from sandbox import collect_garbage, lock_held
 from tests.fixtures.raycluster import add_worker, start_head
 from tests.fixtures.tinytask import make_tiny_task
 from tests.integration.test_sweep import ROOT, _cli, bench
@@ -97,6 +102,79 @@ async def test_rows_equal_a_single_host_sweep(
         assert events.exists() and read_events(events)
 
 
+def _staged(run_name: str) -> list[Path]:
+    """The cells the worker nodes are staging for the sweep of run directory `run_name`
+    (a sweep id is `<run dir name>-<hex>`): `<staging>/<sweep>/cells/<cell>`."""
+    return list(staging_root().glob(f"{run_name}-*/cells/*"))
+
+
+def _unique(tmp_path: Path) -> Path:
+    return tmp_path / f"run-{secrets.token_hex(4)}"
+
+
+def _can_unshare() -> bool:
+    done = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    return done.returncode == 0
+
+
+@pytest.mark.browser
+def test_cells_come_back_to_a_run_directory_no_node_can_see(
+    require_chromium: None, cluster: Any, tmp_path: Path
+) -> None:
+    """No shared filesystem: the driver's run directory is a tmpfs mounted in the
+    driver's own mount namespace, so no node can write into it (a node writing to that
+    path would write into the directory under the mount, which stays empty). The nodes
+    stage each cell on their own disk; its events and artifacts come back through Ray into
+    the driver's run directory, and the nodes' staging is gone after the sweep."""
+    if not _can_unshare():
+        if os.environ.get("CI") == "true":
+            pytest.fail("unshare -m is not permitted here (needs CAP_SYS_ADMIN)")
+        pytest.skip("unshare -m is not permitted here")
+    c, _ = cluster
+    config = bench(tmp_path, repeats=4, concurrency=4)
+    private = tmp_path / "private"
+    private.mkdir()
+    name = f"nofs-{secrets.token_hex(4)}"
+    run_dir = private / name
+    copied = tmp_path / "copied"
+    driver = shlex.join(_driver(config, c.address, "--run-dir", str(run_dir)))
+    script = (
+        f"mount -t tmpfs tmpfs {shlex.quote(str(private))} || exit 99; {driver}; rc=$?;"
+        f" cp -a {shlex.quote(str(run_dir))} {shlex.quote(str(copied))}; exit $rc"
+    )
+    log = tmp_path / "driver.log"
+    with log.open("w") as f:
+        proc = subprocess.Popen(
+            ["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+            cwd=ROOT,
+            stdout=f,
+            stderr=subprocess.STDOUT,
+        )
+    staged: set[str] = set()
+    deadline = time.monotonic() + 400
+    while proc.poll() is None and time.monotonic() < deadline:
+        staged |= {p.name for p in _staged(name) if (p / "events.jsonl").exists()}
+        time.sleep(0.1)
+    if proc.poll() is None:
+        proc.kill()
+    assert proc.wait() == 0, log.read_text()[-3000:]
+    assert list(private.iterdir()) == []  # no node wrote where the driver's run dir is
+    rows = read_rows(copied / "manifest.jsonl")
+    cells = Counter(f"tiny-shop/reference/staged/{i}" for i in range(4))
+    assert Counter(r.cell for r in rows) == cells
+    assert {r.status for r in rows} == {"ok"}, [r.error for r in rows]
+    for r in rows:
+        cell = copied / "cells" / r.cell.replace("/", "__")
+        kinds = [type(e).__name__ for e in read_events(cell / "events.jsonl")]
+        assert kinds[0] == "Start" and kinds[-1] == "End", kinds
+        shots = list((cell / "artifacts").glob("checkpoint-*/states/*.png"))
+        assert shots, sorted(p.name for p in cell.rglob("*"))
+        assert not (cell / "workspace").is_symlink()  # a node path: not shipped
+    # The nodes staged the cells on their own disk (seen while they ran), then removed it.
+    assert staged == {r.cell.replace("/", "__") for r in rows}, staged
+    assert not list(staging_root().glob(f"{name}-*"))
+
+
 def _hosts() -> dict[str, tuple[int, list[str]]]:
     """The live node hosts: name -> (process id, open sessions)."""
     out = {}
@@ -143,11 +221,10 @@ async def test_nodes_run_cells_from_their_package_cache(
     config = bench(tmp_path, repeats=6, concurrency=4)
     tasks = tmp_path / "tasks"
     package = load_task(tasks / "tiny-shop")
-    run_dir = tmp_path / "run"
-    cells = run_dir / "cells"
+    run_dir = _unique(tmp_path)
 
     async def move_tasks_away() -> None:
-        while not (cells.exists() and any(cells.iterdir())):
+        while not _staged(run_dir.name):
             await anyio.sleep(0.05)
         tasks.rename(tmp_path / "tasks-gone")
 
@@ -338,11 +415,10 @@ async def test_worker_node_lost_mid_sweep_retries_its_cells(
 ) -> None:
     c, workers = cluster
     config = bench(tmp_path, repeats=6, concurrency=4, turns=3)
-    run_dir = tmp_path / "run"
-    cells = run_dir / "cells"
+    run_dir = _unique(tmp_path)
 
     async def kill_one_node() -> None:
-        while not (cells.exists() and len(list(cells.iterdir())) >= 4):
+        while len(_staged(run_dir.name)) < 4:
             await anyio.sleep(0.1)
         await anyio.sleep(0.5)  # both nodes are mid-cell
         victim = workers.pop(0)
@@ -384,7 +460,7 @@ def test_sigint_cancels_remote_docker_cells_and_resume_finishes_them(
     config = bench(
         tmp_path, repeats=2, concurrency=2, backend="docker", solver="noop", kind="noop", turns=3
     )
-    run_dir = tmp_path / "run"
+    run_dir = _unique(tmp_path)
     proc = subprocess.Popen(
         _driver(config, c.address, "--run-dir", str(run_dir)),
         cwd=ROOT,
@@ -392,26 +468,27 @@ def test_sigint_cancels_remote_docker_cells_and_resume_finishes_them(
         stderr=subprocess.PIPE,
         text=True,
     )
-    label = f"label=pwb.lock={(run_dir / '.lock').resolve()}"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
-        ps = subprocess.run(
-            ["docker", "ps", "-q", "--filter", label], capture_output=True, text=True
-        )
-        if ps.stdout.split():
+        if running := _containers(run_dir.name):
             break
         time.sleep(0.5)
     else:
         proc.kill()
         pytest.fail(f"the sweep never started a container: {proc.communicate()[1][-2000:]}")
+    # A node's sandboxes carry its session's lock, on the node's own disk, held while the
+    # session is open: `gc` on that node keeps them (the driver's lock is not the node's).
+    for _, lock in running.values():
+        assert Path(lock).parent.parent == staging_root(), running
+        assert lock_held(lock), running
+    for sweep in {sweep for sweep, _ in running.values()}:  # `gc --sweep` of the node's own
+        removed = anyio.run(partial(collect_garbage, sweep=sweep), backend="asyncio")
+        assert [r for r in removed if r.kind == "container"] == [], removed
     os.kill(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=90)
     assert proc.returncode == 130, err[-2000:]
     assert "resume with:" in out
-    left = subprocess.run(
-        ["docker", "ps", "-aq", "--filter", label], capture_output=True, text=True
-    )
-    assert left.stdout.split() == []  # removed on their nodes, not left to the TTL
+    assert _containers(run_dir.name) == {}  # removed on their nodes, not left to the TTL
     rows = read_rows(run_dir / "manifest.jsonl")
     cells = Counter(f"tiny-shop/noop/staged/{i}" for i in range(2))
     assert Counter(r.cell for r in rows) == cells
@@ -428,10 +505,108 @@ def test_sigint_cancels_remote_docker_cells_and_resume_finishes_them(
     assert Counter(r.cell for r in final) == cells
     assert {r.status for r in final} == {"ok"} and {r.backend for r in final} == {"docker"}
     assert all(r.result is not None and r.result.units for r in final)
-    left = subprocess.run(
-        ["docker", "ps", "-aq", "--filter", label], capture_output=True, text=True
+    assert _containers(run_dir.name) == {}
+
+
+# A static file server for the test's own stack-`vite` task (no python3 needed).
+SERVE_JS = """
+const http = require("http"), fs = require("fs"), path = require("path");
+http.createServer((req, res) => {
+  let p = decodeURIComponent(req.url.split("?")[0]);
+  if (p.endsWith("/")) p += "index.html";
+  fs.readFile(path.join(__dirname, path.normalize(p)), (err, data) => {
+    if (err) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, {"content-type": p.endsWith(".html") ? "text/html" : "text/plain"});
+    res.end(data);
+  });
+}).listen(Number(process.env.PORT), "0.0.0.0");
+"""
+
+
+def _task_on_its_own_image(tasks: Path, nonce: str) -> None:
+    """The tiny task on stack `vite` with a package.json of its own: its task image
+    (`pwb-task-vite:<hash>`, the stack image plus the repo's dependencies) has a content
+    hash no other test or run shares, so it does not exist until a node builds it."""
+    root = tasks / "tiny-shop"
+    toml = (root / "task.toml").read_text()
+    toml = toml.replace('stack = "static"', 'stack = "vite"')
+    toml = toml.replace(
+        'start = "python3 -m http.server $PORT --bind 0.0.0.0"', 'start = "node serve.js"'
     )
-    assert left.stdout.split() == []
+    (root / "task.toml").write_text(toml)
+    (root / "repo" / "serve.js").write_text(SERVE_JS)
+    package = {"name": "tiny-shop", "private": True, "description": f"ray test {nonce}"}
+    (root / "repo" / "package.json").write_text(msgspec.json.encode(package).decode())
+
+
+def _images(repo: str) -> set[str]:
+    ls = subprocess.run(
+        ["docker", "images", repo, "--format", "{{.Repository}}:{{.Tag}}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(ls.stdout.split())
+
+
+@pytest.mark.docker
+@pytest.mark.browser
+@pytest.mark.anyio
+async def test_a_docker_cell_on_the_cluster_builds_its_image_on_the_node(
+    require_docker: None, require_chromium: None, cluster: Any, tmp_path: Path
+) -> None:
+    """A plain Docker cell on the cluster: its node builds the task image on first use,
+    named by content hash, and the rows are a single-host sweep's, image tag included (the
+    single-host sweep after it finds the node's image by the same hash)."""
+    config = bench(tmp_path, repeats=2, concurrency=2, backend="docker")
+    _task_on_its_own_image(tmp_path / "tasks", secrets.token_hex(8))
+    before = _images("pwb-task-vite")
+    image = ""
+    try:
+        run_dir, rows = await run_sweep(
+            _ray(config), SweepOptions(run_dir=_unique(tmp_path), progress="quiet")
+        )
+        on_disk = read_rows(run_dir / "manifest.jsonl")
+        assert len(rows) == len(on_disk) == 2
+        assert Counter(r.cell for r in on_disk) == Counter(
+            f"tiny-shop/reference/staged/{i}" for i in range(2)
+        )
+        assert {r.status for r in on_disk} == {"ok"}, [r.error for r in on_disk]
+        assert {r.backend for r in on_disk} == {"docker"}
+        (image,) = {r.image for r in on_disk}
+        assert image.startswith("pwb-task-vite:") and image not in before, (image, before)
+        assert image in _images("pwb-task-vite")  # built by a node: the driver builds none
+        _, local = await run_sweep(
+            load_config(config), SweepOptions(run_dir=tmp_path / "local", progress="quiet")
+        )
+        by_cell = {r.cell: r for r in local}
+        for r in on_disk:
+            assert r.scores is not None and r.scores.whole_task
+            assert _same(r, by_cell[r.cell]) == _same(by_cell[r.cell], by_cell[r.cell])
+    finally:
+        if image.startswith("pwb-task-vite:") and image not in before:  # this test's own
+            subprocess.run(["docker", "rmi", image], capture_output=True)
+
+
+def _containers(run_name: str) -> dict[str, tuple[str, str]]:
+    """The containers of the sweeps of run directory `run_name` on this host's daemon:
+    id -> their `pwb.sweep` and `pwb.lock` labels."""
+    ps = subprocess.run(
+        [
+            "docker",
+            "ps",
+            "-a",
+            "--filter",
+            "label=pwb.sweep",
+            "--format",
+            '{{.ID}}\t{{.Label "pwb.sweep"}}\t{{.Label "pwb.lock"}}',
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = [line.split("\t") for line in ps.stdout.splitlines() if line.strip()]
+    return {r[0]: (r[1], r[2]) for r in rows if r[1].startswith(f"{run_name}-")}
 
 
 @pytest.mark.browser

@@ -7,18 +7,20 @@ offline `reference` solver on the LOCAL sandbox backend. The cluster is started 
 a cluster user has it: once, before the sweeps (here by this script, on this host, with
 `ray.cluster_utils.Cluster`: a head without cell capacity plus ONE worker node declaring
 `pwb_cells = C`), so both engines have one Chromium and the same concurrency. Its start
-is timed apart (`cluster_start_s`, paid once per cluster, not per sweep).
+is timed apart (`cluster_start_s`, paid once per cluster, not per sweep). One untimed
+warm-up sweep per engine comes first (the node host's process is started once per
+cluster; page cache, Chromium's first start).
 
 Each sweep is the driver as a user runs it, a fresh `python -m orchestrator` process:
-`--engine local` vs `--engine ray --ray-address ADDR`, alternating round by round
-(order rotated). Reported per engine: the process's wall (median over rounds), and its
-split from the rows' times: until the first cell started (process start, planning,
-engine start: for ray connecting to the cluster and the node actor's process, its
-imports and its resources), cells running, after the last one ended (engine close,
-report). Target: ray <= 5 % more wall. `fresh_cluster_over_local` adds the cluster's
-start to the ray sweep (a cluster started for one sweep only). Writes
-`tests/perf/results/ray.json`. On a loaded host the numbers are noisy: the load average
-is reported with them.
+`--engine local` vs `--engine ray --ray-address ADDR`, interleaved A B A B (round i =
+local then ray), so slow drift of the host's load hits both engines of a round alike.
+Reported per round, side by side: both walls and their paired ratio, the same for the
+cells phase alone (first cell started .. last cell ended: the per-cell overhead) and
+the fixed costs (until the first cell, after the last); then the median and the spread
+(min..max) of the paired ratios. A sweep of N cells is big enough that the fixed cost
+is amortised as in a user's sweep: the verdict is the median paired wall ratio, and the
+spread says whether it is beyond noise. Target: ray <= 5 % more wall. Writes
+`tests/perf/results/ray.json`, with the load average.
 """
 
 from __future__ import annotations
@@ -53,11 +55,11 @@ kind = "reference"
 """
 
 
-def _sweep(tmp: Path, engine: str, n: int, address: str) -> dict[str, Any]:
+def _sweep(tmp: Path, config: Path, engine: str, tag: str, address: str) -> dict[str, Any]:
     from orchestrator.manifest import read_rows
 
-    run_dir = tmp / f"run-{engine}-{n}"
-    argv = [sys.executable, "-m", "orchestrator", "--config", str(tmp / "bench.toml")]
+    run_dir = tmp / f"run-{engine}-{tag}"
+    argv = [sys.executable, "-m", "orchestrator", "--config", str(config)]
     argv += ["--engine", engine, "--run-dir", str(run_dir), "--progress", "jsonl"]
     argv += ["--no-report"]
     if engine == "ray":
@@ -85,11 +87,23 @@ def _sweep(tmp: Path, engine: str, n: int, address: str) -> dict[str, Any]:
     }
 
 
+def _ratios(runs: dict[str, list[dict[str, Any]]], key: str) -> list[float]:
+    pairs = zip(runs["local"], runs["ray"], strict=True)
+    return [remote[key] / local[key] - 1.0 for local, remote in pairs]
+
+
+def _spread(xs: list[float]) -> str:
+    return (
+        f"median {100 * median(xs):+.1f}%  (min {100 * min(xs):+.1f}%, max {100 * max(xs):+.1f}%)"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--cells", type=int, default=8)
+    ap.add_argument("--cells", type=int, default=24)
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--warmup-cells", type=int, default=2)
     args = ap.parse_args()
     from _common import make_one_unit_task
 
@@ -99,15 +113,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d, LoadSampler() as load:
         tmp = Path(d)
         make_one_unit_task(tmp / "tasks")
-        (tmp / "bench.toml").write_text(
-            BENCH.format(
-                engine="bench",
-                runs=tmp / "runs",
-                tasks=tmp / "tasks",
-                cells=args.cells,
-                concurrency=args.concurrency,
+
+        def config(name: str, cells: int) -> Path:
+            path = tmp / name
+            path.write_text(
+                BENCH.format(
+                    engine="bench",
+                    runs=tmp / "runs",
+                    tasks=tmp / "tasks",
+                    cells=cells,
+                    concurrency=args.concurrency,
+                )
             )
-        )
+            return path
+
+        timed, warm = config("bench.toml", args.cells), config("warm.toml", args.warmup_cells)
         os.environ["PYTHONPATH"] = str(ROOT)  # the nodes' workers import this tree
         t0 = time.perf_counter()
         cluster = start_head()
@@ -116,34 +136,64 @@ def main() -> None:
         cluster_start = time.perf_counter() - t0
         print(f"cluster started in {cluster_start:.1f}s at {cluster.address}", flush=True)
         runs: dict[str, list[dict[str, Any]]] = {"local": [], "ray": []}
+        warmup: dict[str, dict[str, Any]] = {}
         try:
+            for engine in ("local", "ray"):
+                warmup[engine] = _sweep(tmp, warm, engine, "warm", cluster.address)
+                print(f"warm-up {engine}: {warmup[engine]['wall_s']:.1f}s", flush=True)
+            print(
+                f"{'round':>5} {'local s':>8} {'ray s':>8} {'wall':>7}"
+                f" {'cells L':>8} {'cells R':>8} {'cells':>7} {'fixed L':>8} {'fixed R':>8}"
+                f" {'load':>5}",
+                flush=True,
+            )
             for n in range(args.rounds):
-                for engine in ("local", "ray") if n % 2 == 0 else ("ray", "local"):
-                    runs[engine].append(_sweep(tmp, engine, n, cluster.address))
-                    print(engine, runs[engine][-1], flush=True)
+                for engine in ("local", "ray"):  # A B A B
+                    runs[engine].append(_sweep(tmp, timed, engine, str(n), cluster.address))
+                lo, ra = runs["local"][-1], runs["ray"][-1]
+                print(
+                    f"{n:>5} {lo['wall_s']:>8.1f} {ra['wall_s']:>8.1f}"
+                    f" {100 * (ra['wall_s'] / lo['wall_s'] - 1):>+6.1f}%"
+                    f" {lo['cells_s']:>8.1f} {ra['cells_s']:>8.1f}"
+                    f" {100 * (ra['cells_s'] / lo['cells_s'] - 1):>+6.1f}%"
+                    f" {lo['start_s'] + lo['close_s']:>8.1f} {ra['start_s'] + ra['close_s']:>8.1f}"
+                    f" {os.getloadavg()[0]:>5.1f}",
+                    flush=True,
+                )
         finally:
             cluster.shutdown()
+    wall, cells = _ratios(runs, "wall_s"), _ratios(runs, "cells_s")
     local = median([r["wall_s"] for r in runs["local"]])
     remote = median([r["wall_s"] for r in runs["ray"]])
+    fixed = {e: median([r["start_s"] + r["close_s"] for r in runs[e]]) for e in runs}
     result = {
         "machine": info,
         "load1_during": load.summary(),
         "cells": args.cells,
         "concurrency": args.concurrency,
         "rounds": args.rounds,
+        "order": "ABAB (local, ray per round)",
         "cluster_start_s": cluster_start,
+        "warmup": warmup,
         "runs": runs,
+        "paired_wall_ratio": wall,
+        "paired_cells_ratio": cells,
+        "median_paired_wall_ratio": median(wall),
+        "median_paired_cells_ratio": median(cells),
         "median_wall_s": {"local": local, "ray": remote},
         "median_start_s": {e: median([r["start_s"] for r in runs[e]]) for e in runs},
         "median_cells_s": {e: median([r["cells_s"] for r in runs[e]]) for e in runs},
         "median_close_s": {e: median([r["close_s"] for r in runs[e]]) for e in runs},
+        "median_fixed_s": fixed,
         "ray_over_local": remote / local - 1.0,
         "fresh_cluster_over_local": (remote + cluster_start) / local - 1.0,
     }
     out = write_result("ray", result)
+    print(f"paired wall  ray vs local: {_spread(wall)}  over {args.rounds} rounds")
+    print(f"paired cells ray vs local: {_spread(cells)}  (per-cell overhead)")
     print(
-        f"pre-started cluster: ray vs local {100 * (remote / local - 1):+.1f}% wall"
-        f"  ({remote:.1f}s vs {local:.1f}s, medians of {args.rounds})"
+        f"fixed cost per sweep (start + close, medians): ray {fixed['ray']:.1f}s"
+        f" vs local {fixed['local']:.1f}s"
     )
     print(
         f"cluster started for the sweep: {100 * result['fresh_cluster_over_local']:+.1f}%"

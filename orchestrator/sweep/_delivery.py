@@ -1,0 +1,218 @@
+"""A cell's files from a worker node back to the driver's run directory (issue #22).
+
+A node never learns the driver's run directory (nor its run lock). It runs each sweep's
+cells in a staging directory of its own, laid out like a run directory and removed when
+the sweep's session closes (`open_staging`):
+
+    $TMPDIR/pwb-runs-<uid>/<sweep>/.lock            the session's lock, held while it is open
+    $TMPDIR/pwb-runs-<uid>/<sweep>/cells/<cell>/    what an attempt writes (events, artifacts)
+    $TMPDIR/pwb-runs-<uid>/<sweep>/baseline/        the node's baseline cache
+
+The session's lock is the `pwb.lock` of the node's sandboxes, so `gc` on the node tells a
+live session's containers by a lock on the node's own disk.
+
+After each attempt the node packs what it wrote (`take_cell`: a tar of `cells/<cell>/`
+without the `workspace` links, which name the node's disk, plus the baseline cache's
+files), removes the cell's staging and its workspaces, and the tar travels back with the
+attempt's reply. The driver writes it into its run directory (`deliver`), trusting
+nothing in it: every member is checked before anything is written. Only regular files
+and directories, relative, without `.` or `..`, under this cell's `cells/<cell>/` or
+directly in `baseline/`; anything else refuses the whole delivery (`DeliveryRefused`).
+Directories on the way must be directories (never followed links); files are written
+without following links. `events.jsonl` is appended to (the cell's log goes on across
+attempts, which may run on other nodes), other files are replaced.
+
+No Ray here: the transport is the caller's (`_ray`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import os
+import secrets
+import shutil
+import stat
+import tarfile
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from sandbox import lock_held
+
+from ..workspace import discard_under
+
+EVENTS = "events.jsonl"
+_STALE_S = 600.0  # far longer than between creating a staging directory and locking it
+
+
+class DeliveryRefused(Exception):
+    """A node's delivery holds a member that may not be written (one line: which)."""
+
+
+def cell_dirname(key: str) -> str:
+    return key.replace("/", "__")
+
+
+def staging_root() -> Path:
+    """Where this node stages its sweeps: under its temp dir, per user."""
+    return Path(tempfile.gettempdir()) / f"pwb-runs-{os.getuid()}"
+
+
+@dataclass(frozen=True)
+class Staging:
+    root: Path  # the session's run directory on this node
+    lock: Path  # held (flock) while the session is open
+
+
+@contextmanager
+def open_staging(sweep: str, base: Path | None = None) -> Iterator[Staging]:
+    """The staging directory of sweep `sweep` on this node, locked while open, removed
+    (its workspaces too) on exit. Staging left by sessions whose process died (its lock is
+    free) is removed first."""
+    base = base or staging_root()
+    base.mkdir(mode=0o700, parents=True, exist_ok=True)
+    drop_stale(base)
+    root = base / sweep
+    root.mkdir(mode=0o700)  # a sweep id is unique: an existing one is a bug
+    lock = root / ".lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield Staging(root=root, lock=lock)
+    finally:
+        try:
+            _remove(root)
+        finally:
+            os.close(fd)
+
+
+def drop_stale(base: Path, now: float | None = None) -> list[Path]:
+    """Remove the staging of sessions nobody holds (their node host died); only old
+    ones, as a session creates its directory a moment before it takes its lock."""
+    now = time.time() if now is None else now
+    dropped = []
+    for root in base.iterdir():
+        try:
+            st = root.lstat()
+            if not stat.S_ISDIR(st.st_mode) or now - st.st_mtime < _STALE_S:
+                continue
+            if lock_held(str(root / ".lock")):
+                continue
+        except OSError:
+            continue  # gone meanwhile
+        _remove(root)
+        dropped.append(root)
+    return dropped
+
+
+def _remove(root: Path) -> None:
+    cells = root / "cells"
+    if cells.is_dir() and not cells.is_symlink():
+        for cell in cells.iterdir():
+            discard_under(cell)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def take_cell(root: Path, key: str) -> bytes:
+    """Blocking: what an attempt of cell `key` wrote under staging `root`, as a tar with
+    members relative to the run directory; the cell's staging and workspaces are removed."""
+    cell = root / "cells" / cell_dirname(key)
+
+    def keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        return info if info.isreg() or info.isdir() else None  # no links, no devices
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        if cell.is_dir():
+            tar.add(cell, arcname=f"cells/{cell.name}", filter=keep)
+        baseline = root / "baseline"
+        if baseline.is_dir():
+            for path in sorted(baseline.glob("*.json")):
+                tar.add(path, arcname=f"baseline/{path.name}", filter=keep, recursive=False)
+    if cell.is_dir():
+        discard_under(cell)
+        shutil.rmtree(cell, ignore_errors=True)
+    return buf.getvalue()
+
+
+def deliver(data: bytes, run_dir: Path, key: str) -> list[str]:
+    """Blocking: write a node's delivery for cell `key` into `run_dir`; return the
+    members written. Every member is checked first: one refused, nothing is written."""
+    if not data:
+        return []
+    try:
+        tar = tarfile.open(fileobj=io.BytesIO(data), mode="r:")
+    except tarfile.TarError as exc:
+        raise DeliveryRefused(f"cell {key}: the node's delivery is not a tar: {exc}") from exc
+    with tar:
+        members = tar.getmembers()
+        plan = [(m, _checked(m, key)) for m in members]
+        written = []
+        for member, parts in plan:
+            if member.isdir():
+                _mkdirs(run_dir, parts)
+                continue
+            parent = _mkdirs(run_dir, parts[:-1])
+            source = tar.extractfile(member)
+            assert source is not None  # a regular file
+            content = source.read()
+            try:
+                if parts[-1] == EVENTS and len(parts) == 3:
+                    _append(parent / EVENTS, content)
+                else:
+                    _replace(parent, parts[-1], content)
+            except OSError as exc:  # e.g. a link where the file goes (O_NOFOLLOW)
+                raise DeliveryRefused(f"cell {key}: cannot write {member.name}: {exc}") from exc
+            written.append("/".join(parts))
+    return written
+
+
+def _checked(member: tarfile.TarInfo, key: str) -> tuple[str, ...]:
+    name = member.name
+    refused = f"cell {key}: the node's delivery holds {name!r}"
+    if not (member.isreg() or member.isdir()):
+        raise DeliveryRefused(f"{refused}: not a regular file or directory")
+    path = PurePosixPath(name)
+    parts = path.parts
+    if path.is_absolute() or not parts or any(p in ("", ".", "..") or "\\" in p for p in parts):
+        raise DeliveryRefused(f"{refused}: not a plain relative path")
+    if name.startswith("./") or "//" in name or name.rstrip("/") != str(path):
+        raise DeliveryRefused(f"{refused}: not a plain relative path")
+    in_cell = parts[:2] == ("cells", cell_dirname(key))
+    in_baseline = parts[0] == "baseline" and len(parts) == 2 and member.isreg()
+    if not (in_cell or in_baseline or parts in (("cells",), ("baseline",))):
+        raise DeliveryRefused(f"{refused}: outside cells/{cell_dirname(key)}/ and baseline/")
+    return parts
+
+
+def _mkdirs(run_dir: Path, parts: tuple[str, ...]) -> Path:
+    """`run_dir/parts...` as directories, none of them a link."""
+    here = run_dir
+    for part in parts:
+        here = here / part
+        try:
+            st = here.lstat()
+        except FileNotFoundError:
+            here.mkdir()
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            raise DeliveryRefused(f"{here}: not a directory (a link, or a file) in the run")
+    return here
+
+
+def _append(path: Path, content: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "ab") as f:
+        f.write(content)
+
+
+def _replace(parent: Path, name: str, content: bytes) -> None:
+    tmp = parent / f".{name}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as f:
+        f.write(content)
+    os.replace(tmp, parent / name)  # replaces a link itself, never what it points to

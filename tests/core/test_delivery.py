@@ -1,0 +1,160 @@
+"""A cell's files from a worker node to the driver's run directory
+(`orchestrator.sweep._delivery`, issue #22): the driver writes what an attempt wrote on
+its node, and nothing a delivery could smuggle in besides."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from orchestrator.sweep._delivery import (
+    DeliveryRefused,
+    deliver,
+    drop_stale,
+    open_staging,
+    take_cell,
+)
+from sandbox import lock_held
+
+KEY = "tiny-shop/reference/staged/0"
+CELL = "tiny-shop__reference__staged__0"
+
+
+def _staged_cell(root: Path, outside: Path) -> Path:
+    cell = root / "cells" / CELL
+    (cell / "artifacts" / "checkpoint-001" / "states").mkdir(parents=True)
+    (cell / "artifacts" / "checkpoint-001" / "states" / "home.png").write_bytes(b"\x89PNG")
+    (cell / "events.jsonl").write_text('{"kind": "start", "attempt": 2}\n')
+    outside.mkdir(exist_ok=True)
+    (outside / "secret").write_text("the node's own file")
+    (cell / "workspace").symlink_to(outside)  # a node path: not for the driver
+    (root / "baseline").mkdir()
+    (root / "baseline" / "abc-local.json").write_text('{"key": "abc-local", "gates": {}}')
+    return cell
+
+
+def test_an_attempt_comes_back_whole_and_its_staging_is_removed(tmp_path: Path) -> None:
+    staging = tmp_path / "node"
+    cell = _staged_cell(staging, tmp_path / "node-workspace")
+    data = take_cell(staging, KEY)
+    assert not cell.exists()  # the node's staging of the cell is gone
+    run_dir = tmp_path / "run"
+    (run_dir / "cells" / CELL).mkdir(parents=True)
+    # an earlier attempt's log (another node's, or the driver's "node lost" line)
+    (run_dir / "cells" / CELL / "events.jsonl").write_text('{"kind": "error", "attempt": 1}\n')
+    written = deliver(data, run_dir, KEY)
+    got = run_dir / "cells" / CELL
+    assert (got / "events.jsonl").read_text().splitlines() == [
+        '{"kind": "error", "attempt": 1}',
+        '{"kind": "start", "attempt": 2}',
+    ]
+    assert (got / "artifacts" / "checkpoint-001" / "states" / "home.png").read_bytes() == b"\x89PNG"
+    assert not (got / "workspace").exists() and not (got / "workspace").is_symlink()
+    assert (run_dir / "baseline" / "abc-local.json").is_file()
+    assert f"cells/{CELL}/events.jsonl" in written
+
+
+def _tar(*members: tarfile.TarInfo, content: bytes = b"bad") -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for info in members:
+            if info.isreg():
+                info.size = len(content)
+                tar.addfile(info, io.BytesIO(content))
+            else:
+                tar.addfile(info)
+    return buf.getvalue()
+
+
+def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = link
+    return info
+
+
+def _ok() -> tarfile.TarInfo:
+    return _member(f"cells/{CELL}/events.jsonl")
+
+
+ATTACKS = {
+    "dotdot": _member(f"cells/{CELL}/../../escaped.txt"),
+    "dotdot-first": _member("../escaped.txt"),
+    "absolute": _member("/tmp/pwb-delivery-escaped.txt"),
+    "symlink": _member(f"cells/{CELL}/link", tarfile.SYMTYPE, "/etc/passwd"),
+    "symlink-relative": _member(f"cells/{CELL}/link", tarfile.SYMTYPE, "../../.."),
+    "hardlink": _member(f"cells/{CELL}/hard", tarfile.LNKTYPE, "/etc/passwd"),
+    "device": _member(f"cells/{CELL}/dev", tarfile.CHRTYPE),
+    "fifo": _member(f"cells/{CELL}/fifo", tarfile.FIFOTYPE),
+    "another-cell": _member("cells/other__cell/events.jsonl"),
+    "run-file": _member("manifest.jsonl"),
+    "baseline-subdir": _member("baseline/x/y.json"),
+    "dot": _member(f"./cells/{CELL}/events.jsonl"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_a_member_that_may_not_be_written_refuses_the_whole_delivery(
+    tmp_path: Path, attack: str
+) -> None:
+    run_dir = tmp_path / "a" / "run"
+    run_dir.mkdir(parents=True)
+    # the good member first: a refusal after it was written would be too late
+    data = _tar(_ok(), ATTACKS[attack])
+    with pytest.raises(DeliveryRefused, match="delivery holds"):
+        deliver(data, run_dir, KEY)
+    assert list(run_dir.iterdir()) == []  # nothing written, not even the good member
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["run"]
+    assert not (tmp_path / "escaped.txt").exists()
+    assert not Path("/tmp/pwb-delivery-escaped.txt").exists()
+
+
+def test_a_link_in_the_run_directory_is_not_followed(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (run_dir / "cells").mkdir(parents=True)
+    (run_dir / "cells" / CELL).symlink_to(outside)  # planted where the cell's dir goes
+    with pytest.raises(DeliveryRefused, match="not a directory"):
+        deliver(_tar(_ok()), run_dir, KEY)
+    assert list(outside.iterdir()) == []
+    os.unlink(run_dir / "cells" / CELL)
+    (run_dir / "cells" / CELL).mkdir()
+    (run_dir / "cells" / CELL / "events.jsonl").symlink_to(outside / "victim")
+    with pytest.raises(DeliveryRefused, match="cannot write"):
+        deliver(_tar(_ok()), run_dir, KEY)
+    assert list(outside.iterdir()) == []
+
+
+def test_not_a_tar_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(DeliveryRefused, match="not a tar"):
+        deliver(b"x" * 1024, tmp_path, KEY)
+
+
+def test_staging_is_locked_while_open_and_removed_after(tmp_path: Path) -> None:
+    with open_staging("sweep-1", tmp_path) as staging:
+        assert staging.root == tmp_path / "sweep-1"
+        assert lock_held(str(staging.lock))
+        _staged_cell(staging.root, tmp_path / "ws")
+    assert not (tmp_path / "sweep-1").exists()
+    assert (tmp_path / "ws" / "secret").exists()  # a link is removed, not followed
+
+
+def test_stale_staging_is_dropped_and_a_live_sessions_kept(tmp_path: Path) -> None:
+    dead = tmp_path / "dead-sweep"
+    dead.mkdir()
+    (dead / ".lock").touch()  # its node host died: nobody holds it
+    old = time.time() - 3600
+    os.utime(dead, (old, old))
+    fresh = tmp_path / "fresh-sweep"  # created a moment ago, not yet locked
+    fresh.mkdir()
+    with open_staging("live-sweep", tmp_path) as live:
+        os.utime(live.root, (old, old))
+        assert drop_stale(tmp_path) == []  # dropped already on open: the dead one
+        assert not dead.exists()
+        assert fresh.exists() and live.root.exists()
