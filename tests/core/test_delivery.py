@@ -158,3 +158,13 @@ def test_stale_staging_is_dropped_and_a_live_sessions_kept(tmp_path: Path) -> No
         assert drop_stale(tmp_path) == []  # dropped already on open: the dead one
         assert not dead.exists()
         assert fresh.exists() and live.root.exists()
+
+
+def test_staging_under_a_planted_link_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "base").symlink_to(elsewhere)  # e.g. another user's link in /tmp
+    with pytest.raises(OSError, match="not a folder owned by this user"):
+        with open_staging("sweep-1", tmp_path / "base"):
+            pass
+    assert list(elsewhere.iterdir()) == []
