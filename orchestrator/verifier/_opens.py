@@ -143,7 +143,11 @@ class OpenTrace:
 def _watch_tree(ino: INotify, root: Path, max_dirs: int) -> tuple[dict[int, str], str]:
     dirs: dict[int, str] = {}
     names = hashlib.sha256()
-    for here, subdirs, files in os.walk(root):
+
+    def unreadable(exc: OSError) -> None:  # a folder not walked would not be watched
+        raise Untraceable(f"cannot list a folder: {exc.strerror}") from exc
+
+    for here, subdirs, files in os.walk(root, onerror=unreadable):
         rel = os.path.relpath(here, root)
         rel = "" if rel == "." else rel
         if len(dirs) >= max_dirs:

@@ -62,6 +62,8 @@ def test_untraceable_trees(tmp_path: Path) -> None:
     OpenTrace.start(root).close()
     with pytest.raises(Untraceable, match="more than 2 folders"):
         OpenTrace.start(root, max_dirs=2)
+    with pytest.raises(Untraceable, match="cannot list a folder"):
+        OpenTrace.start(tmp_path / "missing")  # what os.walk would otherwise skip silently
 
 
 def test_fingerprint(tmp_path: Path) -> None:
