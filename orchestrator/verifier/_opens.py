@@ -1,6 +1,6 @@
 """What a served work tree's files were opened for: the dependencies of a replayed state
-on a dynamic stack (node, php, vite...), where the server, not a URL rule, decides which
-files a request reads.
+on a request-scoped server (`_reuse.request_scoped`: PHP's built-in server), where the
+script, not a URL rule, decides which files a request reads.
 
 `OpenTrace` watches every directory of the work tree with inotify from the host. The
 container's server sees the same inodes through its bind mount, so its opens and reads

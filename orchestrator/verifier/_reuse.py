@@ -21,26 +21,31 @@ reuses its observation only when all of these hold (anything else replays):
     a folder without an index (a generated listing), or a path the snapshot does not
     hold (node_modules, dist, the prompt file, oversize files, empty folders) is
     uncertain and never reused;
-  - every other stack (node, php, vite, any install/build/start beyond a static file
-    server), when the replay was traced (`_opens.py`: every file and folder the server
-    opened or read while the state replayed, with those of states replayed at the same
-    time): the same server process (not restarted, rebuilt or reinstalled since:
-    what it loaded at start-up and cached stays as it was), every one of those paths
+  - a request-scoped server (`request_scoped`: PHP's built-in server with opcache off,
+    which runs every request in a fresh interpreter, so nothing one request read stays
+    in memory for another), when the replay was traced (`_opens.py`: every file and
+    folder the server opened or read while the state replayed, with those of states
+    replayed at the same time): the same server process (not restarted, rebuilt or
+    reinstalled since), every one of those paths
     byte-identical (a file's bytes and mode, a folder's names, or still absent), and no
     path added, removed or renamed anywhere in the tree (a server may test a path's
     existence with `stat`, which opens nothing). A window the trace cannot bound (an
     overflow, a change to the tree during the replays, a tree it cannot watch) falls
     back to the next rule;
-  - otherwise (not traced): the whole file index (every path, blob and mtime) is
-    identical. For both, no replay of the cell has ever sent a request that could
+  - every other stack (node, vite, any server that lives across requests): the whole
+    file index (every path, blob and mtime) is identical. Such a server may keep in
+    memory what one request read and serve it to another (a cache one state's request
+    refreshes and another's reads; a watcher re-reading a file between checkpoints, which
+    no per-checkpoint trace sees), so no per-state set of files bounds what a state
+    depends on. For both, no replay of the cell has ever sent a request that could
     change server state.
 
 The server itself is not in the workspace for static stacks; for the others it is, so a
 changed server file changes the index and replays everything. Not covered by the trace
 (`_opens.py`): a file's metadata read without an open (PHP's `filemtime` of a file no
-request of the state opened), reads through a mapping, and a server that reads files on
-its own between states (a timer): such a server's states may be reused wrongly; `--replay
-full` replays everything.
+request of the state opened), and state the server keeps outside the work tree (a file a
+PHP script writes under /tmp and another request reads): such states may be reused
+wrongly; `--replay full` replays everything.
 """
 
 from __future__ import annotations
@@ -70,6 +75,23 @@ _UNHELD = frozenset({"excluded", "oversize", "deep", "emptydir", "link"})
 
 class Uncertain(Exception):
     """The dependencies cannot be bounded: the state must replay."""
+
+
+# PHP's built-in server (`php -S`) with opcache disabled: each request runs in a fresh
+# interpreter and opens every script it includes (opcache would revalidate a cached
+# script by `stat`, which the trace cannot see).
+_REQUEST_SCOPED_START = re.compile(
+    r"(exec\s+)?php\s(?=(.*\s)?-d\s*opcache\.enable=0(\s|$))"
+    r"(?!.*opcache\.enable(_cli)?=(?!0(\s|$)))(?=(.*\s)?-S\s).*"
+)
+
+
+def request_scoped(contract: Contract) -> bool:
+    """A server that keeps nothing in memory from one request to the next, so the files
+    it opened for a state are all that state's replay depended on (with the tree's
+    names and the server process)."""
+    s = contract.serve
+    return not s.install and not s.build and bool(_REQUEST_SCOPED_START.fullmatch(s.start.strip()))
 
 
 def is_static(contract: Contract) -> bool:
@@ -185,7 +207,7 @@ class ReuseCache:
 
     @classmethod
     def for_contract(cls, contract: Contract) -> ReuseCache:
-        return cls(static=is_static(contract))
+        return cls(static=is_static(contract), traceable=request_scoped(contract))
 
     def checkpoint(
         self,
@@ -201,6 +223,7 @@ class ReuseCache:
         )
 
     static: bool
+    traceable: bool = False  # per-state file dependencies bound a replay (`request_scoped`)
     entries: dict[str, _Entry] = field(default_factory=dict)
     # A non-GET request reached a stateful server: nothing of it can be reused again.
     server_touched: str = ""
@@ -339,7 +362,8 @@ class Checkpoint:
         if self.cache.static:
             urls = sorted({r.split(" ", 1)[1] for r in obs.requests})
             return tuple((u, static_view(self.index, u)) for u in urls)
-        if self.trace is None or not self.server or reads is None or reads.uncertain:
+        untraced = self.trace is None or not self.cache.traceable or not self.server
+        if untraced or reads is None or reads.uncertain:
             return (("*", self.digest),)
         files = []
         for rel in sorted(reads.paths):
@@ -347,6 +371,7 @@ class Checkpoint:
             if now.startswith("untraceable"):
                 return (("*", self.digest),)
             files.append((FILE + rel, now))
+        assert self.trace is not None
         return (("server", self.server), ("names", self.trace.names), *files)
 
 

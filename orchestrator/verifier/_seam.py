@@ -75,9 +75,9 @@ class BrowserVerifier:
         self._caches[workspace.root] = (cache, count + 1)
         tree, files = await workspace.file_index()
         trace = None
-        if not cache.static and self.trace_opens:
-            # Dynamic stacks: what the server reads per state (`_opens.py`); a tree that
-            # cannot be traced reuses only an identical tree.
+        if cache.traceable and self.trace_opens:
+            # A request-scoped server: what it reads per state (`_opens.py`); a tree that
+            # cannot be traced, and any other server, reuses only an identical tree.
             with contextlib.suppress(Untraceable):
                 trace = await anyio.to_thread.run_sync(OpenTrace.start, workspace.root)
         reuse = cache.checkpoint(tree, files, count + 1, trace=trace, server=server)

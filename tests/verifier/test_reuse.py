@@ -18,7 +18,7 @@ import pytest
 
 from orchestrator.results import VerifyReport
 from orchestrator.verifier import BrowserPool, ReuseCache, verify
-from orchestrator.verifier._reuse import Uncertain, is_static, static_view
+from orchestrator.verifier._reuse import Uncertain, is_static, request_scoped, static_view
 from orchestrator.workspace import Workspace
 
 from .conftest import _QuietHandler, check, make_task, require_chromium
@@ -176,3 +176,27 @@ def test_transient_failures_are_never_carried_forward() -> None:
         StateObservation(state="a", failed_requests=("[load] fetch /x: net::ERR_NETWORK_CHANGED",)),
     ):
         assert _timing_dependent(bad), bad
+
+
+@pytest.mark.parametrize(
+    ("start", "scoped"),
+    [
+        ("php -d opcache.enable=0 -S 0.0.0.0:$PORT -t public", True),  # the shipped php tasks
+        ("exec php -S 0.0.0.0:$PORT -d opcache.enable=0 router.php", True),
+        ("php -S 0.0.0.0:$PORT -t public", False),  # opcache revalidates by stat
+        ("php -d opcache.enable=0 -d opcache.enable=1 -S 0.0.0.0:$PORT", False),
+        ("php -d opcache.enable=0 -d opcache.enable_cli=1 -S 0.0.0.0:$PORT", False),
+        ("php -d opcache.enable=0 worker.php", False),  # not the built-in server
+        ("node server.js", False),
+        ("npx vite preview --port $PORT", False),
+    ],
+)
+def test_only_a_request_scoped_server_is_traced_per_state(
+    tmp_path: Path, start: str, scoped: bool
+) -> None:
+    task = make_task(tmp_path, [{"id": "home", "route": "/"}], [])
+    raw = msgspec.to_builtins(task.contract)
+    raw["stack"], raw["serve"] = "php", {"start": start}
+    contract = msgspec.convert(raw, type(task.contract))
+    assert request_scoped(contract) is scoped
+    assert ReuseCache.for_contract(contract).traceable is scoped

@@ -1,10 +1,12 @@
-"""Replay reuse on a dynamic stack: a state is reused only when every file the server
-read for it (`_opens.py`) is byte-identical, in the same server process.
+"""Replay reuse on a dynamic stack: on a request-scoped server a state is reused only
+when every file the server read for it (`_opens.py`) is byte-identical, in the same
+server process; on a server that lives across requests, only when the tree is.
 
-A real node server reads a data file and a stylesheet from the work tree on each request,
-as the solver's server may. Every checkpoint is verified with the reuse cache (through
-`BrowserVerifier`, which starts the trace) and as a full replay; the verdicts must be
-identical, and the states reused exactly those whose files did not change.
+A real PHP built-in server reads a data file and a stylesheet from the work tree on each
+request, as the solver's scripts may; a real node server keeps what one request read for
+another. Every checkpoint is verified with the reuse cache (through `BrowserVerifier`,
+which starts the trace) and as a full replay; the verdicts must be identical, and the
+states reused exactly those whose files did not change.
 """
 
 from __future__ import annotations
@@ -13,40 +15,44 @@ import dataclasses
 import os
 import socket
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import msgspec
 import pytest
 
+from orchestrator.contract import TaskPackage
 from orchestrator.results import VerifyReport
 from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth, verify
-from orchestrator.verifier._reuse import is_static
+from orchestrator.verifier._reuse import is_static, request_scoped
 from orchestrator.workspace import Workspace
 
 from .conftest import check, make_task, require_chromium
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(300)]
 
-SERVER = r"""
-const http = require('http'), fs = require('fs'), path = require('path');
-const read = (p) => fs.readFileSync(path.join(__dirname, p), 'utf8');
-http.createServer((req, res) => {
-  const url = req.url.split('?')[0];
-  res.setHeader('content-type', 'text/html; charset=utf-8');
-  if (url === '/a') return res.end(`<style>${read('theme.css')}</style><h1 id="t">Alpha</h1>`);
-  if (url === '/b') return res.end(`<h1 id="t">${JSON.parse(read('data/b.json')).title}</h1>`);
-  if (url === '/c') return res.end('<h1 id="t">Gamma</h1>');
-  res.statusCode = 404;
-  res.end('not found');
-}).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
-"""
+PHP_START = "php -d opcache.enable=0 -S 0.0.0.0:$PORT -t ."
 FILES = {
-    "server.js": SERVER,
+    "a.php": "<style><?= file_get_contents(__DIR__ . '/theme.css') ?></style>"
+    '<h1 id="t">Alpha</h1>',
+    "b.php": '<h1 id="t"><?= json_decode(file_get_contents(__DIR__ . "/data/b.json"))->title ?>'
+    "</h1>",
+    "c.php": '<h1 id="t">Gamma</h1>',
     "theme.css": "h1 { color: rgb(0, 0, 0); }",
     "data/b.json": '{"title": "Wrong"}',
     "unread.txt": "nobody reads this",
 }
+# /a reads the data file into memory; /b shows what /a last read.
+NODE_MEMORY = r"""
+const http = require('http'), fs = require('fs');
+let title = 'none yet';
+http.createServer((req, res) => {
+  res.setHeader('content-type', 'text/html; charset=utf-8');
+  if (req.url === '/a') { title = JSON.parse(fs.readFileSync('data.json', 'utf8')).title; }
+  res.end(`<h1 id="t">${title}</h1>`);
+}).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
+"""
 
 
 @pytest.fixture(scope="module")
@@ -71,16 +77,29 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start(root: Path, port: int) -> subprocess.Popen[str]:
+def _start(cmd: list[str], root: Path, port: int) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
-        ["node", "server.js"],
-        cwd=root,
-        env={**os.environ, "PORT": str(port)},
-        stdout=subprocess.PIPE,
-        text=True,
+        cmd, cwd=root, env={**os.environ, "PORT": str(port)}, stdout=subprocess.DEVNULL, text=True
     )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-    return proc
+    deadline = time.monotonic() + 20
+    while True:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return proc
+        assert time.monotonic() < deadline and proc.poll() is None, "the server did not start"
+        time.sleep(0.05)
+
+
+def _php(root: Path, port: int) -> subprocess.Popen[str]:
+    return _start(
+        ["php", "-d", "opcache.enable=0", "-S", f"127.0.0.1:{port}", "-t", "."], root, port
+    )
+
+
+def _served_by(task: TaskPackage, stack: str, start: str) -> TaskPackage:
+    raw = msgspec.to_builtins(task.contract)
+    raw["stack"], raw["serve"] = stack, {"start": start}
+    return dataclasses.replace(task, contract=msgspec.convert(raw, type(task.contract)))
 
 
 def _verdicts(r: VerifyReport) -> list[tuple[str, bool, str]]:
@@ -97,7 +116,7 @@ async def test_states_replay_when_a_file_their_server_read_changes(
     ws = await Workspace.create(r0, tmp_path / "ws", ["**"], store=tmp_path / "store")
     task = make_task(
         tmp_path,
-        [{"id": s, "route": f"/{s}"} for s in ("a", "b", "c")],
+        [{"id": s, "route": f"/{s}.php"} for s in ("a", "b", "c")],
         [
             check(
                 "a_color",
@@ -112,13 +131,11 @@ async def test_states_replay_when_a_file_their_server_read_changes(
             check("c_title", "text", "c", kind="text_equals", selector="#t", value="Gamma"),
         ],
     )
-    raw = msgspec.to_builtins(task.contract)
-    raw["stack"], raw["serve"] = "node", {"start": "node server.js", "restart_on_change": True}
-    task = dataclasses.replace(task, contract=msgspec.convert(raw, type(task.contract)))
-    assert not is_static(task.contract)
+    task = _served_by(task, "php", PHP_START)
+    assert not is_static(task.contract) and request_scoped(task.contract)
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = _start(ws.root, port)
+    proc = _php(ws.root, port)
     verifier = BrowserVerifier(one_pool)
     seen: list[tuple[set[str], dict[str, str]]] = []
 
@@ -165,7 +182,7 @@ async def test_states_replay_when_a_file_their_server_read_changes(
         # Another server process: all replay.
         proc.terminate()
         proc.wait(10)
-        proc = _start(ws.root, port)
+        proc = _php(ws.root, port)
         await checkpoint(6, server="s2")
     finally:
         proc.terminate()
@@ -174,3 +191,52 @@ async def test_states_replay_when_a_file_their_server_read_changes(
     assert reused == [set(), {"a", "b", "c"}, {"a", "c"}, {"b", "c"}, set(), set()]
     assert "a path was added" in seen[4][1]["a"]
     assert "restarted" in seen[5][1]["c"]
+
+
+async def test_a_server_that_keeps_memory_reuses_only_an_identical_tree(
+    tmp_path: Path, one_pool: BrowserPool, full_pool: BrowserPool
+) -> None:
+    """/b shows what /a read: b's own replay opens no file, yet a change to the file a
+    reads changes b. Only the whole tree bounds it."""
+    r0 = tmp_path / "r0"
+    r0.mkdir()
+    (r0 / "server.js").write_text(NODE_MEMORY)
+    (r0 / "data.json").write_text('{"title": "Old"}')
+    ws = await Workspace.create(r0, tmp_path / "ws", ["**"], store=tmp_path / "store")
+    task = make_task(
+        tmp_path,
+        [{"id": s, "route": f"/{s}"} for s in ("a", "b")],
+        [
+            check("a_title", "text", "a", kind="text_equals", selector="#t", value="New"),
+            check("b_title", "text", "b", kind="text_equals", selector="#t", value="New"),
+        ],
+    )
+    task = _served_by(task, "node", "node server.js")
+    assert not request_scoped(task.contract)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = _start(["node", "server.js"], ws.root, port)
+    verifier = BrowserVerifier(one_pool)
+    reused: list[set[str]] = []
+    try:
+        for n in (1, 2, 3):
+            if n == 3:
+                await ws.write_file("data.json", '{"title": "New"}')
+            kept = await verifier.verify(
+                task,
+                url,
+                check_ids=None,
+                health=RunHealth(),
+                artifacts=tmp_path / f"cp{n}",
+                workspace=ws,
+                server="s1",
+            )
+            full = await verify(full_pool, task, url, artifacts=tmp_path / f"full{n}")
+            assert _verdicts(kept) == _verdicts(full), n
+            reused.append({s.state for s in kept.states if s.reused})
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert reused == [set(), {"a", "b"}, set()]
+    titles = [kept.check(c) for c in ("a_title", "b_title")]
+    assert all(c is not None and c.passed for c in titles)  # b shows what a read now
