@@ -43,6 +43,7 @@ from pathlib import Path, PurePosixPath
 
 from sandbox import lock_held
 
+from ..private_dir import private_dir
 from ..workspace import discard_under
 
 EVENTS = "events.jsonl"
@@ -73,7 +74,7 @@ def open_staging(sweep: str, base: Path | None = None) -> Iterator[Staging]:
     """The staging directory of sweep `sweep` on this node, locked while open, removed
     (its workspaces too) on exit. Staging left by sessions whose process died (its lock is
     free) is removed first."""
-    base = _private(base or staging_root())
+    base = private_dir(base or staging_root())  # not a link planted in /tmp
     drop_stale(base)
     root = base / sweep
     root.mkdir(mode=0o700)  # a sweep id is unique: an existing one is a bug
@@ -87,17 +88,6 @@ def open_staging(sweep: str, base: Path | None = None) -> Iterator[Staging]:
             _remove(root)
         finally:
             os.close(fd)
-
-
-def _private(base: Path) -> Path:
-    """`base` as a folder of this user's only (not a link another user planted in /tmp)."""
-    base.mkdir(mode=0o700, parents=True, exist_ok=True)
-    st = base.lstat()
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
-        raise OSError(f"staging {base} is not a folder owned by this user")
-    if stat.S_IMODE(st.st_mode) & 0o077:
-        os.chmod(base, 0o700)
-    return base
 
 
 def drop_stale(base: Path, now: float | None = None) -> list[Path]:

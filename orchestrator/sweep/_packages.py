@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..contract import ContractError, TaskPackage, load_task
+from ..private_dir import private_dir
 
 
 def default_cache() -> Path:
@@ -48,10 +49,9 @@ def materialise(
 ) -> TaskPackage:
     """The package `task_id` with `contract_hash` from this node's cache, fetched (and
     verified) first if the cache does not hold it yet."""
-    home = cache / contract_hash
+    home = private_dir(cache) / contract_hash  # nobody else may change a verified copy
     if (home / task_id).is_dir():
         return _verified(home / task_id, contract_hash)
-    cache.mkdir(parents=True, exist_ok=True)
     tmp = cache / f".unpack-{contract_hash[:16]}-{secrets.token_hex(4)}"
     tmp.mkdir()
     try:

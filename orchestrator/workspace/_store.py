@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import tempfile
 from pathlib import Path
 
+from ..private_dir import NotPrivate, private_dir
 from ._errors import WorkspaceError
 
 TREE = "tree"
@@ -32,13 +32,10 @@ def default_store() -> Path:
 
 
 def _private_store(store: Path) -> Path:
-    store.mkdir(mode=0o700, parents=True, exist_ok=True)
-    st = store.lstat()
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
-        raise WorkspaceError(f"workspace store {store} is not a folder owned by this user")
-    if stat.S_IMODE(st.st_mode) & 0o077:
-        os.chmod(store, 0o700)
-    return store.resolve()
+    try:
+        return private_dir(store).resolve()
+    except NotPrivate as exc:
+        raise WorkspaceError(f"workspace store {exc}") from exc
 
 
 def new_home(store: Path | None) -> Path:

@@ -68,3 +68,13 @@ def test_a_member_outside_the_package_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "escaped.txt").exists()
     assert not (tmp_path / "a" / "escaped.txt").exists()
     assert list(cache.iterdir()) == []
+
+
+def test_a_cache_under_a_planted_link_is_refused(tmp_path: Path) -> None:
+    task = load_task(make_tiny_task(tmp_path / "tasks"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "cache").symlink_to(elsewhere)  # e.g. another user's link in /tmp
+    with pytest.raises(OSError, match="not a folder owned by this user"):
+        materialise(task.contract.id, task.contract_hash, lambda: pack(task), tmp_path / "cache")
+    assert list(elsewhere.iterdir()) == []
