@@ -18,8 +18,8 @@ attempt's reply. The driver writes it into its run directory (`deliver`), trusti
 nothing in it: every member is checked before anything is written. Only regular files
 and directories, relative, without `.` or `..`, under this cell's `cells/<cell>/` or
 directly in `baseline/`; anything else refuses the whole delivery (`DeliveryRefused`).
-Directories on the way must be directories (never followed links); files are written
-without following links. `events.jsonl` is appended to (the cell's log goes on across
+Directories on the way must be directories (never followed links; one that is not
+refuses the delivery from there on); files are written without following links. `events.jsonl` is appended to (the cell's log goes on across
 attempts, which may run on other nodes), other files are replaced.
 
 No Ray here: the transport is the caller's (`_ray`).
@@ -141,7 +141,8 @@ def take_cell(root: Path, key: str) -> bytes:
 
 def deliver(data: bytes, run_dir: Path, key: str) -> list[str]:
     """Blocking: write a node's delivery for cell `key` into `run_dir`; return the
-    members written. Every member is checked first: one refused, nothing is written."""
+    members written. Every member's name and type is checked first (one refused, nothing
+    is written); a link found in the run directory on the way refuses the rest."""
     if not data:
         return []
     try:
