@@ -15,12 +15,13 @@ After each attempt the node packs what it wrote (`take_cell`: a tar of `cells/<c
 without the `workspace` links, which name the node's disk, plus the baseline cache's
 files), removes the cell's staging and its workspaces, and the tar travels back with the
 attempt's reply. The driver writes it into its run directory (`deliver`), trusting
-nothing in it: every member is checked before anything is written. Only regular files
-and directories, relative, without `.` or `..`, under this cell's `cells/<cell>/` or
-directly in `baseline/`; anything else refuses the whole delivery (`DeliveryRefused`).
-Directories on the way must be directories (never followed links; one that is not
-refuses the delivery from there on); files are written without following links. `events.jsonl` is appended to (the cell's log goes on across
-attempts, which may run on other nodes), other files are replaced.
+nothing in it: every member's name and type is checked before anything is written.
+Only regular files and directories, relative, without `.` or `..`, under this cell's
+`cells/<cell>/` or directly in `baseline/`; anything else refuses the whole delivery
+(`DeliveryRefused`). Directories on the way must be directories (never followed links;
+one that is not refuses the delivery from there on); files are written without
+following links. `events.jsonl` is appended to (the cell's log goes on across attempts,
+which may run on other nodes), other files are replaced.
 
 No Ray here: the transport is the caller's (`_ray`).
 """
