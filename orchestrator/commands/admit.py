@@ -122,7 +122,7 @@ async def _admit(args: argparse.Namespace, tasks: list[TaskPackage]) -> list[Tas
 def _out_dir(out: Path | None) -> Path:
     """Where this admission writes: never over an earlier admission's results."""
     if out is None:
-        return Path("runs/admission") / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        out = Path("runs/admission") / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"--out {out}: expected a new or empty directory, got one in use")
     return out
