@@ -230,3 +230,8 @@ class ManifestRow(_Rec, frozen=True, kw_only=True):
     def error(self) -> str:
         o = self.outcome
         return "" if isinstance(o, Ok) else o.error
+
+
+def cell_dir_name(cell: str) -> str:
+    """A cell's directory under `<run>/cells/` (and the report's): its key, `/` -> `__`."""
+    return cell.replace("/", "__")

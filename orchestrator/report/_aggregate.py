@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from ..records import UNSCORED, ManifestRow
+from ..records import UNSCORED, ManifestRow, cell_dir_name
 from ._analyses import Cards, ablations, breakdown, cost, grid, max_repeats, variability
 from ._load import LoadedRun
 from ._measures import completing, mean, rate, row_flips, row_mean, row_rate
 from ._model import (
+    ARM_ORDER,
     CellEntry,
     ContinuityRow,
     Correlation,
@@ -27,13 +28,10 @@ from ._model import (
     Report,
     ScoreTable,
     SolverScores,
-    cell_dir_name,
 )
 from ._regressions import gate_counts, regression_rows
 from ._stats import permutation_p, spearman
 from ._twins import twin_rows
-
-ARM_ORDER = ("staged", "full-spec")
 
 
 def group(rows: Sequence[ManifestRow]) -> dict[tuple[str, str], list[ManifestRow]]:

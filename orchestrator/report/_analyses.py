@@ -15,9 +15,16 @@ from collections.abc import Callable, Sequence
 from ..records import ManifestRow
 from ..solver_cards import SolverCard
 from ._measures import mean, rate, row_cost, row_mean, row_rate, row_tokens
-from ._model import AblationRow, BreakdownRow, CostRow, GridCell, Mean, VariabilityRow
+from ._model import (
+    ARM_ORDER,
+    AblationRow,
+    BreakdownRow,
+    CostRow,
+    GridCell,
+    Mean,
+    VariabilityRow,
+)
 
-ARM_ORDER = ("staged", "full-spec")
 Cards = Callable[[str], SolverCard]
 
 

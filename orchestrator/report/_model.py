@@ -8,6 +8,8 @@ import msgspec
 
 from ._load import LoadStats
 
+ARM_ORDER = ("staged", "full-spec")  # the order arms are shown in
+
 
 class _Rec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     pass
@@ -219,7 +221,3 @@ class Report(_Rec, frozen=True, kw_only=True):
     ablations: tuple[AblationRow, ...] = ()
     grid: tuple[GridCell, ...] = ()
     cells: tuple[CellEntry, ...]
-
-
-def cell_dir_name(cell: str) -> str:
-    return cell.replace("/", "__")

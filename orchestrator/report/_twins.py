@@ -15,9 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from ..records import UNSCORED, ManifestRow
 from ._measures import mean
-from ._model import TwinRow
-
-ARM_ORDER = ("staged", "full-spec")
+from ._model import ARM_ORDER, TwinRow
 
 
 def _wcs(rows: Sequence[ManifestRow]) -> float:

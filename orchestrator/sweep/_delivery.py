@@ -45,6 +45,7 @@ from pathlib import Path, PurePosixPath
 from sandbox import lock_held
 
 from ..private_dir import private_dir
+from ..records import cell_dir_name
 from ..workspace import discard_under
 
 EVENTS = "events.jsonl"
@@ -53,10 +54,6 @@ _STALE_S = 600.0  # far longer than between creating a staging directory and loc
 
 class DeliveryRefused(Exception):
     """A node's delivery holds a member that may not be written (one line: which)."""
-
-
-def cell_dirname(key: str) -> str:
-    return key.replace("/", "__")
 
 
 def staging_root() -> Path:
@@ -121,7 +118,7 @@ def _remove(root: Path) -> None:
 def take_cell(root: Path, key: str) -> bytes:
     """Blocking: what an attempt of cell `key` wrote under staging `root`, as a tar with
     members relative to the run directory; the cell's staging and workspaces are removed."""
-    cell = root / "cells" / cell_dirname(key)
+    cell = root / "cells" / cell_dir_name(key)
 
     def keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
         return info if info.isreg() or info.isdir() else None  # no links, no devices
@@ -184,10 +181,10 @@ def _checked(member: tarfile.TarInfo, key: str) -> tuple[str, ...]:
         raise DeliveryRefused(f"{refused}: not a plain relative path")
     if name.startswith("./") or "//" in name or name.rstrip("/") != str(path):
         raise DeliveryRefused(f"{refused}: not a plain relative path")
-    in_cell = parts[:2] == ("cells", cell_dirname(key))
+    in_cell = parts[:2] == ("cells", cell_dir_name(key))
     in_baseline = parts[0] == "baseline" and len(parts) == 2 and member.isreg()
     if not (in_cell or in_baseline or parts in (("cells",), ("baseline",))):
-        raise DeliveryRefused(f"{refused}: outside cells/{cell_dirname(key)}/ and baseline/")
+        raise DeliveryRefused(f"{refused}: outside cells/{cell_dir_name(key)}/ and baseline/")
     return parts
 
 

@@ -69,9 +69,9 @@ from ..config import BenchConfig
 from ..contract import TaskPackage
 from ..events import append_event
 from ..faults import describe
-from ..records import BackendName, InfraError, Outcome
+from ..records import BackendName, InfraError, Outcome, cell_dir_name
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
-from ._delivery import DeliveryRefused, cell_dirname, deliver, open_staging, take_cell
+from ._delivery import DeliveryRefused, deliver, open_staging, take_cell
 from ._engine import Engine, EngineUnavailable
 from ._packages import default_cache, materialise, pack
 from ._runner import SweepIds, SweepResources, open_resources
@@ -494,7 +494,7 @@ class RayEngine:
 
     def _node_lost(self, job: Job, n: int, node: _Node, exc: BaseException) -> CellFailure:
         why = f"worker node {node.node_id[:12]} lost mid-cell: {describe(exc)}"
-        cell_dir = self.run_dir / "cells" / cell_dirname(job.key)
+        cell_dir = self.run_dir / "cells" / cell_dir_name(job.key)
         cell_dir.mkdir(parents=True, exist_ok=True)
         append_event(cell_dir / "events.jsonl", ev.Error(cause="infra", error=why, attempt=n))
         return CellFailure(InfraError(error=why), retryable=True)

@@ -38,7 +38,7 @@ from ..events import append_event
 from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
 from ..llm import ProviderOutage, ProviderPool
-from ..records import InfraError, LlmError, Outage, TaskError
+from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
 from ..solvers import Solver, make_solver
 from ..solvers._scaffold import JudgedSolver, ScaffoldSolver
 from ..verifier import BrowserPool, Verifier, check_environment
@@ -79,7 +79,7 @@ class SweepResources:
     gateway_host: str = ""  # its address as sandboxes reach it ("" = loopback)
 
     def cell_dir(self, key: str) -> Path:
-        return self.run_dir / "cells" / key.replace("/", "__")
+        return self.run_dir / "cells" / cell_dir_name(key)
 
     async def attempt(self, job: Job, n: int, ledger: Ledger) -> Delivered:
         row = job.template

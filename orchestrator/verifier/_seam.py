@@ -52,8 +52,6 @@ class BrowserVerifier:
     its last replay keeps that observation (`_reuse.py`)."""
 
     pool: BrowserPool
-    # Off: dynamic stacks reuse only an identical tree (the rule before the trace).
-    trace_opens: bool = True
     _caches: dict[Path, tuple[ReuseCache, int]] = field(default_factory=dict)
 
     async def verify(
@@ -75,7 +73,7 @@ class BrowserVerifier:
         self._caches[workspace.root] = (cache, count + 1)
         tree, files = await workspace.file_index()
         trace = None
-        if cache.traceable and self.trace_opens:
+        if cache.traceable:
             # A request-scoped server: what it reads per state (`_opens.py`); a tree that
             # cannot be traced, and any other server, reuses only an identical tree.
             with contextlib.suppress(Untraceable):
