@@ -130,6 +130,23 @@ def _beside(root: Path, task_id: str) -> dict[str, Contract]:
         return {}
 
 
+# A task-clustered bootstrap needs two tasks to draw an interval (report/_stats.py).
+MIN_TASKS_FOR_INTERVAL = 2
+
+
+def _too_small(by: Mapping[str, Counter[str]]) -> str:
+    """Which regime, facet and stack groups the report's breakdowns cannot give an interval."""
+    small = [
+        f"{k} {v} ({n})"
+        for k in ("regime", "facet", "stack")
+        for v, n in sorted(by[k].items())
+        if n < MIN_TASKS_FOR_INTERVAL
+    ]
+    if not small:
+        return f"every regime, facet and stack has >= {MIN_TASKS_FOR_INTERVAL} tasks (intervals)"
+    return f"under {MIN_TASKS_FOR_INTERVAL} tasks, no interval in the report: " + ", ".join(small)
+
+
 def composition(contracts: Iterable[Contract]) -> str:
     """Counts by regime × capability × facet (rows) × stack (columns), with totals."""
     cs = list(contracts)
@@ -173,4 +190,5 @@ def composition(contracts: Iterable[Contract]) -> str:
         + "".join(f"{'; ' if i else ' ('}{t} -> {s}" for i, (t, s) in enumerate(twins))
         + (")" if twins else "")
     )
+    lines.append(_too_small(by))
     return "\n".join(lines) + "\n"

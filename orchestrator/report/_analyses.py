@@ -39,7 +39,7 @@ def _scored(rows: Sequence[ManifestRow]) -> list[ManifestRow]:
     return [r for r in rows if r.status != "infra_error"]
 
 
-EMPTY = Mean(n=0, value=math.nan, lo=math.nan, hi=math.nan)
+EMPTY = Mean(n=0, tasks=0, value=math.nan, lo=math.nan, hi=math.nan)
 
 
 def breakdown(

@@ -21,7 +21,7 @@ def rate(flags: Iterable[bool]) -> Rate:
 
 def mean(values: Sequence[float], clusters: Sequence[str]) -> Mean:
     value, lo, hi = cluster_bootstrap(values, clusters, n_boot=N_BOOT, seed=SEED)
-    return Mean(n=len(values), value=value, lo=lo, hi=hi)
+    return Mean(n=len(values), tasks=len(set(clusters)), value=value, lo=lo, hi=hi)
 
 
 def row_mean(rows: Sequence[ManifestRow], get: Callable[[Scores], float]) -> Mean:

@@ -29,9 +29,11 @@ class Rate(_Rec, frozen=True, kw_only=True):
 
 
 class Mean(_Rec, frozen=True, kw_only=True):
-    """Mean of n values with a task-clustered bootstrap 95% interval (NaN when n == 0)."""
+    """Mean of n values over `tasks` tasks with a task-clustered bootstrap 95% interval
+    (NaN when n == 0). One task has no interval: its runs are not independent."""
 
     n: int
+    tasks: int
     value: float
     lo: float
     hi: float

@@ -28,4 +28,6 @@ def fmt_mean(m: Mean, *, percent: bool = True) -> str:
         return "—"
     s = 100.0 if percent else 1.0
     digits = 1 if percent else 3
+    if m.tasks < 2:  # the bootstrap over one task collapses to the mean: no interval to show
+        return f"{s * m.value:.{digits}f} (1 task: no interval)"
     return f"{s * m.value:.{digits}f} [{s * m.lo:.{digits}f}, {s * m.hi:.{digits}f}]"

@@ -125,8 +125,16 @@ def test_composition_counts_every_cell_and_margin(tmp_path: Path) -> None:
         "total                                     2      1      2 |     5",
         "with a rework unit: 1 of 5; with >= 3 negatives: 1 of 5",
         "greenfield twins of change tasks: 0",
+        "under 2 tasks, no interval in the report: regime build (1),"
+        " facet construction (1), facet regression (1), stack react (1)",
     ]
     assert composition([]) == "composition: no tasks\n"
+    assert composition([a, b, c, e]).splitlines()[-1] == (
+        "under 2 tasks, no interval in the report: facet regression (1)"
+    )
+    assert composition([b, c]).splitlines()[-1] == (
+        "every regime, facet and stack has >= 2 tasks (intervals)"
+    )
 
 
 def test_every_shipped_twin_names_a_matched_change_task_of_the_suite() -> None:

@@ -154,8 +154,23 @@ def test_empty_rates_render_as_dash() -> None:
     from orchestrator.report._tables import fmt_mean, fmt_rate
 
     assert fmt_rate(Rate(k=0, n=0, lo=0.0, hi=1.0)) == "—"
-    assert fmt_mean(Mean(n=0, value=math.nan, lo=math.nan, hi=math.nan)) == "—"
+    assert fmt_mean(Mean(n=0, tasks=0, value=math.nan, lo=math.nan, hi=math.nan)) == "—"
     assert fmt_rate(Rate(k=5, n=10, lo=0.2366, hi=0.7634)) == "50.0% [23.7, 76.3] (5/10)"
+
+
+def test_a_mean_over_one_task_prints_no_interval() -> None:
+    """Repeats of one task are not independent: the bootstrap collapses, and a table must
+    not print that as a zero-width interval (the per-stack row of a stack with one task)."""
+    from orchestrator.report._measures import mean
+    from orchestrator.report._tables import fmt_mean
+
+    one = mean([0.2, 0.6, 0.4], ["t1", "t1", "t1"])
+    assert (one.n, one.tasks) == (3, 1)
+    assert fmt_mean(one) == "40.0 (1 task: no interval)"
+    two = mean([0.2, 0.6], ["t1", "t2"])
+    assert two.tasks == 2
+    assert fmt_mean(two, percent=False) == f"0.400 [{two.lo:.3f}, {two.hi:.3f}]"
+    assert two.lo < two.value < two.hi
 
 
 def test_stage_is_undefined_for_the_full_spec_arm(known_run: KnownRun) -> None:
