@@ -4,7 +4,8 @@ The pool owns the Playwright driver and the browser. The browser renders in the 
 environment (`_environment.py`: its own fontconfig and nothing else of the host's
 environment); each `run()` gets a new context (viewport, scale 1, light colour scheme,
 reduced motion, UTC, en-US, off-origin requests aborted) behind a `CapacityLimiter`,
-or, given a checkpoint's `WarmContexts`, a new page in a reset warm context (`_browser_warm.py`).
+or, given a checkpoint's `WarmContexts`, a new page in a reset warm context (`_browser_warm.py`;
+`warm_contexts()` gives one whose idle contexts the pool keeps for later checkpoints).
 The browser is replaced after `recycle_after` contexts, and when it disconnects
 mid-state it is relaunched and that one state is retried once. `environment()` measures
 the running environment's fingerprint once per pool.
@@ -33,7 +34,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..contract import Viewport
-from ._browser_warm import WarmContext, WarmContexts, open_warm
+from ._browser_warm import WarmContext, WarmContexts, WarmStore, open_warm
 from ._environment import CALIBRATION_HTML, PinnedFonts, RenderEnv, fonts_digest, pixels_digest
 from ._errors import (
     BrowserCrashed,
@@ -104,6 +105,7 @@ class BrowserPool:
 
     TIMEOUT_RETRIES = 2
     TIMEOUT_PAUSE_S = 1.0
+    WARM_PER_SLOT = 3
 
     def __init__(
         self,
@@ -130,6 +132,8 @@ class BrowserPool:
         self._env: RenderEnv | None = None
         self._pw: Playwright | None = None
         self._gen: _Generation | None = None
+        # Idle warm contexts kept between checkpoints: a few per concurrent state.
+        self._warm = WarmStore(cap=self.WARM_PER_SLOT * int(self.limiter.total_tokens))
         self._lock = anyio.Lock()
         self._env_lock = anyio.Lock()  # one calibration render, however many ask at once
 
@@ -154,6 +158,7 @@ class BrowserPool:
     async def __aexit__(
         self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
+        self._warm.idle.clear()  # closed with their browser
         with anyio.move_on_after(30, shield=True):
             if self._gen is not None:
                 await _close_quietly(self._gen.browser)
@@ -162,6 +167,10 @@ class BrowserPool:
         if self._fonts is not None:
             self._fonts.close()
         self._gen = None
+
+    def warm_contexts(self) -> WarmContexts:
+        """A checkpoint's warm contexts, drawing on and returning to the pool's store."""
+        return WarmContexts(store=self._warm)
 
     async def environment(self) -> RenderEnv:
         """The running environment's fingerprint (measured once, on first use)."""

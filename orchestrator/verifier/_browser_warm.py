@@ -1,9 +1,15 @@
-"""Warm contexts: within one checkpoint, states share a context and its renderer.
+"""Warm contexts: states share a context and its renderer, across checkpoints too.
 
 A fresh context per state costs a new renderer process (≈ 0.5 CPU-s, most of a simple
-state's cost). `WarmContexts` keeps, for one checkpoint, idle contexts per (origin,
+state's cost). `WarmContexts` is one checkpoint's view of idle contexts per (origin,
 viewport); every state still gets a fresh page (its own history, sessionStorage,
-`window.name`, JavaScript heap), and between two states the context is reset:
+`window.name`, JavaScript heap), and between two states the context is reset. The
+idle contexts live in a `WarmStore`: the pool's (`BrowserPool.warm_contexts`) keeps up
+to `cap` of them, least recently used closed first, for the next checkpoint (of the
+same cell, or of any cell whose site has the same origin), so a cell opens its few
+contexts once instead of at every checkpoint; a state gets exactly the same reset
+whichever checkpoint used the context before. A private store (cap 0) closes all at
+the checkpoint's end. The reset:
 
 - the state's page is closed first (its unload handlers run before the reset);
 - cookies, permissions, and every storage type of the origin are cleared (CDP
@@ -180,10 +186,42 @@ async def open_warm(context: BrowserContext, origin: str, owner: object) -> Warm
 
 
 @dataclass(slots=True)
-class WarmContexts:
-    """The idle warm contexts of one checkpoint; `close()` ends them all."""
+class WarmStore:
+    """Idle warm contexts, most recently used last; `trim()` keeps the last `cap`."""
 
-    idle: dict[Key, list[WarmContext]] = field(default_factory=dict)
+    cap: int = 0
+    idle: list[tuple[Key, WarmContext]] = field(default_factory=list)
+
+    def take(self, key: Key, alive: Callable[[object], bool]) -> WarmContext | None:
+        for i in range(len(self.idle) - 1, -1, -1):
+            k, warm = self.idle[i]
+            if k == key:
+                del self.idle[i]
+                if alive(warm.owner):
+                    return warm
+        return None
+
+    def give(self, key: Key, warm: WarmContext) -> None:
+        self.idle.append((key, warm))
+
+    async def trim(self) -> None:
+        """Close the least recently used idle contexts beyond `cap`."""
+        cut = max(0, len(self.idle) - self.cap)
+        gone, self.idle = self.idle[:cut], self.idle[cut:]
+        with anyio.move_on_after(30, shield=True):
+            for _, warm in gone:
+                try:
+                    await warm.context.close()
+                except PlaywrightError:
+                    pass  # its browser is already gone
+
+
+@dataclass(slots=True)
+class WarmContexts:
+    """One checkpoint's warm contexts; `close()` ends them, or leaves them idle in a
+    shared `store` for the next checkpoint (up to its cap)."""
+
+    store: WarmStore = field(default_factory=WarmStore)
     # opened / reused / discarded (with why): what the reuse bought, for the event log.
     counts: Counter[str] = field(default_factory=Counter)
     discarded: list[str] = field(default_factory=list)
@@ -193,16 +231,13 @@ class WarmContexts:
         self, origin: str, viewport: Viewport, alive: Callable[[object], bool]
     ) -> WarmContext | None:
         """An idle context of a live browser for (origin, viewport), or None."""
-        stack = self.idle.get((origin, viewport.width, viewport.height), [])
-        while stack:
-            warm = stack.pop()
-            if alive(warm.owner):
-                self.counts["reused"] += 1
-                return warm
-        return None
+        warm = self.store.take((origin, viewport.width, viewport.height), alive)
+        if warm is not None:
+            self.counts["reused"] += 1
+        return warm
 
     def give(self, warm: WarmContext, viewport: Viewport) -> None:
-        self.idle.setdefault((warm.origin, viewport.width, viewport.height), []).append(warm)
+        self.store.give((warm.origin, viewport.width, viewport.height), warm)
 
     def discard(self, why: str) -> None:
         self.counts["discarded"] += 1
@@ -210,11 +245,4 @@ class WarmContexts:
 
     async def close(self) -> None:
         self.closed = True
-        idle, self.idle = self.idle, {}
-        with anyio.move_on_after(30, shield=True):
-            for stack in idle.values():
-                for warm in stack:
-                    try:
-                        await warm.context.close()
-                    except PlaywrightError:
-                        pass  # its browser is already gone
+        await self.store.trim()

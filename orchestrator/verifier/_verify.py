@@ -23,7 +23,6 @@ import msgspec
 from ..contract import CheckSpec, Contract, State, TaskPackage, Visual, resolve_viewport
 from ..results import CheckResult, StateRun, VerifyReport
 from ._browser import BrowserPool, BrowserSession
-from ._browser_warm import WarmContexts
 from ._environment import VISUAL_GATES, environment_drift
 from ._errors import BrowserCrashed, EnvironmentDrift, ReplayError, VerifierError
 from ._gates import gate_results, grounded, run_health, state_health
@@ -172,9 +171,9 @@ async def _replay_all(
 ) -> _Replays:
     out = _Replays()
     found = out.found
-    # One checkpoint's states share reset warm contexts (`_browser_warm.py`) and identical
-    # replays share a page (`_share.py`), unless auditing.
-    warm = WarmContexts() if pool.replay == "reuse" else None
+    # States share reset warm contexts (`_browser_warm.py`; idle ones are kept for the
+    # next checkpoint) and identical replays share a page (`_share.py`), unless auditing.
+    warm = pool.warm_contexts() if pool.replay == "reuse" else None
     why: dict[str, str] = {}
     todo = []
     for job in jobs:

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from orchestrator.contract import Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession
 from orchestrator.verifier._browser_warm import WarmContext, WarmContexts
-from tests.verifier.conftest import _QuietHandler
+from tests.verifier.conftest import _QuietHandler, require_chromium
 
 pytestmark = pytest.mark.anyio
 
@@ -219,3 +220,70 @@ async def test_leftover_storage_is_detected_after_clearing(
     assert ctx_b is not ctx_a and seen["local"] is None
     assert warm.counts == {"opened": 2, "discarded": 1}
     assert "cookie jar is not empty" in warm.discarded[0]
+
+
+@pytest.mark.parametrize("planted", [False, True], ids=["reset", "planted-no-reset"])
+async def test_a_later_checkpoint_reuses_the_context_and_sees_nothing_of_an_earlier_one(
+    warm_site: str, planted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pool keeps a checkpoint's idle contexts for the next one (`warm_contexts`):
+    a state of checkpoint 2 gets checkpoint 1's context, reset exactly as within one."""
+    if planted:
+        monkeypatch.setattr(WarmContext, "reset", _no_reset)
+    require_chromium()
+    async with BrowserPool() as pool:
+        first = pool.warm_contexts()
+        try:
+            ctx_a, count_a = await pool.run(
+                warm_site, VIEWPORT, functools.partial(_write, warm_site), first
+            )
+        finally:
+            await first.close()
+        second = pool.warm_contexts()
+        try:
+            ctx_b, seen = await pool.run(
+                warm_site, VIEWPORT, functools.partial(_read, warm_site), second
+            )
+        finally:
+            await second.close()
+        _, fresh = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site))
+    # Not vacuous: checkpoint 2 ran in checkpoint 1's context, left open between them.
+    assert (first.counts, second.counts) == ({"opened": 1}, {"reused": 1})
+    assert ctx_b is ctx_a
+    leaked = {k for k in ("local", "cookie", "server_cookie", "dbs") if seen[k] != fresh[k]}
+    if planted:
+        assert leaked == {"local", "cookie", "server_cookie", "dbs"}
+    else:
+        assert not leaked
+        assert seen | {"count": ""} == fresh | {"count": ""}
+        assert int(seen["count"]) == count_a + 1  # not answered from A's cached response
+
+
+async def test_the_pool_keeps_at_most_its_cap_of_idle_contexts_closing_the_oldest(
+    warm_site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Idle contexts of finished cells (another origin, another viewport) do not pile
+    up: past the store's cap the least recently used are closed, the rest reused."""
+    require_chromium()
+    monkeypatch.setattr(BrowserPool, "WARM_PER_SLOT", 2)
+    async with BrowserPool(max_contexts=1) as pool:  # cap 2
+        views = [Viewport(width=500 + 10 * i, height=400) for i in range(4)]
+        warm = pool.warm_contexts()
+        try:
+            contexts = [
+                (await pool.run(warm_site, v, functools.partial(_read, warm_site), warm))[0]
+                for v in views
+            ]
+        finally:
+            await warm.close()
+        closed = [c for c in contexts if c not in {w.context for _, w in warm.store.idle}]
+        assert len(warm.store.idle) == 2 and closed == contexts[:2]
+        for c in closed:  # really closed, not just forgotten
+            with pytest.raises(PlaywrightError):
+                await c.new_page()  # type: ignore[attr-defined]
+        again = pool.warm_contexts()
+        try:
+            ctx, _ = await pool.run(warm_site, views[3], functools.partial(_read, warm_site), again)
+        finally:
+            await again.close()
+        assert ctx is contexts[3] and again.counts == {"reused": 1}
