@@ -14,8 +14,11 @@ live session's containers by a lock on the node's own disk.
 After each attempt the node packs what it wrote (`take_cell`: a tar of `cells/<cell>/`
 without the `workspace` links, which name the node's disk, plus the baseline cache's
 files), removes the cell's staging and its workspaces, and the tar travels back with the
-attempt's reply. The driver writes it into its run directory (`deliver`), trusting
-nothing in it: every member's name and type is checked before anything is written.
+attempt's reply. The cell's final work tree travels as `workspace.patch` (`write_patch`:
+its diff against R0, which `git apply` takes back), where a single-host cell has its
+`workspace` link. An attempt cancelled (Ctrl-C) is packed when its session closes.
+The driver writes the tar into its run directory (`deliver`), trusting nothing in it:
+every member's name and type is checked before anything is written.
 Only regular files and directories, relative, without `.` or `..`, under this cell's
 `cells/<cell>/` or directly in `baseline/`; anything else refuses the whole delivery
 (`DeliveryRefused`). Directories on the way must be directories (never followed links;
@@ -42,13 +45,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+import anyio
+
 from sandbox import lock_held
 
 from ..private_dir import private_dir
 from ..records import cell_dir_name
-from ..workspace import discard_under
+from ..workspace import Workspace, discard_under
 
 EVENTS = "events.jsonl"
+PATCH = "workspace.patch"  # a cell's final work tree against R0, for its `workspace` link
 _STALE_S = 600.0  # far longer than between creating a staging directory and locking it
 
 
@@ -113,6 +119,16 @@ def _remove(root: Path) -> None:
         for cell in cells.iterdir():
             discard_under(cell)
     shutil.rmtree(root, ignore_errors=True)
+
+
+async def write_patch(root: Path, key: str) -> None:
+    """`cells/<cell>/workspace.patch` under staging `root`: the work tree the cell's
+    `workspace` link names, as a patch against R0 (none without a harness workspace)."""
+    link = root / "cells" / cell_dir_name(key) / "workspace"
+    ws = Workspace.attach(link, ()) if link.is_symlink() else None
+    if ws is not None:
+        patch = await ws.patch()
+        await anyio.to_thread.run_sync((link.parent / PATCH).write_bytes, patch)
 
 
 def take_cell(root: Path, key: str) -> bytes:

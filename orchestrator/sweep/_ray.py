@@ -71,7 +71,7 @@ from ..events import append_event
 from ..faults import describe
 from ..records import BackendName, InfraError, Outcome, cell_dir_name
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
-from ._delivery import DeliveryRefused, deliver, open_staging, take_cell
+from ._delivery import DeliveryRefused, deliver, open_staging, take_cell, write_patch
 from ._engine import Engine, EngineUnavailable
 from ._packages import default_cache, materialise, pack
 from ._runner import SweepIds, SweepResources, open_resources
@@ -160,6 +160,7 @@ class CellNode:
         self.node = ray.get_runtime_context().get_node_id()[:12]
         self._stack = ExitStack()
         self.running = 0  # attempts on the portal, teardown included
+        self.staged: set[str] = set()  # cells whose files are in staging, not yet sent
         self.inflight: set[Future[Reply]] = set()
         self.idle = threading.Condition()
         try:
@@ -192,9 +193,11 @@ class CellNode:
     def ready(self) -> BackendName:
         return self.res.backend.name
 
-    def close(self, abandon: bool = False) -> None:
+    def close(self, abandon: bool = False) -> dict[str, bytes]:
         """Close the sweep's resources here; `abandon`: its driver is gone, so the cells
-        still running are cancelled first (their teardown removes their sandboxes)."""
+        still running are cancelled first (their teardown removes their sandboxes).
+        Returns the files of the attempts that sent none (cancelled: Ctrl-C), by cell,
+        packed as a reply's (`take_cell`); none when abandoned (nobody to send them to)."""
         if abandon:
             for fut in list(self.inflight):
                 fut.cancel()
@@ -202,7 +205,18 @@ class CellNode:
         # on the portal: the resources they use close after them.
         with self.idle:
             self.idle.wait_for(lambda: self.running == 0, timeout=120.0)
-        self._stack.close()
+        try:
+            return {} if abandon else {key: self._take(key) for key in sorted(self.staged)}
+        finally:
+            self._stack.close()
+
+    def _take(self, key: str) -> bytes:
+        """Blocking (not on the portal): a cancelled attempt's files."""
+        try:
+            self.portal.call(write_patch, self.staging.root, key)
+        except Exception as exc:  # its tree is gone or unreadable: the rest still goes
+            log.warning("cell %s: no workspace.patch: %s", key, describe(exc))
+        return take_cell(self.staging.root, key)
 
     async def attempt(self, job: Job, n: int) -> Reply:
         fut: Future[Reply] = self.portal.start_task_soon(self._attempt, job, n)
@@ -218,10 +232,14 @@ class CellNode:
     async def _attempt(self, job: Job, n: int) -> Reply:
         with self.idle:
             self.running += 1
+            self.staged.add(job.key)
         try:
             reply = await self._run(job, n)
-            # What the attempt wrote goes back with its reply; its staging is removed.
+            # What the attempt wrote goes back with its reply (its final work tree as a
+            # patch); its staging is removed.
+            await write_patch(self.staging.root, job.key)
             files = await anyio.to_thread.run_sync(take_cell, self.staging.root, job.key)
+            self.staged.discard(job.key)
             return msgspec.structs.replace(reply, files=files)
         finally:
             with self.idle:
@@ -291,10 +309,12 @@ class NodeHost:
             return Reply(failure=InfraError(error=why), retryable=True)
         return await node.attempt(job, n)
 
-    async def close(self, session: str, abandon: bool = False) -> None:
+    async def close(self, session: str, abandon: bool = False) -> dict[str, bytes]:
+        """Close a sweep's session: the files of its cancelled attempts, by cell."""
         node = self.sessions.pop(session, None)
-        if node is not None:
-            await asyncio.to_thread(node.close, abandon)
+        if node is None:
+            return {}
+        return await asyncio.to_thread(node.close, abandon)
 
     def open_sessions(self) -> list[str]:
         return sorted(self.sessions)
@@ -379,6 +399,7 @@ class RayEngine:
     packages: dict[str, Any]  # task id -> its package (`_packages.pack`) in the object store
     nodes: dict[str, _Node] = field(default_factory=dict)
     changed: anyio.Event = field(default_factory=anyio.Event)
+    cancelled: set[str] = field(default_factory=set)  # cells whose attempt was cancelled
 
     def _spawn(self, node_id: str, resources: dict[str, float]) -> _Node:
         # The node's host: the one already running (a previous sweep's), or a new one.
@@ -461,6 +482,7 @@ class RayEngine:
         except anyio.get_cancelled_exc_class():
             if ref is not None:
                 ray.cancel(ref)
+                self.cancelled.add(job.key)  # its files come when the session closes
             raise
         except LOST as exc:
             self._lost(node)
@@ -544,7 +566,7 @@ class RayEngine:
             async with anyio.create_task_group() as tg:
                 for node in self.nodes.values():
                     if node.alive:
-                        tg.start_soon(self._close, node, self.ids.sweep)
+                        tg.start_soon(self._close, node)
         with anyio.CancelScope(shield=True), anyio.move_on_after(30.0):
             await self._write_history()
         ray.kill(self.ledger_actor)
@@ -564,12 +586,22 @@ class RayEngine:
             with (self.run_dir / "ledger.jsonl").open("ab") as f:
                 f.write(b"".join(msgspec.json.encode(c) + b"\n" for c in charges))
 
-    @staticmethod
-    async def _close(node: _Node, session: str) -> None:
+    async def _close(self, node: _Node) -> None:
+        """Close the sweep's session on `node`; the files of the attempts cancelled there
+        come back then, delivered as a reply's (only cells this driver cancelled)."""
         try:
-            await node.actor.close.remote(session)
+            leftovers: dict[str, bytes] = await node.actor.close.remote(self.ids.sweep)
         except Exception as exc:
             log.warning("node %s did not close: %s", node.node_id[:12], exc)
+            return
+        for key, files in leftovers.items():
+            if key not in self.cancelled:
+                log.error("engine 'ray': node %s sent files of cell %r", node.node_id[:12], key)
+                continue
+            try:
+                await anyio.to_thread.run_sync(deliver, files, self.run_dir, key)
+            except DeliveryRefused as exc:
+                log.error("engine 'ray': %s", exc)
 
 
 def _delivered(reply: Reply) -> Delivered:

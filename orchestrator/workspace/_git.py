@@ -62,6 +62,18 @@ async def git(
     check: bool = True,
 ) -> str:
     """Run one git command on `git_dir`; with `work_tree` it may touch the work tree."""
+    out = await git_bytes(git_dir, *args, work_tree=work_tree, stdin=stdin, check=check)
+    return out.decode(errors="replace")
+
+
+async def git_bytes(
+    git_dir: Path,
+    *args: str,
+    work_tree: Path | None = None,
+    stdin: bytes | None = None,
+    check: bool = True,
+) -> bytes:
+    """`git`, its output as git wrote it (a patch of files in any encoding)."""
     env = _ENV | {"GIT_DIR": str(git_dir)}
     if work_tree is not None:
         env["GIT_WORK_TREE"] = str(work_tree)
@@ -75,4 +87,4 @@ async def git(
     if check and result.returncode != 0:
         err = result.stderr.decode(errors="replace").strip().splitlines()
         raise WorkspaceError(f"git {args[0]} failed: {err[-1] if err else result.returncode}")
-    return result.stdout.decode(errors="replace")
+    return result.stdout

@@ -20,7 +20,7 @@ import msgspec
 
 from . import _paths, _walk
 from ._errors import DiskLimitExceeded, PatchError, PathRefused, WorkspaceError
-from ._git import NO_EXTERNAL, git
+from ._git import NO_EXTERNAL, git, git_bytes
 from ._snapshot import PROMPT_FILE, FileIndex, Snapshotter
 from ._store import GIT, TREE, discard, new_home
 
@@ -75,12 +75,18 @@ class Workspace:
     async def _git(self, *args: str, work_tree: bool = False, stdin: bytes | None = None) -> str:
         """A git command on this repository, its config first put back as created (a
         third wall behind the unmounted git dir and the command-line switches)."""
+        out = await self._git_bytes(*args, work_tree=work_tree, stdin=stdin)
+        return out.decode(errors="replace")
+
+    async def _git_bytes(
+        self, *args: str, work_tree: bool = False, stdin: bytes | None = None
+    ) -> bytes:
         if not await anyio.to_thread.run_sync((self.git_dir / "HEAD").is_file):
             raise WorkspaceError("the workspace repository is missing")
         if self._config:
             await anyio.to_thread.run_sync(self._restore_config)
         tree = self.root if work_tree else None
-        return await git(self.git_dir, *args, work_tree=tree, stdin=stdin)
+        return await git_bytes(self.git_dir, *args, work_tree=tree, stdin=stdin)
 
     def _restore_config(self) -> None:
         path = self.git_dir / "config"
@@ -262,8 +268,13 @@ class Workspace:
         )
 
     async def diff(self) -> str:
+        return (await self.patch()).decode(errors="replace")
+
+    async def patch(self) -> bytes:
+        """The work tree against R0 as a patch `git apply` takes back (binary files
+        included, any encoding kept)."""
         tree = await self.tree_id()
-        return await self._git(
+        return await self._git_bytes(
             "diff-tree",
             "-r",
             "-p",
