@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import subprocess
 import tarfile
 import time
 from pathlib import Path
@@ -18,7 +20,9 @@ from orchestrator.sweep._delivery import (
     drop_stale,
     open_staging,
     take_cell,
+    write_patch,
 )
+from orchestrator.workspace import Workspace
 from sandbox import lock_held
 
 KEY = "tiny-shop/reference/staged/0"
@@ -168,3 +172,37 @@ def test_staging_under_a_planted_link_is_refused(tmp_path: Path) -> None:
         with open_staging("sweep-1", tmp_path / "base"):
             pass
     assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.anyio
+async def test_a_cells_final_work_tree_comes_back_as_a_patch_that_rebuilds_it(
+    tmp_path: Path,
+) -> None:
+    """Where a single-host cell has its `workspace` link, the node sends the work tree
+    as `workspace.patch` against R0: on a copy of R0 it gives the tree byte for byte
+    (a changed file in Latin-1, a binary file added, a file deleted)."""
+    r0 = tmp_path / "r0"
+    (r0 / "pages").mkdir(parents=True)
+    (r0 / "index.html").write_text("<p>caf\u00e9</p>\n", encoding="latin-1")
+    (r0 / "pages" / "old.html").write_text("<p>old</p>\n")
+    staging = tmp_path / "node"
+    link = staging / "cells" / CELL / "workspace"
+    ws = await Workspace.create(r0, link, ["**"], store=tmp_path / "store")
+    (link / "index.html").write_bytes("<p>th\u00e9 \u00e0 l'\u00e9t\u00e9</p>\n".encode("latin-1"))
+    (link / "logo.png").write_bytes(bytes(range(256)) * 4)
+    (link / "pages" / "old.html").unlink()
+    final = _tree(ws.root)
+    await write_patch(staging, KEY)
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    deliver(take_cell(staging, KEY), run_dir, KEY)
+    assert not link.is_symlink() and not ws.root.exists()  # the node's copy is gone
+    rebuilt = tmp_path / "rebuilt"
+    shutil.copytree(r0, rebuilt)
+    patch = run_dir / "cells" / CELL / "workspace.patch"
+    subprocess.run(["git", "apply", "--binary", str(patch)], cwd=rebuilt, check=True)
+    assert _tree(rebuilt) == final != _tree(r0)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
