@@ -21,6 +21,13 @@ the fixed costs (until the first cell, after the last); then the median and the 
 is amortised as in a user's sweep: the verdict is the median paired wall ratio, and the
 spread says whether it is beyond noise. Target: ray <= 5 % more wall. Writes
 `tests/perf/results/ray.json`, with the load average.
+
+Beside the wall, each sweep's CPU-seconds (`cpu_s`) where cgroup v1 cpuacct is writable:
+the script moves itself into a cpuacct cgroup of its own before it starts the cluster, so
+every process of the benchmark (Ray's, both engines' drivers, the node host, Chromium)
+is counted and nothing of other users of the host is. The cluster idles through the
+local sweeps too, so the paired CPU ratio is what `--engine ray` itself costs, a figure
+that holds on a loaded host, where the walls do not.
 """
 
 from __future__ import annotations
@@ -35,7 +42,44 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cgroup import CPUACCT, available
 from _common import ROOT, LoadSampler, machine, median, write_result
+
+
+class TreeCpu:
+    """CPU-s used by this process and everything it starts (`available()`: why not)."""
+
+    def __init__(self) -> None:
+        self.why = "not started"
+        self.cgroup: Path | None = None
+
+    def start(self) -> None:
+        """Move this process into a cgroup of its own, before it starts anything."""
+        self.why = available()
+        if not self.why:
+            self.cgroup = CPUACCT / f"pwb-bench-ray-{os.getpid()}"
+            self.cgroup.mkdir()
+            (self.cgroup / "cgroup.procs").write_text(str(os.getpid()))
+
+    def used(self) -> float | None:
+        if self.cgroup is None:
+            return None
+        return int((self.cgroup / "cpuacct.usage").read_text()) / 1e9
+
+    def close(self) -> None:
+        """Back to the root group; the cgroup goes once the cluster's processes have."""
+        if self.cgroup is None:
+            return
+        (CPUACCT / "cgroup.procs").write_text(str(os.getpid()))
+        for _ in range(100):
+            try:
+                self.cgroup.rmdir()
+                return
+            except OSError:
+                time.sleep(0.2)
+
+
+CPU = TreeCpu()
 
 BENCH = """
 [sweep]
@@ -66,10 +110,12 @@ def _sweep(tmp: Path, config: Path, engine: str, tag: str, address: str) -> dict
         argv += ["--ray-address", address]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     load = os.getloadavg()[0]
+    cpu0 = CPU.used()
     w0, t0 = time.time(), time.perf_counter()
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     w1 = time.time()
+    cpu1 = CPU.used()
     if done.returncode != 0:
         raise SystemExit(f"{engine} sweep failed ({done.returncode}): {done.stderr[-3000:]}")
     rows = read_rows(run_dir / "manifest.jsonl")
@@ -77,6 +123,7 @@ def _sweep(tmp: Path, config: Path, engine: str, tag: str, address: str) -> dict
     last = max(r.finished_at for r in rows)
     return {
         "wall_s": wall,
+        "cpu_s": None if cpu0 is None or cpu1 is None else cpu1 - cpu0,
         "start_s": first - w0,  # process start, planning, engine start
         "cells_s": last - first,
         "close_s": w1 - last,  # engine close, process exit
@@ -129,6 +176,7 @@ def main() -> None:
 
         timed, warm = config("bench.toml", args.cells), config("warm.toml", args.warmup_cells)
         os.environ["PYTHONPATH"] = str(ROOT)  # the nodes' workers import this tree
+        CPU.start()
         t0 = time.perf_counter()
         cluster = start_head()
         add_worker(cluster, {"pwb_cells": args.concurrency, "pwb_browser_contexts": 1})
@@ -144,7 +192,7 @@ def main() -> None:
             print(
                 f"{'round':>5} {'local s':>8} {'ray s':>8} {'wall':>7}"
                 f" {'cells L':>8} {'cells R':>8} {'cells':>7} {'fixed L':>8} {'fixed R':>8}"
-                f" {'load':>5}",
+                f" {'cpu L':>6} {'cpu R':>6} {'load':>5}",
                 flush=True,
             )
             for n in range(args.rounds):
@@ -157,12 +205,15 @@ def main() -> None:
                     f" {lo['cells_s']:>8.1f} {ra['cells_s']:>8.1f}"
                     f" {100 * (ra['cells_s'] / lo['cells_s'] - 1):>+6.1f}%"
                     f" {lo['start_s'] + lo['close_s']:>8.1f} {ra['start_s'] + ra['close_s']:>8.1f}"
+                    f" {lo['cpu_s'] or 0:>6.1f} {ra['cpu_s'] or 0:>6.1f}"
                     f" {os.getloadavg()[0]:>5.1f}",
                     flush=True,
                 )
         finally:
             cluster.shutdown()
+            CPU.close()
     wall, cells = _ratios(runs, "wall_s"), _ratios(runs, "cells_s")
+    cpu = _ratios(runs, "cpu_s") if CPU.cgroup is not None else []
     local = median([r["wall_s"] for r in runs["local"]])
     remote = median([r["wall_s"] for r in runs["ray"]])
     fixed = {e: median([r["start_s"] + r["close_s"] for r in runs[e]]) for e in runs}
@@ -180,6 +231,10 @@ def main() -> None:
         "paired_cells_ratio": cells,
         "median_paired_wall_ratio": median(wall),
         "median_paired_cells_ratio": median(cells),
+        "paired_cpu_ratio": cpu,
+        "median_paired_cpu_ratio": median(cpu) if cpu else None,
+        "median_cpu_s": {e: median([r["cpu_s"] for r in runs[e]]) for e in runs} if cpu else None,
+        "cpu_unmeasured": CPU.why,
         "median_wall_s": {"local": local, "ray": remote},
         "median_start_s": {e: median([r["start_s"] for r in runs[e]]) for e in runs},
         "median_cells_s": {e: median([r["cells_s"] for r in runs[e]]) for e in runs},
@@ -191,6 +246,10 @@ def main() -> None:
     out = write_result("ray", result)
     print(f"paired wall  ray vs local: {_spread(wall)}  over {args.rounds} rounds")
     print(f"paired cells ray vs local: {_spread(cells)}  (per-cell overhead)")
+    if cpu:
+        print(f"paired CPU   ray vs local: {_spread(cpu)}  (every process of the benchmark)")
+    else:
+        print(f"CPU not measured: {CPU.why}")
     print(
         f"fixed cost per sweep (start + close, medians): ray {fixed['ray']:.1f}s"
         f" vs local {fixed['local']:.1f}s"
