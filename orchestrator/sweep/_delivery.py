@@ -14,10 +14,9 @@ live session's containers by a lock on the node's own disk.
 After each attempt the node packs what it wrote (`take_cell`: a tar of `cells/<cell>/`
 without the `workspace` links, which name the node's disk, plus the baseline cache's
 files), removes the cell's staging and its workspaces, and the tar travels back with the
-attempt's reply. An attempt cancelled (Ctrl-C) is packed when its session closes, its
-work tree with it as `workspace.patch` (`write_patch`: its diff against R0, which `git
-apply` takes back), where a single-host cell has its `workspace` link. (Not yet for every
-attempt: it measured ~0.4 CPU-s per cell on the node, cause not found.)
+attempt's reply. The cell's final work tree travels as `workspace.patch` (`write_patch`:
+its diff against R0, which `git apply` takes back), where a single-host cell has its
+`workspace` link. An attempt cancelled (Ctrl-C) is packed when its session closes.
 The driver writes the tar into its run directory (`deliver`), trusting nothing in it:
 every member's name and type is checked before anything is written.
 Only regular files and directories, relative, without `.` or `..`, under this cell's

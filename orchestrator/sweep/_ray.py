@@ -235,9 +235,9 @@ class CellNode:
             self.staged.add(job.key)
         try:
             reply = await self._run(job, n)
-            # What the attempt wrote goes back with its reply; its staging is removed.
-            # Not its work tree as a patch: measured (bench_ray, 8 cells, 2 A/B pairs)
-            # at ~0.4 CPU-s more per cell on the node, cause not found yet (#22).
+            # What the attempt wrote goes back with its reply (its final work tree as a
+            # patch); its staging is removed.
+            await write_patch(self.staging.root, job.key)
             files = await anyio.to_thread.run_sync(take_cell, self.staging.root, job.key)
             self.staged.discard(job.key)
             return msgspec.structs.replace(reply, files=files)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -37,10 +38,11 @@ from orchestrator.events import Agent, Error, read_events
 from orchestrator.gateway import RequestRecord
 from orchestrator.llm import ProviderConfig
 from orchestrator.manifest import FINAL_STATUSES, read_rows
-from orchestrator.records import ManifestRow
+from orchestrator.records import ManifestRow, cell_dir_name
 from orchestrator.sweep import SweepOptions, run_sweep
 from orchestrator.sweep._delivery import staging_root
 from orchestrator.sweep._packages import default_cache
+from orchestrator.workspace import PROMPT_FILE
 from sandbox import collect_garbage, lock_held
 from tests.fixtures.raycluster import add_worker, start_head
 from tests.fixtures.tinytask import make_tiny_task
@@ -98,8 +100,31 @@ async def test_rows_equal_a_single_host_sweep(
         assert r.scores is not None and r.scores.whole_task
         assert _same(r, by_cell[r.cell]) == _same(by_cell[r.cell], by_cell[r.cell])
         # the cell's events came back into the driver's run directory
-        events = run_dir / "cells" / r.cell.replace("/", "__") / "events.jsonl"
+        cell = cell_dir_name(r.cell)
+        events = run_dir / "cells" / cell / "events.jsonl"
         assert events.exists() and read_events(events)
+        # and its final work tree, as a patch: on R0 it gives the single-host cell's tree
+        here = tmp_path / "tasks" / "tiny-shop" / "repo"
+        assert _applied(here, run_dir / "cells" / cell / "workspace.patch", tmp_path / cell) == (
+            _files((tmp_path / "a" / "cells" / cell / "workspace").resolve())
+        )
+        assert _files(tmp_path / cell) != _files(here)  # the reference solver changed it
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    """Every file of a work tree by path, as the harness snapshots it (no prompt file)."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != PROMPT_FILE
+    }
+
+
+def _applied(r0: Path, patch: Path, dest: Path) -> dict[str, bytes]:
+    """R0 copied to `dest` with `patch` applied (`git apply`, outside any repository)."""
+    shutil.copytree(r0, dest)
+    subprocess.run(["git", "apply", "--binary", str(patch)], cwd=dest, check=True)
+    return _files(dest)
 
 
 def _staged(run_name: str) -> list[Path]:
@@ -164,14 +189,14 @@ def test_cells_come_back_to_a_run_directory_no_node_can_see(
     assert Counter(r.cell for r in rows) == cells
     assert {r.status for r in rows} == {"ok"}, [r.error for r in rows]
     for r in rows:
-        cell = copied / "cells" / r.cell.replace("/", "__")
+        cell = copied / "cells" / cell_dir_name(r.cell)
         kinds = [type(e).__name__ for e in read_events(cell / "events.jsonl")]
         assert kinds[0] == "Start" and kinds[-1] == "End", kinds
         shots = list((cell / "artifacts").glob("checkpoint-*/states/*.png"))
         assert shots, sorted(p.name for p in cell.rglob("*"))
         assert not (cell / "workspace").is_symlink()  # a node path: not shipped
     # The nodes staged the cells on their own disk (seen while they ran), then removed it.
-    assert staged == {r.cell.replace("/", "__") for r in rows}, staged
+    assert staged == {cell_dir_name(r.cell) for r in rows}, staged
     assert not list(staging_root().glob(f"{name}-*"))
 
 
@@ -376,7 +401,7 @@ async def test_scaffold_gateways_on_every_node_share_the_cluster_cap(
     assert {r.status for r in on_disk} == {"budget"}, [r.error for r in on_disk]
     calls: list[RequestRecord] = []
     for r in on_disk:
-        events = read_events(run_dir / "cells" / r.cell.replace("/", "__") / "events.jsonl")
+        events = read_events(run_dir / "cells" / cell_dir_name(r.cell) / "events.jsonl")
         runs = [e.run for e in events if isinstance(e, Agent)]
         assert runs and runs[-1].killed, r.cell
         mine = [c for run in runs for c in run.requests if not c.refused]
@@ -437,7 +462,7 @@ async def test_worker_node_lost_mid_sweep_retries_its_cells(
     retried = [r for r in on_disk if r.attempts > 1]
     assert retried, "no cell was mid-flight on the lost node"
     for r in retried:
-        events = read_events(run_dir / "cells" / r.cell.replace("/", "__") / "events.jsonl")
+        events = read_events(run_dir / "cells" / cell_dir_name(r.cell) / "events.jsonl")
         lost = [e for e in events if isinstance(e, Error) and "lost mid-cell" in e.error]
         assert lost and lost[0].cause == "infra"
 
@@ -496,7 +521,7 @@ def test_sigint_cancels_remote_docker_cells_and_resume_finishes_them(
     # What the cancelled attempts wrote on their nodes came back when their sessions
     # closed: their events (begun on the node) and their work trees, as on one host.
     for r in rows:
-        cell = run_dir / "cells" / r.cell.replace("/", "__")
+        cell = run_dir / "cells" / cell_dir_name(r.cell)
         kinds = [type(e).__name__ for e in read_events(cell / "events.jsonl")]
         assert kinds and kinds[0] == "Start", (r.cell, r.status, kinds)
         assert (cell / "workspace.patch").is_file(), sorted(p.name for p in cell.iterdir())
