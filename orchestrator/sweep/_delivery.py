@@ -26,6 +26,10 @@ one that is not refuses the delivery from there on); files are written without
 following links. `events.jsonl` is appended to (the cell's log goes on across attempts,
 which may run on other nodes), other files are replaced.
 
+The other way, once per session: the driver's baseline cache (`known_baselines`: R0's
+verdicts kept by earlier attempts, and by the run a `--resume` continues) seeds the
+node's (`seed_baselines`), so no node verifies an R0 the run already knows.
+
 No Ray here: the transport is the caller's (`_ray`).
 """
 
@@ -34,13 +38,14 @@ from __future__ import annotations
 import fcntl
 import io
 import os
+import re
 import secrets
 import shutil
 import stat
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -55,6 +60,7 @@ from ..workspace import Workspace, discard_under
 
 EVENTS = "events.jsonl"
 PATCH = "workspace.patch"  # a cell's final work tree against R0, for its `workspace` link
+_BASELINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.json")  # `<key>.json`
 _STALE_S = 600.0  # far longer than between creating a staging directory and locking it
 
 
@@ -129,6 +135,31 @@ async def write_patch(root: Path, key: str) -> None:
     if ws is not None:
         patch = await ws.patch()
         await anyio.to_thread.run_sync((link.parent / PATCH).write_bytes, patch)
+
+
+def known_baselines(run_dir: Path) -> dict[str, bytes]:
+    """Blocking: the driver's baseline cache (`run_dir/baseline/<key>.json`) by file name."""
+    folder = run_dir / "baseline"
+    if not folder.is_dir():
+        return {}
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(folder.glob("*.json"))
+        if _BASELINE_NAME.fullmatch(p.name) and p.is_file() and not p.is_symlink()
+    }
+
+
+def seed_baselines(root: Path, files: Mapping[str, bytes]) -> None:
+    """Blocking: the driver's baselines into the baseline cache of staging `root`. A name
+    that is not a plain `<key>.json` refuses them all (`DeliveryRefused`); a file that
+    does not decode is recomputed by the cache, as a torn write is."""
+    bad = sorted(name for name in files if not _BASELINE_NAME.fullmatch(name))
+    if bad:
+        raise DeliveryRefused(f"baseline {bad[0]!r}: not a plain <key>.json name")
+    folder = root / "baseline"
+    folder.mkdir(exist_ok=True)
+    for name, content in files.items():
+        _replace(folder, name, content)
 
 
 def take_cell(root: Path, key: str) -> bytes:

@@ -71,7 +71,15 @@ from ..events import append_event
 from ..faults import describe
 from ..records import BackendName, InfraError, Outcome, cell_dir_name
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
-from ._delivery import DeliveryRefused, deliver, open_staging, take_cell, write_patch
+from ._delivery import (
+    DeliveryRefused,
+    deliver,
+    known_baselines,
+    open_staging,
+    seed_baselines,
+    take_cell,
+    write_patch,
+)
 from ._engine import Engine, EngineUnavailable
 from ._packages import default_cache, materialise, pack
 from ._runner import SweepIds, SweepResources, open_resources
@@ -143,6 +151,7 @@ class NodeSession:
     hashes: dict[str, str]  # task id -> contract hash
     ledger: Any  # the sweep's `LedgerActor`
     resources: dict[str, float]  # the node's declared capacity
+    baselines: dict[str, bytes]  # the driver's baseline cache (`_delivery.known_baselines`)
 
 
 class CellNode:
@@ -184,6 +193,7 @@ class CellNode:
         # The sweep's run directory on this node, and its lock: the `pwb.lock` of the
         # node's sandboxes, so `gc` here judges them by a lock on this node's disk.
         self.staging = self._stack.enter_context(open_staging(sweep))
+        seed_baselines(self.staging.root, session.baselines)
         ids = SweepIds(sweep=sweep, lock=str(self.staging.lock))
         resources_cm = open_resources(self.cfg, self.staging.root, ids, tasks, Ledger())
         self.res: SweepResources = self._stack.enter_context(
@@ -431,6 +441,7 @@ class RayEngine:
             hashes={t.contract.id: t.contract_hash for t in self.tasks},
             ledger=self.ledger_actor,
             resources=resources,
+            baselines=known_baselines(self.run_dir),
         )
 
     def refresh(self) -> list[_Node]:

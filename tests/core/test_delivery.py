@@ -18,7 +18,9 @@ from orchestrator.sweep._delivery import (
     DeliveryRefused,
     deliver,
     drop_stale,
+    known_baselines,
     open_staging,
+    seed_baselines,
     take_cell,
     write_patch,
 )
@@ -206,3 +208,26 @@ async def test_a_cells_final_work_tree_comes_back_as_a_patch_that_rebuilds_it(
 
 def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_the_drivers_baselines_seed_a_nodes_cache_and_nothing_else(tmp_path: Path) -> None:
+    """A resumed sweep's nodes start from the run's baseline cache; a link in it is not
+    read, and a name that is not a plain `<key>.json` refuses them all, writing nothing."""
+    run_dir, root = tmp_path / "run", tmp_path / "staging"
+    (run_dir / "baseline").mkdir(parents=True)
+    root.mkdir()
+    (run_dir / "baseline" / "0123abcd-local.json").write_bytes(b'{"key":"k","gates":{}}')
+    secret = tmp_path / "secret.json"
+    secret.write_text("not the run's")
+    (run_dir / "baseline" / "linked-local.json").symlink_to(secret)
+    known = known_baselines(run_dir)
+    assert known == {"0123abcd-local.json": b'{"key":"k","gates":{}}'}
+    seed_baselines(root, known)
+    assert (root / "baseline" / "0123abcd-local.json").read_bytes() == known["0123abcd-local.json"]
+    assert known_baselines(tmp_path / "no-run") == {}
+    for bad in ("../escape.json", "sub/x.json", ".hidden.json", "x.txt"):
+        fresh = tmp_path / f"fresh-{abs(hash(bad))}"
+        fresh.mkdir()
+        with pytest.raises(DeliveryRefused, match="not a plain"):
+            seed_baselines(fresh, {"ok.json": b"{}", bad: b"{}"})
+        assert not (fresh / "baseline").exists() and not (tmp_path / "escape.json").exists()

@@ -34,7 +34,7 @@ from orchestrator.config import (
     load_config,
 )
 from orchestrator.contract import load_task
-from orchestrator.events import Agent, Error, read_events
+from orchestrator.events import Agent, Baseline, Error, read_events
 from orchestrator.gateway import RequestRecord
 from orchestrator.llm import ProviderConfig
 from orchestrator.manifest import FINAL_STATUSES, read_rows
@@ -84,6 +84,7 @@ async def test_rows_equal_a_single_host_sweep(
     require_chromium: None, cluster: Any, tmp_path: Path
 ) -> None:
     config = bench(tmp_path, repeats=3, concurrency=4)
+    config.write_text(config.read_text().replace("baseline = false", "baseline = true"))
     local_cfg = load_config(config)
     _, local = await run_sweep(local_cfg, SweepOptions(run_dir=tmp_path / "a", progress="quiet"))
     run_dir, rows = await run_sweep(
@@ -109,6 +110,21 @@ async def test_rows_equal_a_single_host_sweep(
             _files((tmp_path / "a" / "cells" / cell / "workspace").resolve())
         )
         assert _files(tmp_path / cell) != _files(here)  # the reference solver changed it
+    # `--resume` on the cluster: the nodes start from the run's baseline cache. A planted
+    # R0 verdict there is what the re-run cell reports (a node verifying R0 again would
+    # report R0's real one).
+    [cached] = (run_dir / "baseline").glob("*.json")
+    real = msgspec.json.decode(cached.read_bytes())
+    planted = {**real["gates"], "console": "n/a" if real["gates"]["console"] != "n/a" else "fail"}
+    cached.write_bytes(msgspec.json.encode({**real, "gates": planted}))
+    manifest = run_dir / "manifest.jsonl"
+    *kept, dropped = manifest.read_bytes().splitlines(keepends=True)
+    manifest.write_bytes(b"".join(kept))
+    cell = msgspec.json.decode(dropped)["cell"]
+    await run_sweep(_ray(config), SweepOptions(run_dir=run_dir, resume=True, progress="quiet"))
+    assert len(read_rows(manifest)) == 3
+    events = read_events(run_dir / "cells" / cell_dir_name(cell) / "events.jsonl")
+    assert [e.gates for e in events if isinstance(e, Baseline)][-1] == planted
 
 
 def _files(root: Path) -> dict[str, bytes]:
