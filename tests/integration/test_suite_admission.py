@@ -15,14 +15,21 @@ state, as its evidence does.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from orchestrator.admission import admit_all
-from orchestrator.contract import TaskPackage, discover_tasks, load_task
-from orchestrator.suite import ci_selection_from_env, suite_twin_problems
+from orchestrator.contract import (
+    RUN_HEALTH_GATES,
+    STATE_HEALTH_GATES,
+    TaskPackage,
+    discover_tasks,
+    load_task,
+)
+from orchestrator.suite import MIN_TASKS_FOR_INTERVAL, ci_selection_from_env, suite_twin_problems
 from orchestrator.verifier import BrowserPool
 from orchestrator.verifier._visual import diff_region
 from sandbox import DockerBackend
@@ -52,9 +59,10 @@ def test_the_suite_meets_the_issue_requirements() -> None:
         "regression",
         "implementation",
     }
-    assert {c.stack for c in contracts} >= {"static", "node", "php", "vite"}
+    stacks = {"static", "node", "php", "vite", "react", "svelte", "hugo"}
+    assert {c.stack for c in contracts} >= stacks
     for c in contracts:
-        assert len(c.negatives) >= 2, c.id
+        assert len(c.negatives) >= 3, c.id
         assert any(u.kind == "rework" for u in c.units), c.id
         if c.regime == "change":
             assert 3 <= len(c.units) <= 6 and c.preservation_check_ids(), c.id
@@ -64,6 +72,15 @@ def test_the_suite_meets_the_issue_requirements() -> None:
     assert suite_twin_problems([load_task(t) for t in TASKS]) == []
     # Issue #24: at least 3 greenfield twins of Change tasks (its >= 30 tasks are not met yet).
     assert sum(c.twin_of is not None for c in contracts) >= 3
+    # Issue #24: >= 5 tasks with a "correct change plus one silent breakage" negative, one
+    # that only automatic gates (applied to every state without authoring) catch.
+    automatic = STATE_HEALTH_GATES | RUN_HEALTH_GATES
+    silent = [c.id for c in contracts if any(set(n.expect_fail) <= automatic for n in c.negatives)]
+    assert len(silent) >= 5, silent
+    # The report's per-stack and per-facet tables print an interval for every group.
+    for label in ("regime", "facet", "stack"):
+        sizes = Counter(getattr(c, label) for c in contracts)
+        assert min(sizes.values()) >= MIN_TASKS_FOR_INTERVAL, (label, sizes)
 
 
 @pytest.fixture
