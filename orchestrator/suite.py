@@ -8,7 +8,8 @@ start, so every window has `size` tasks); rotation `r` takes window `r mod windo
 `windows` consecutive rotations admit every task at least once. The rotation is the UTC
 day number unless `PWB_ADMIT_ROTATION` fixes it; `PWB_ADMIT_SAMPLE` sets `size`;
 `PWB_ADMIT_ALL=1` admits the whole suite (the documented slow run; so does
-`python -m orchestrator admit --repeat 3` with no task named).
+`python -m orchestrator admit --repeat 3` with no task named); `PWB_ADMIT_TASKS=a,b`
+admits exactly the tasks named (an author checking a new task the way CI will).
 """
 
 from __future__ import annotations
@@ -49,12 +50,15 @@ class Selection(msgspec.Struct, frozen=True, kw_only=True):
     left_out: tuple[str, ...]  # admitted by other rotations (and the slow full run)
     rotation: int
     windows: int  # rotations it takes to admit every task
+    named: bool = False  # PWB_ADMIT_TASKS chose the tasks, not the rotation
 
     @property
     def admitted(self) -> tuple[str, ...]:
         return tuple(sorted(self.core + self.sampled))
 
     def describe(self) -> str:
+        if self.named:
+            return f"admitting the tasks PWB_ADMIT_TASKS names: {', '.join(self.admitted)}"
         if not self.left_out:
             return f"admitting all {len(self.admitted)} tasks"
         return (
@@ -96,6 +100,23 @@ def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
         raise ValueError(f"{name}={raw!r}: expected an integer") from None
 
 
+def _named(ids: Sequence[str], named: Sequence[str], everything: bool) -> Selection:
+    if everything:
+        raise ValueError("PWB_ADMIT_TASKS and PWB_ADMIT_ALL=1: expected one of them")
+    unknown = sorted(set(named) - set(ids))
+    if unknown:
+        raise ValueError(f"PWB_ADMIT_TASKS: no such task(s) in the suite: {', '.join(unknown)}")
+    chosen = set(named)
+    return Selection(
+        core=tuple(sorted(chosen & CORE)),
+        sampled=tuple(sorted(chosen - CORE)),
+        left_out=tuple(i for i in sorted(ids) if i not in chosen),
+        rotation=0,
+        windows=1,
+        named=True,
+    )
+
+
 def ci_selection_from_env(
     task_ids: Iterable[str], env: Mapping[str, str] = os.environ, now: datetime | None = None
 ) -> Selection:
@@ -104,6 +125,9 @@ def ci_selection_from_env(
     everything = env.get("PWB_ADMIT_ALL", "").strip()
     if everything not in ("", "0", "1"):
         raise ValueError(f"PWB_ADMIT_ALL={everything!r}: expected 0 or 1")
+    named = [t.strip() for t in env.get("PWB_ADMIT_TASKS", "").split(",") if t.strip()]
+    if named:
+        return _named(ids, named, everything == "1")
     day = (now or datetime.now(UTC)).date().toordinal()
     rotation = _int_env(env, "PWB_ADMIT_ROTATION", day)
     size = len(ids) if everything == "1" else _int_env(env, "PWB_ADMIT_SAMPLE", SAMPLE_SIZE)

@@ -90,6 +90,17 @@ def test_the_environment_picks_rotation_size_or_everything() -> None:
     assert len(two.sampled) == 2
     full = ci_selection_from_env(ids, env={"PWB_ADMIT_ALL": "1"}, now=day)
     assert set(full.admitted) == set(ids) and not full.left_out
+    # An author checks one new task the way CI admits it: exactly the tasks named.
+    one = ci_selection_from_env(ids, env={"PWB_ADMIT_TASKS": " extra-03 ,"}, now=day)
+    assert one.admitted == ("extra-03",) and one.named and len(one.left_out) == len(ids) - 1
+    assert "extra-03" in one.describe()
+    core = sorted(CORE)[0]
+    pair = ci_selection_from_env(ids, env={"PWB_ADMIT_TASKS": f"extra-01,{core}"}, now=day)
+    assert (pair.core, pair.sampled) == ((core,), ("extra-01",))
+    with pytest.raises(ValueError, match=r"PWB_ADMIT_TASKS: no such task.*extra-99"):
+        ci_selection_from_env(ids, env={"PWB_ADMIT_TASKS": "extra-01,extra-99"}, now=day)
+    with pytest.raises(ValueError, match="PWB_ADMIT_TASKS and PWB_ADMIT_ALL"):
+        ci_selection_from_env(ids, env={"PWB_ADMIT_TASKS": "extra-01", "PWB_ADMIT_ALL": "1"})
     for env in ({"PWB_ADMIT_ROTATION": "x"}, {"PWB_ADMIT_SAMPLE": "1.5"}, {"PWB_ADMIT_ALL": "y"}):
         with pytest.raises(ValueError, match=next(iter(env))):
             ci_selection_from_env(ids, env=env, now=day)
