@@ -13,7 +13,7 @@ from matplotlib.ticker import MaxNLocator
 from ..contract import GATES
 from ..events import CheckpointSummary
 from ..records import Flip, ManifestRow
-from ._model import AblationRow, BreakdownRow, VariabilityRow
+from ._model import AblationRow, BreakdownRow, Mean, VariabilityRow
 
 DPI = 100
 
@@ -27,6 +27,15 @@ def _save(fig: Figure, out: Path) -> Path:
 
 def _label(solver: str, arm: str) -> str:
     return solver if arm == "staged" else f"{solver} ({arm})"
+
+
+def error_spans(ms: Sequence[Mean], scale: float = 1.0) -> list[list[float]]:
+    """matplotlib's asymmetric error spans, [[below...], [above...]]. A one-task mean has
+    no interval (its bootstrap collapses to the mean): NaN, so no bar is drawn for it,
+    rather than a zero-width one that reads as certainty."""
+    below = [scale * (m.value - m.lo) if m.tasks >= 2 else math.nan for m in ms]
+    above = [scale * (m.hi - m.value) if m.tasks >= 2 else math.nan for m in ms]
+    return [below, above]
 
 
 def score_distributions(rows: Sequence[ManifestRow], out: Path) -> Path:
@@ -129,8 +138,19 @@ def group_wcs(rows: Sequence[BreakdownRow], out: Path) -> Path:
         got = {_label(r.solver, r.arm): r.wcs for r in rows if r.group == regime}
         xs = [i + j * width for i, lab in enumerate(labels) if lab in got]
         ms = [got[lab] for lab in labels if lab in got]
-        err = [[m.value - m.lo for m in ms], [m.hi - m.value for m in ms]]
-        ax.bar(xs, [m.value for m in ms], width=width, yerr=err, capsize=3, label=regime)
+        bars = ax.bar(
+            xs, [m.value for m in ms], width=width, yerr=error_spans(ms), capsize=3, label=regime
+        )
+        for bar, m in zip(bars, ms, strict=True):
+            if m.tasks < 2:  # no interval: say why there is no error bar
+                bar.set_hatch("//")
+                ax.annotate(
+                    "1 task",
+                    (bar.get_x() + bar.get_width() / 2, m.value),
+                    ha="center",
+                    va="bottom",
+                    fontsize="x-small",
+                )
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))], labels=labels)
     ax.tick_params(axis="x", labelrotation=30)
     ax.set_ylim(0, 1.05)
@@ -146,14 +166,14 @@ def ablation_deltas(rows: Sequence[AblationRow], out: Path) -> Path:
     ax = fig.subplots()
     for i, a in enumerate(rows):
         d = a.gate_delta
-        ax.errorbar(
-            100 * d.value,
-            i,
-            xerr=[[100 * (d.value - d.lo)], [100 * (d.hi - d.value)]],
-            fmt="o",
-            capsize=3,
-        )
-    ax.set_yticks(range(len(rows)), labels=[f"{a.option}: {a.a} − {a.b}" for a in rows])
+        ax.errorbar(100 * d.value, i, xerr=error_spans([d], 100.0), fmt="o", capsize=3)
+    ax.set_yticks(
+        range(len(rows)),
+        labels=[
+            f"{a.option}: {a.a} − {a.b}" + (" (1 task)" if a.gate_delta.tasks < 2 else "")
+            for a in rows
+        ],
+    )
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("ΔGate% (points), a minus b")
     return _save(fig, out)

@@ -173,6 +173,27 @@ def test_a_mean_over_one_task_prints_no_interval() -> None:
     assert two.lo < two.value < two.hi
 
 
+def test_a_plot_draws_no_error_bar_for_a_one_task_mean(tmp_path: Path) -> None:
+    """The per-facet plot must not draw a zero-width error bar (certainty) for a facet with
+    one task, and it still renders the figure around it."""
+    from orchestrator.report._measures import mean
+    from orchestrator.report._model import BreakdownRow
+    from orchestrator.report._plots import error_spans, group_wcs
+
+    one = mean([0.2, 0.6, 0.4], ["t1", "t1", "t1"])
+    two = mean([0.2, 0.6], ["t1", "t2"])
+    below, above = error_spans([one, two], 100.0)
+    assert math.isnan(below[0]) and math.isnan(above[0])
+    assert below[1] == pytest.approx(100 * (two.value - two.lo))
+    assert above[1] == pytest.approx(100 * (two.hi - two.value))
+    rows = [
+        BreakdownRow(solver="s", arm="staged", group=g, cells=m.n, gate=m, stage=m, wcs=m)
+        for g, m in (("design", one), ("state", two))
+    ]
+    png = group_wcs(rows, tmp_path / "facets.png")
+    assert png.read_bytes().startswith(b"\x89PNG")
+
+
 def test_stage_is_undefined_for_the_full_spec_arm(known_run: KnownRun) -> None:
     from orchestrator.report._tables import scores_table
 
