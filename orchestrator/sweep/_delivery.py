@@ -7,16 +7,20 @@ the sweep's session closes (`open_staging`):
     $TMPDIR/pwb-runs-<uid>/<sweep>/.lock            the session's lock, held while it is open
     $TMPDIR/pwb-runs-<uid>/<sweep>/cells/<cell>/    what an attempt writes (events, artifacts)
     $TMPDIR/pwb-runs-<uid>/<sweep>/baseline/        the node's baseline cache
+    $TMPDIR/pwb-runs-<uid>/<sweep>/retired/         cells already sent, being removed
 
 The session's lock is the `pwb.lock` of the node's sandboxes, so `gc` on the node tells a
 live session's containers by a lock on the node's own disk.
 
-After each attempt the node packs what it wrote (`take_cell`: a tar of `cells/<cell>/`
+After each attempt the node packs what it wrote (`pack_cell`, in one worker thread: the
+cell's final work tree as `workspace.patch`, its diff against R0 which `git apply` takes
+back, where a single-host cell has its `workspace` link; then a tar of `cells/<cell>/`
 without the `workspace` links, which name the node's disk, plus the baseline cache's
-files), removes the cell's staging and its workspaces, and the tar travels back with the
-attempt's reply. The cell's final work tree travels as `workspace.patch` (`write_patch`:
-its diff against R0, which `git apply` takes back), where a single-host cell has its
-`workspace` link. An attempt cancelled (Ctrl-C) is packed when its session closes.
+files), and the tar travels back with the attempt's reply. The cell's staging is moved
+aside under `retired/` (one rename), and removed with its workspaces after the reply has
+gone (`remove_retired`), not on the reply's path; whatever is left there goes with the
+session's staging. An attempt cancelled (Ctrl-C) is packed when its session closes
+(`take_cell`).
 The driver writes the tar into its run directory (`deliver`), trusting nothing in it:
 every member's name and type is checked before anything is written.
 Only regular files and directories, relative, without `.` or `..`, under this cell's
@@ -59,6 +63,7 @@ from ..records import cell_dir_name
 from ..workspace import Workspace, discard_under
 
 EVENTS = "events.jsonl"
+RETIRED = "retired"  # cells sent, their staging not yet removed (`pack_cell`)
 PATCH = "workspace.patch"  # a cell's final work tree against R0, for its `workspace` link
 _BASELINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.json")  # `<key>.json`
 _STALE_S = 600.0  # far longer than between creating a staging directory and locking it
@@ -120,21 +125,49 @@ def drop_stale(base: Path, now: float | None = None) -> list[Path]:
 
 
 def _remove(root: Path) -> None:
-    cells = root / "cells"
-    if cells.is_dir() and not cells.is_symlink():
-        for cell in cells.iterdir():
-            discard_under(cell)
+    for folder in (root / "cells", root / RETIRED):
+        if folder.is_dir() and not folder.is_symlink():
+            for cell in folder.iterdir():
+                discard_under(cell)
     shutil.rmtree(root, ignore_errors=True)
 
 
 async def write_patch(root: Path, key: str) -> None:
-    """`cells/<cell>/workspace.patch` under staging `root`: the work tree the cell's
-    `workspace` link names, as a patch against R0 (none without a harness workspace)."""
+    """`write_patch_now` in a worker thread."""
+    await anyio.to_thread.run_sync(write_patch_now, root, key)
+
+
+def write_patch_now(root: Path, key: str) -> None:
+    """Blocking: `cells/<cell>/workspace.patch` under staging `root`: the work tree the
+    cell's `workspace` link names, as a patch against R0 (none without a harness
+    workspace)."""
     link = root / "cells" / cell_dir_name(key) / "workspace"
     ws = Workspace.attach(link, ()) if link.is_symlink() else None
     if ws is not None:
-        patch = await ws.patch()
-        await anyio.to_thread.run_sync((link.parent / PATCH).write_bytes, patch)
+        (link.parent / PATCH).write_bytes(ws.patch_now())
+
+
+def pack_cell(root: Path, key: str) -> tuple[bytes, Path | None]:
+    """Blocking: what an attempt of cell `key` wrote under staging `root`, its final work
+    tree as `workspace.patch` included (`write_patch_now`), as a tar (`take_cell`). The
+    cell's staging is moved under `retired/` and returned (None if there was none): the
+    caller removes it (`remove_retired`) once the tar is on its way."""
+    write_patch_now(root, key)
+    data = _tar(root, key)
+    cell = root / "cells" / cell_dir_name(key)
+    if not cell.is_dir():
+        return data, None
+    retired = root / RETIRED
+    retired.mkdir(exist_ok=True)
+    gone = retired / f"{cell.name}.{secrets.token_hex(4)}"
+    cell.rename(gone)  # the cell's links name absolute paths: they still lead home
+    return data, gone
+
+
+def remove_retired(cell: Path) -> None:
+    """Blocking: a cell's staging moved aside by `pack_cell`, with its workspaces."""
+    discard_under(cell)
+    shutil.rmtree(cell, ignore_errors=True)
 
 
 def known_baselines(run_dir: Path) -> dict[str, bytes]:
@@ -165,6 +198,14 @@ def seed_baselines(root: Path, files: Mapping[str, bytes]) -> None:
 def take_cell(root: Path, key: str) -> bytes:
     """Blocking: what an attempt of cell `key` wrote under staging `root`, as a tar with
     members relative to the run directory; the cell's staging and workspaces are removed."""
+    data = _tar(root, key)
+    cell = root / "cells" / cell_dir_name(key)
+    if cell.is_dir():
+        remove_retired(cell)
+    return data
+
+
+def _tar(root: Path, key: str) -> bytes:
     cell = root / "cells" / cell_dir_name(key)
 
     def keep(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
@@ -178,9 +219,6 @@ def take_cell(root: Path, key: str) -> bytes:
         if baseline.is_dir():
             for path in sorted(baseline.glob("*.json")):
                 tar.add(path, arcname=f"baseline/{path.name}", filter=keep, recursive=False)
-    if cell.is_dir():
-        discard_under(cell)
-        shutil.rmtree(cell, ignore_errors=True)
     return buf.getvalue()
 
 

@@ -46,7 +46,7 @@ import logging
 import os
 import threading
 from collections.abc import AsyncIterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -76,9 +76,11 @@ from ._delivery import (
     deliver,
     known_baselines,
     open_staging,
+    pack_cell,
+    remove_retired,
     seed_baselines,
     take_cell,
-    write_patch,
+    write_patch_now,
 )
 from ._engine import Engine, EngineUnavailable
 from ._packages import default_cache, materialise, pack
@@ -193,6 +195,10 @@ class CellNode:
         # The sweep's run directory on this node, and its lock: the `pwb.lock` of the
         # node's sandboxes, so `gc` here judges them by a lock on this node's disk.
         self.staging = self._stack.enter_context(open_staging(sweep))
+        # Sent cells' staging is removed here, one at a time, off their replies' path;
+        # the session waits for it (before its staging goes) when it closes.
+        self.trash = ThreadPoolExecutor(1, thread_name_prefix="pwb-retired")
+        self._stack.callback(self.trash.shutdown)
         seed_baselines(self.staging.root, session.baselines)
         ids = SweepIds(sweep=sweep, lock=str(self.staging.lock))
         resources_cm = open_resources(self.cfg, self.staging.root, ids, tasks, Ledger())
@@ -223,7 +229,7 @@ class CellNode:
     def _take(self, key: str) -> bytes:
         """Blocking (not on the portal): a cancelled attempt's files."""
         try:
-            self.portal.call(write_patch, self.staging.root, key)
+            write_patch_now(self.staging.root, key)
         except Exception as exc:  # its tree is gone or unreadable: the rest still goes
             log.warning("cell %s: no workspace.patch: %s", key, describe(exc))
         return take_cell(self.staging.root, key)
@@ -246,10 +252,14 @@ class CellNode:
         try:
             reply = await self._run(job, n)
             # What the attempt wrote goes back with its reply (its final work tree as a
-            # patch); its staging is removed.
-            await write_patch(self.staging.root, job.key)
-            files = await anyio.to_thread.run_sync(take_cell, self.staging.root, job.key)
+            # patch), packed in one worker thread; its staging is removed after.
+            files, retired = await anyio.to_thread.run_sync(pack_cell, self.staging.root, job.key)
             self.staged.discard(job.key)
+            if retired is not None:
+                try:
+                    self.trash.submit(remove_retired, retired)
+                except RuntimeError:  # the session is closing: its staging goes whole
+                    pass
             return msgspec.structs.replace(reply, files=files)
         finally:
             with self.idle:

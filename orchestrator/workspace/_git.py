@@ -10,6 +10,7 @@ only `reset`/`clean`/`apply` get the work tree.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import anyio
@@ -74,16 +75,35 @@ async def git_bytes(
     check: bool = True,
 ) -> bytes:
     """`git`, its output as git wrote it (a patch of files in any encoding)."""
-    env = _ENV | {"GIT_DIR": str(git_dir)}
-    if work_tree is not None:
-        env["GIT_WORK_TREE"] = str(work_tree)
     result = await anyio.run_process(
         argv(*args, bare=work_tree is None),
         cwd=work_tree or git_dir,
         input=stdin,
-        env=env,
+        env=_env(git_dir, work_tree),
         check=False,
     )
+    return _checked(args, result, check)
+
+
+def git_bytes_now(git_dir: Path, *args: str) -> bytes:
+    """Blocking `git_bytes` on the trees alone (for a worker thread that has more to do
+    than this one command: no hop back to the event loop and out again)."""
+    result = subprocess.run(
+        argv(*args, bare=True), cwd=git_dir, env=_env(git_dir, None), capture_output=True
+    )
+    return _checked(args, result, True)
+
+
+def _env(git_dir: Path, work_tree: Path | None) -> dict[str, str]:
+    env = _ENV | {"GIT_DIR": str(git_dir)}
+    if work_tree is not None:
+        env["GIT_WORK_TREE"] = str(work_tree)
+    return env
+
+
+def _checked(
+    args: tuple[str, ...], result: subprocess.CompletedProcess[bytes], check: bool
+) -> bytes:
     if check and result.returncode != 0:
         err = result.stderr.decode(errors="replace").strip().splitlines()
         raise WorkspaceError(f"git {args[0]} failed: {err[-1] if err else result.returncode}")

@@ -20,7 +20,7 @@ import msgspec
 
 from . import _paths, _walk
 from ._errors import DiskLimitExceeded, PatchError, PathRefused, WorkspaceError
-from ._git import NO_EXTERNAL, git, git_bytes
+from ._git import NO_EXTERNAL, git, git_bytes, git_bytes_now
 from ._snapshot import PROMPT_FILE, FileIndex, Snapshotter
 from ._store import GIT, TREE, discard, new_home
 
@@ -274,13 +274,21 @@ class Workspace:
         """The work tree against R0 as a patch `git apply` takes back (binary files
         included, any encoding kept)."""
         tree = await self.tree_id()
-        return await self._git_bytes(
-            "diff-tree",
-            "-r",
-            "-p",
-            "--binary",
-            "--no-renames",
-            *NO_EXTERNAL,
-            "HEAD",
-            tree,
-        )
+        return await self._git_bytes(*_patch_args(tree))
+
+    def patch_now(self) -> bytes:
+        """Blocking `patch` (for a worker thread): the same walk and the same one git
+        command, with the same checks first."""
+        if not (self.git_dir / "HEAD").is_file():
+            raise WorkspaceError("the workspace repository is missing")
+        if self._config:
+            self._restore_config()
+        try:
+            tree = self._snap.tree()
+        except OSError as exc:
+            raise WorkspaceError(f"cannot read the work tree: {exc.strerror}") from exc
+        return git_bytes_now(self.git_dir, *_patch_args(tree))
+
+
+def _patch_args(tree: str) -> tuple[str, ...]:
+    return ("diff-tree", "-r", "-p", "--binary", "--no-renames", *NO_EXTERNAL, "HEAD", tree)

@@ -20,6 +20,8 @@ from orchestrator.sweep._delivery import (
     drop_stale,
     known_baselines,
     open_staging,
+    pack_cell,
+    remove_retired,
     seed_baselines,
     take_cell,
     write_patch,
@@ -204,6 +206,45 @@ async def test_a_cells_final_work_tree_comes_back_as_a_patch_that_rebuilds_it(
     patch = run_dir / "cells" / CELL / "workspace.patch"
     subprocess.run(["git", "apply", "--binary", str(patch)], cwd=rebuilt, check=True)
     assert _tree(rebuilt) == final != _tree(r0)
+
+
+@pytest.mark.anyio
+async def test_a_packed_cell_carries_its_patch_and_its_staging_goes_after_the_reply(
+    tmp_path: Path,
+) -> None:
+    """`pack_cell` (the node's one worker-thread step after an attempt): the tar holds the
+    cell's files and its `workspace.patch` (the same bytes `Workspace.patch` gives); the
+    cell's staging leaves `cells/` at once but its work tree is removed only by
+    `remove_retired` (off the reply's path), or, if that never ran, with the session's
+    staging: no workspace of the node outlives its session."""
+    r0 = tmp_path / "r0"
+    r0.mkdir()
+    (r0 / "index.html").write_text("<p>R0</p>\n")
+    store = tmp_path / "store"
+    with open_staging("sweep-1", tmp_path / "base") as staging:
+        homes = []
+        for n in range(2):
+            key = f"tiny-shop/reference/staged/{n}"
+            cell = staging.root / "cells" / key.replace("/", "__")
+            ws = await Workspace.create(r0, cell / "workspace", ["**"], store=store)
+            (cell / "workspace" / "index.html").write_text(f"<p>final {n}</p>\n")
+            (cell / "events.jsonl").write_text('{"kind": "start"}\n')
+            homes.append(ws.root.parent)
+            data, retired = pack_cell(staging.root, key)
+            assert retired is not None and not cell.exists() and ws.root.is_dir()
+            run_dir = tmp_path / f"run-{n}"
+            run_dir.mkdir()
+            deliver(data, run_dir, key)
+            got = run_dir / "cells" / cell.name
+            assert (got / "workspace.patch").read_bytes() == await ws.patch()
+            assert f"+<p>final {n}</p>" in (got / "workspace.patch").read_text()
+            assert (got / "events.jsonl").read_text() == '{"kind": "start"}\n'
+            if n == 0:
+                remove_retired(retired)
+                assert not retired.exists() and not homes[0].exists()
+        assert homes[1].exists()  # retired, not yet removed: the session's exit takes it
+    assert not homes[1].exists() and not (tmp_path / "base" / "sweep-1").exists()
+    assert pack_cell(tmp_path, "tiny-shop/none/staged/0")[1] is None  # nothing staged
 
 
 def _tree(root: Path) -> dict[str, bytes]:
