@@ -21,10 +21,11 @@ from __future__ import annotations
 import json
 import uuid
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import anyio
+from playwright.async_api import CDPSession, Locator, Page, Selectors
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator, Page, Selectors
 
 from ._replay_js import DOM_QUIET, ENGINE_NAME, FRAMES, PROBE_ENGINE
 
@@ -85,15 +86,31 @@ async def dom_quiet(page: Page, quiet_ms: int, timeout: float) -> None:
     await _isolated_await(page, DOM_QUIET % (quiet_ms, quiet_ms, bound), timeout, "pwb-quiet")
 
 
+# One CDP session per page for the awaits above, made on first use and kept until the
+# page closes (its session goes with it): a state awaits 3 or more times (after the load,
+# after every action, the settle), and attaching a session costs the browser ~6 ms a time.
+_SESSIONS: WeakKeyDictionary[Page, CDPSession] = WeakKeyDictionary()
+
+
+async def page_session(page: Page) -> CDPSession:
+    """The page's CDP session for isolated awaits (`_SESSIONS`)."""
+    session = _SESSIONS.get(page)
+    if session is None:
+        session = _SESSIONS[page] = await page.context.new_cdp_session(page)
+    return session
+
+
 async def _isolated_await(page: Page, expression: str, timeout: float, world: str) -> None:
-    session = await page.context.new_cdp_session(page)
     try:
         with anyio.move_on_after(timeout):
+            session = await page_session(page)
             tree = await session.send("Page.getFrameTree")
             made = await session.send(
                 "Page.createIsolatedWorld",
                 {"frameId": tree["frameTree"]["frame"]["id"], "worldName": world},
             )
+            # A fresh world every time: nothing of an earlier await is left in it. Cut
+            # short by the timeout, the evaluation is abandoned (its answer is dropped).
             await session.send(
                 "Runtime.evaluate",
                 {
@@ -103,10 +120,4 @@ async def _isolated_await(page: Page, expression: str, timeout: float, world: st
                 },
             )
     except PlaywrightError:
-        pass  # navigated away, or the page closed: nothing left to wait for
-    finally:
-        with anyio.move_on_after(5, shield=True):
-            try:
-                await session.detach()
-            except PlaywrightError:
-                pass  # the page (and its session) is already gone
+        _SESSIONS.pop(page, None)  # navigated away, or the page closed: nothing to wait for
