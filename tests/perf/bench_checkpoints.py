@@ -257,6 +257,14 @@ def _plot(pair: dict[str, dict[str, Any]], task: str, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def _page_loads(cell: dict[str, Any]) -> int:
+    """Pages the cell really loaded: states replayed on a warm or a fresh context (a
+    reused state loads nothing, a shared one rides on another's page)."""
+    return sum(
+        c["replays"].get("warm", 0) + c["replays"].get("fresh", 0) for c in cell["checkpoints"]
+    )
+
+
 def _print_task(
     task: str, pair: dict[str, dict[str, Any]], modes: tuple[str, ...], same: bool
 ) -> None:
@@ -276,7 +284,10 @@ def _print_task(
             for k, v in c["replays"].items():
                 how[k] = how.get(k, 0) + v
         ways = " ".join(f"{k}={v}" for k, v in sorted(how.items()))
-        print(f"    {mode:6} checkpoint wall s: {walls}   states replayed: {reps}   ({ways})")
+        print(
+            f"    {mode:6} checkpoint wall s: {walls}   states replayed: {reps}   ({ways})"
+            f"   page loads: {_page_loads(r)}"
+        )
         print(
             f"           cgroup {r['cgroup_tree_cpu_s']} + {r['containers']} container(s)"
             f" {r['containers_cpu_s']} CPU-s; by kind: {kinds}"
@@ -289,6 +300,7 @@ def _summary(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, An
     tree = {m: sum(r[m]["tree_cpu_s"] for r in rows) / n for m in modes}
     host = {m: sum(r[m]["host_cpu_s"] for r in rows) for m in modes}
     walls = {m: sum(c["wall_s"] for r in rows for c in r[m]["checkpoints"]) for m in modes}
+    loads = {m: sum(_page_loads(r[m]) for r in rows) / n for m in modes}
     kinds: dict[str, dict[str, float]] = {}
     for m in modes:
         for r in rows:
@@ -300,6 +312,10 @@ def _summary(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, An
         "ratio_cpu": {m: round(per_cell[m] / per_cell["full"], 3) for m in modes},
         "checkpoint_wall_s": {m: round(v, 1) for m, v in walls.items()},
         "ratio_checkpoint_wall": {m: round(walls[m] / walls["full"], 3) for m in modes},
+        # The CPU ratio's floor if a page load cost the same in every mode: what the
+        # tasks' own edits leave to replay (a changed shared file replays every page).
+        "page_loads_per_cell": {m: round(v, 1) for m, v in loads.items()},
+        "ratio_page_loads": {m: round(loads[m] / max(loads["full"], 1e-9), 3) for m in modes},
         "tree_cpu_per_cell": {m: round(v, 1) for m, v in tree.items()},
         "ratio_host_cpu": {m: round(host[m] / host["full"], 3) for m in modes},
         "cpu_by_kind_per_cell": kinds,
