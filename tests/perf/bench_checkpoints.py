@@ -312,8 +312,8 @@ def _summary(rows: list[dict[str, Any]], modes: tuple[str, ...]) -> dict[str, An
         "ratio_cpu": {m: round(per_cell[m] / per_cell["full"], 3) for m in modes},
         "checkpoint_wall_s": {m: round(v, 1) for m, v in walls.items()},
         "ratio_checkpoint_wall": {m: round(walls[m] / walls["full"], 3) for m in modes},
-        # The CPU ratio's floor if a page load cost the same in every mode: what the
-        # tasks' own edits leave to replay (a changed shared file replays every page).
+        # What the CPU ratio would be if a page load cost the same in every mode: what
+        # the tasks' own edits leave to replay (a changed shared file replays every page).
         "page_loads_per_cell": {m: round(v, 1) for m, v in loads.items()},
         "ratio_page_loads": {m: round(loads[m] / max(loads["full"], 1e-9), 3) for m in modes},
         "tree_cpu_per_cell": {m: round(v, 1) for m, v in tree.items()},
