@@ -25,7 +25,6 @@ import anyio
 from playwright.async_api import (
     Browser,
     BrowserContext,
-    Dialog,
     Page,
     Playwright,
     async_playwright,
@@ -34,7 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..contract import Viewport
-from ._browser_warm import WarmContext, WarmContexts, WarmStore, open_warm
+from ._browser_warm import WarmContext, WarmContexts, WarmStore, dismiss_dialog, open_warm
 from ._environment import CALIBRATION_HTML, PinnedFonts, RenderEnv, fonts_digest, pixels_digest
 from ._errors import (
     BrowserCrashed,
@@ -296,7 +295,6 @@ class BrowserPool:
                 held = await open_warm(context, origin, gen)
                 warm.counts["opened"] += 1
             page = await held.new_page()
-            page.on("dialog", _dismiss)
             session = BrowserSession(context=held.context, page=page, origin=origin, kind=kind)
             result = await job(session)
             why = "its reset did not finish in time"
@@ -344,7 +342,7 @@ async def _open_session(browser: Browser, base_url: str, viewport: Viewport) -> 
     origin = origin_of(base_url)
     context = await open_context(browser, origin, viewport)
     page = await context.new_page()
-    page.on("dialog", _dismiss)
+    page.on("dialog", dismiss_dialog)
     return BrowserSession(context=context, page=page, origin=origin)
 
 
@@ -363,13 +361,6 @@ async def open_context(browser: Browser, origin: str, viewport: Viewport) -> Bro
     )
     await context.route(off_origin_pattern(origin), lambda route: route.abort("blockedbyclient"))
     return context
-
-
-async def _dismiss(dialog: Dialog) -> None:
-    try:
-        await dialog.dismiss()
-    except PlaywrightError:
-        pass  # the page went away first
 
 
 async def _close_quietly(target: Browser | BrowserContext) -> None:

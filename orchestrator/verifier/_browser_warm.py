@@ -1,40 +1,49 @@
-"""Warm contexts: states share a context and its renderer, across checkpoints too.
+"""Warm contexts: states share a context, its renderer and one tab, across checkpoints too.
 
 A fresh context per state costs a new renderer process (≈ 0.5 CPU-s, most of a simple
-state's cost). `WarmContexts` is one checkpoint's view of idle contexts per (origin,
-viewport); every state still gets a fresh page (its own history, sessionStorage,
-`window.name`, JavaScript heap), and between two states the context is reset. The
-idle contexts live in a `WarmStore`: the pool's (`BrowserPool.warm_contexts`) keeps up
-to `cap` of them, least recently used closed first, for the next checkpoint (of the
-same cell, or of any cell whose site has the same origin), so a cell opens its few
-contexts once instead of at every checkpoint; a state gets exactly the same reset
-whichever checkpoint used the context before. A private store (cap 0) closes all at
-the checkpoint's end. The reset:
+state's cost), and a new page per state most of the rest. `WarmContexts` is one
+checkpoint's view of idle contexts per (origin, viewport); the states of a context are
+replayed one after another on its one *tab*, and between two states the tab and the
+context are reset. The idle contexts live in a `WarmStore`: the pool's
+(`BrowserPool.warm_contexts`) keeps up to `cap` of them, least recently used closed
+first, for the next checkpoint (of the same cell, or of any cell whose site has the same
+origin), so a cell opens its few contexts once instead of at every checkpoint; a state
+gets exactly the same reset whichever checkpoint used the context before. A private
+store (cap 0) closes all at the checkpoint's end. The reset:
 
-- the state's page is closed first (its unload handlers run before the reset);
+- the tab is navigated to `about:blank` (the state's unload handlers run, its document
+  and JavaScript heap go), its session history is reset to that one entry
+  (`Page.resetNavigationHistory`: a new page's `about:blank` then the state's load, so
+  `history.length` and back/forward are a new page's) and `window.name` emptied; then
+  proven: the tab must read `about:blank`, one history entry and no name;
 - cookies, permissions, and every storage type of the origin are cleared (CDP
-  `Storage.clearDataForOrigin` "all": localStorage, IndexedDB, cache storage, service
-  workers, ...), and the HTTP cache (`Network.clearBrowserCache`);
+  `Storage.clearDataForOrigin` "all": localStorage, sessionStorage of every tab,
+  IndexedDB, cache storage, service workers, ...), and the HTTP cache
+  (`Network.clearBrowserCache`);
 - the reset is then proven: the *keeper* (a blank same-origin document the harness
   serves itself for that one load, `KEEPER_PATH`, never the site's) reads localStorage,
   IndexedDB, cache storage, service workers and `document.cookie` and must find them
   empty, the context's cookie jar must be empty, and the context must hold no target
-  but the keeper.
+  but the keeper and the tab.
 
-The keeper also keeps the origin's renderer process alive between states, so the next
-page reuses it. A context whose reset cannot be proven is closed instead, and the next
-state gets a new one: a state that left another page open (a popup), a worker or other
-target alive, made a request after its job ended (an unload beacon), or was answered
-with a header the browser keeps per origin beyond storage (`PERSISTED_HEADERS`: client
-hints, reporting/NEL). Emulation (viewport, scale, colour scheme, reduced motion,
-locale, timezone, blocked service workers, off-origin routing) is a context option and
-the same for every state of the context (`_browser.open_context`).
+The keeper also keeps the origin's renderer process alive between states. A context
+whose reset cannot be proven is closed instead, and the next state gets a new one: a
+state that left another page open (a popup), a worker or other target alive, made a
+request after its job ended (an unload beacon), closed its tab, or was answered with a
+header the browser keeps per origin beyond storage (`PERSISTED_HEADERS`: client hints,
+reporting/NEL). Emulation (viewport, scale, colour scheme, reduced motion, locale,
+timezone, blocked service workers, off-origin routing) is a context option and the same
+for every state of the context (`_browser.open_context`); the freeze stylesheet and the
+fixed clock are the tab's, installed once (`_replay.prepare`); the dialog handler too.
 
-What the states of one context do share is the renderer process: a later state could
-tell from timing or `performance.memory` that it is not the first, but reads no data of
-an earlier one. Its memory cache is not a channel either: the off-origin route makes
-Playwright disable the cache for every page (`Network.setCacheDisabled`, which also
-evicts the renderer's memory cache), as in a fresh context.
+What the states of one context do share is the renderer process and the tab: a later
+state could tell from timing or `performance.memory` that it is not the first, but reads
+no data of an earlier one. The pointer is not carried over: a new document has no
+hovered element until the pointer moves (`tests/verifier/test_warm.py` clicks where the
+next state shows a `:hover` rule). Its memory cache is not a channel either: the
+off-origin route makes Playwright disable the cache for every page
+(`Network.setCacheDisabled`, which also evicts the renderer's memory cache), as in a
+fresh context.
 """
 
 from __future__ import annotations
@@ -44,10 +53,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import anyio
-from playwright.async_api import BrowserContext, CDPSession, Page, Request, Response, Route
+from playwright.async_api import (
+    BrowserContext,
+    CDPSession,
+    Dialog,
+    Page,
+    Request,
+    Response,
+    Route,
+)
 from playwright.async_api import Error as PlaywrightError
 
 from ..contract import Viewport
+from ._replay_world import page_session
 
 KEEPER_PATH = "/__pwb_keeper__"
 _KEEPER_HTML = "<!doctype html><title>pwb keeper</title>"
@@ -75,6 +93,13 @@ _LEFTOVERS = """async () => {
 Key = tuple[str, int, int]
 
 
+async def dismiss_dialog(dialog: Dialog) -> None:
+    try:
+        await dialog.dismiss()
+    except PlaywrightError:
+        pass  # the page went away first
+
+
 # Not slotted: Playwright caches wrappers as attributes of a bound handler's instance.
 @dataclass
 class WarmContext:
@@ -86,6 +111,7 @@ class WarmContext:
     origin: str
     owner: object  # the browser generation it belongs to (`_browser._Generation`)
     context_id: str = ""  # CDP's browserContextId, to find the context's targets
+    tab: Page | None = None  # the page the states are replayed on, reset between them
     tainted: str = ""
     states: int = 0
 
@@ -98,14 +124,21 @@ class WarmContext:
             if found:
                 self.taint(f"the site sent {sorted(found)[0]}, which the browser keeps")
 
+    def _pages(self) -> int:
+        return 1 + (self.tab is not None)  # the keeper, and the states' tab once made
+
     async def new_page(self) -> Page:
-        if len(self.context.pages) != 1:
-            raise PlaywrightError("a warm context must hold only its keeper between states")
+        """The states' tab: made at the first state, reused (reset) by every later one."""
+        if len(self.context.pages) != self._pages():
+            raise PlaywrightError("a warm context must hold only its keeper and tab between states")
         self.states += 1
-        return await self.context.new_page()
+        if self.tab is None:
+            self.tab = await self.context.new_page()
+            self.tab.on("dialog", dismiss_dialog)
+        return self.tab
 
     async def reset(self, page: Page) -> str:
-        """Close the state's page and clear the context; why it is not clean, or ''."""
+        """End the state's document and clear the context; why it is not clean, or ''."""
         late: list[str] = []
 
         def after_job(request: Request) -> None:
@@ -113,16 +146,39 @@ class WarmContext:
 
         self.context.on("request", after_job)
         try:
-            await page.close()
-            others = [p for p in self.context.pages if p is not self.keeper]
+            # Its unload handlers run here, before anything is cleared.
+            blank = await self.blank_tab(page)
+            others = [p for p in self.context.pages if p is not self.keeper and p is not page]
             if others:
                 return f"the state left {len(others)} other page(s) open"
+            if blank:
+                return blank
             await self.clear()
             if late:
                 return f"a request after the state's job: {late[0]}"
             return self.tainted or await self.leftovers()
         finally:
             self.context.remove_listener("request", after_job)
+
+    async def blank_tab(self, page: Page) -> str:
+        """Take the tab back to what a new page is, and prove it; why not, or ''."""
+        await self.empty_tab(page)
+        return await self.tab_leftovers(page)
+
+    async def empty_tab(self, page: Page) -> None:
+        """A new document (`about:blank`) as the one history entry, no `window.name`."""
+        await page.goto("about:blank")
+        cdp = await page_session(page)
+        await cdp.send("Page.resetNavigationHistory")
+        # A document we just made: no script of the site's can be in it.
+        await page.evaluate("window.name = ''")
+
+    async def tab_leftovers(self, page: Page) -> str:
+        """What a new page would not have: another document, history entries, a name."""
+        seen = await page.evaluate("() => [location.href, history.length, window.name]")
+        if seen != ["about:blank", 1, ""]:
+            return f"the tab is not blank after its reset (url, history, name): {seen}"
+        return ""
 
     async def clear(self) -> None:
         await self.cdp.send(
@@ -141,8 +197,8 @@ class WarmContext:
             for t in targets["targetInfos"]
             if t.get("browserContextId") == self.context_id and t["type"] != "browser_ui"
         ]
-        if mine != ["page"]:
-            return f"targets other than the keeper are still alive: {sorted(mine)}"
+        if mine != ["page"] * self._pages():
+            return f"targets other than the keeper and tab are still alive: {sorted(mine)}"
         # Read in an isolated world of the keeper (same origin, same storage), never in
         # a main world a site's script could have reached.
         tree = await self.cdp.send("Page.getFrameTree")

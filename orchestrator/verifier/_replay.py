@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+from weakref import WeakSet
 
 import anyio
 from playwright.async_api import BrowserContext, ConsoleMessage, Page, Request, Response
@@ -107,15 +110,35 @@ class Recorder:
         if self._same_origin(request.url):
             self.requests.append(f"{request.method} {request.url}")
 
+    def _handlers(self) -> dict[str, Callable[[Any], None]]:
+        return {
+            "console": self._on_console,
+            "pageerror": self._on_page_error,
+            "request": self._on_request,
+            "requestfinished": self._on_finished,
+            "requestfailed": self._on_failed,
+            "response": self._on_response,
+            "websocket": self._on_websocket,
+            "worker": self._on_worker,
+        }
+
     def attach(self, page: Page) -> None:
-        page.on("console", self._on_console)
-        page.on("pageerror", lambda exc: self.console_errors.append(f"[{self.phase}] {exc}"))
-        page.on("request", self._on_request)
-        page.on("requestfinished", self._on_finished)
-        page.on("requestfailed", self._on_failed)
-        page.on("response", self._on_response)
-        page.on("websocket", lambda _ws: self._unbound("it opened a WebSocket"))
-        page.on("worker", lambda _w: self._unbound("it started a worker"))
+        for event, handler in self._handlers().items():
+            page.on(event, handler)  # type: ignore[call-overload]
+
+    def detach(self, page: Page) -> None:
+        """Stop recording the page (a warm context's tab serves later states too)."""
+        for event, handler in self._handlers().items():
+            page.remove_listener(event, handler)
+
+    def _on_page_error(self, exc: object) -> None:
+        self.console_errors.append(f"[{self.phase}] {exc}")
+
+    def _on_websocket(self, _ws: object) -> None:
+        self._unbound("it opened a WebSocket")
+
+    def _on_worker(self, _worker: object) -> None:
+        self._unbound("it started a worker")
 
     def _unbound(self, why: str) -> None:
         self.unbounded = self.unbounded or why
@@ -192,10 +215,17 @@ class Recorder:
                     return
 
 
+# Pages whose init script and clock are in place: a warm context's tab serves many
+# states, and a second init script would add a second freeze stylesheet to each document.
+_PREPARED: WeakSet[Page] = WeakSet()
+
+
 async def prepare(page: Page, opts: ReplayOptions) -> None:
     """Per-page determinism that must be in place before the first navigation."""
-    await page.add_init_script(_INJECT)
-    await page.clock.set_fixed_time(FIXED_TIME)
+    if page not in _PREPARED:
+        await page.add_init_script(_INJECT)
+        await page.clock.set_fixed_time(FIXED_TIME)
+        _PREPARED.add(page)
     page.set_default_timeout(opts.action_timeout * 1000)
     page.set_default_navigation_timeout(opts.navigation_timeout * 1000)
 

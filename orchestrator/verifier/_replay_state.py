@@ -104,9 +104,11 @@ async def replay_shared(
     is taken before any check of `job` runs. `job`'s first, then the followers' in order."""
     rec = Recorder(origin=session.origin)
     rec.attach_context(session.context)
+    rec.attach(session.page)
     try:
         return await _replay(session, job, followers, rec)
     finally:
+        rec.detach(session.page)
         rec.detach_context(session.context)
 
 
@@ -119,7 +121,6 @@ async def _replay(
 ) -> tuple[StateObservation, ...]:
     started = time.monotonic()
     page = session.page
-    rec.attach(page)
     await prepare(page, job.opts)
     nav_error, action_error = await _reach(page, job, rec)
     reached = not (nav_error or action_error)

@@ -44,7 +44,8 @@ open.onsuccess = async () => {
 };
 </script></body>"""
 
-READ = """<!doctype html><body><script>
+READ = """<!doctype html><style>#spot { width: 800px; height: 600px }</style>
+<body><div id="spot"></div><script>
 (async () => {
   const seen = {
     local: localStorage.getItem('k'),
@@ -55,6 +56,7 @@ READ = """<!doctype html><body><script>
     dbs: (await indexedDB.databases()).map(d => d.name),
     server_cookie: await (await fetch('/echo-cookie')).text(),
     count: await (await fetch('/count')).text(),
+    hover: document.querySelector('#spot').matches(':hover'),
   };
   document.body.dataset.seen = JSON.stringify(seen);
   document.title = 'read';
@@ -127,9 +129,18 @@ async def _read(url: str, session: BrowserSession) -> tuple[object, dict[str, An
     return session.context, seen
 
 
+async def _write_on(url: str, session: BrowserSession) -> tuple[object, int, Page]:
+    context, count = await _write(url, session)
+    return context, count, session.page
+
+
+async def _read_on(url: str, session: BrowserSession) -> tuple[object, dict[str, Any], Page]:
+    context, seen = await _read(url, session)
+    return context, seen, session.page
+
+
 async def _no_reset(self: WarmContext, page: Page) -> str:
-    await page.close()  # the planted bug: nothing cleared, nothing proven
-    return ""
+    return ""  # the planted bug: the tab stays on A's document, nothing cleared or proven
 
 
 @pytest.mark.parametrize("planted", [False, True], ids=["reset", "planted-no-reset"])
@@ -140,17 +151,24 @@ async def test_a_later_state_in_a_reused_context_sees_nothing_of_an_earlier_one(
         monkeypatch.setattr(WarmContext, "reset", _no_reset)
     warm = WarmContexts()
     try:
-        ctx_a, count_a = await pool.run(
-            warm_site, VIEWPORT, functools.partial(_write, warm_site), warm
+        ctx_a, count_a, tab_a = await pool.run(
+            warm_site, VIEWPORT, functools.partial(_write_on, warm_site), warm
         )
-        ctx_b, seen = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site), warm)
+        ctx_b, seen, tab_b = await pool.run(
+            warm_site, VIEWPORT, functools.partial(_read_on, warm_site), warm
+        )
     finally:
         await warm.close()
-    # Not vacuous: B ran in A's context (and its renderer), a fresh page.
+    # Not vacuous: B ran in A's context (and its renderer), on A's very tab.
     assert warm.counts == {"opened": 1, "reused": 1}, warm.discarded
-    assert ctx_b is ctx_a
+    assert ctx_b is ctx_a and tab_b is tab_a
+    _, fresh = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site))
+    assert fresh["session"] is None and fresh["name"] == "" and fresh["history"] == 2
     leaks = {
         "localStorage": seen["local"] is not None,
+        "sessionStorage": seen["session"] is not None,
+        "window.name": seen["name"] != "",
+        "history entries": seen["history"] != fresh["history"],
         "cookie": seen["cookie"] != "",
         "HttpOnly cookie": seen["server_cookie"] != "",
         "IndexedDB": seen["dbs"] != [],
@@ -161,12 +179,7 @@ async def test_a_later_state_in_a_reused_context_sees_nothing_of_an_earlier_one(
         assert leaks == dict.fromkeys(leaks, True) | {"cached response": False}
     else:
         assert not any(leaks.values()), leaks
-    # Per page whatever the reset does: a fresh page has its own session and history.
-    _, fresh = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site))
-    per_page = ("session", "name", "history")
-    assert {k: seen[k] for k in per_page} == {k: fresh[k] for k in per_page}
-    assert fresh["session"] is None and fresh["name"] == ""
-    if not planted:  # everything B read is what a fresh context reads (but the counter)
+        # Everything B read is what a fresh context reads (but the counter).
         assert seen | {"count": ""} == fresh | {"count": ""}
 
 
@@ -199,6 +212,65 @@ async def test_a_context_whose_reset_cannot_be_proven_is_not_reused(
     assert warm.counts == {"opened": 2, "discarded": 1}
     assert why in warm.discarded[0]
     assert seen["local"] is None
+
+
+async def _only_blank(self: WarmContext, page: Page) -> None:
+    await page.goto("about:blank")  # the planted bug: history and window.name kept
+
+
+async def _proof_trusts(self: WarmContext, page: Page) -> str:
+    return ""  # the planted bug: the tab's state is not read back
+
+
+@pytest.mark.parametrize("planted", ["empty-tab-partly", "and-no-proof"])
+async def test_the_tabs_reset_is_proven_not_trusted(
+    pool: BrowserPool, warm_site: str, planted: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tab keeps its history entries and `window.name` across documents: a reset that
+    only navigates away leaves them, the proof sees it and the context is closed; with
+    the proof skipped too, B reads A's name and history (the proof is what protects)."""
+    monkeypatch.setattr(WarmContext, "empty_tab", _only_blank)
+    if planted == "and-no-proof":
+        monkeypatch.setattr(WarmContext, "tab_leftovers", _proof_trusts)
+    warm = WarmContexts()
+    try:
+        ctx_a, _, tab_a = await pool.run(
+            warm_site, VIEWPORT, functools.partial(_write_on, warm_site), warm
+        )
+        ctx_b, seen, tab_b = await pool.run(
+            warm_site, VIEWPORT, functools.partial(_read_on, warm_site), warm
+        )
+    finally:
+        await warm.close()
+    if planted == "and-no-proof":
+        assert tab_b is tab_a and seen["name"] == "leak" and seen["history"] > 2
+    else:
+        # Both resets are partial, so neither context is kept.
+        assert ctx_b is not ctx_a and warm.counts == {"opened": 2, "discarded": 2}
+        assert "the tab is not blank" in warm.discarded[0]
+        assert seen["name"] == "" and seen["history"] == 2
+
+
+async def _click_spot(url: str, session: BrowserSession) -> object:
+    await _load(session.page, url + "/read.html", "read")
+    await session.page.mouse.click(400, 300)  # the pointer stays over #spot
+    assert await session.page.evaluate("document.querySelector('#spot').matches(':hover')")
+    return session.context
+
+
+async def test_the_pointer_of_an_earlier_state_hovers_nothing_in_a_later_one(
+    pool: BrowserPool, warm_site: str
+) -> None:
+    """A's last click leaves the pointer over the element B shows at that point: B, on
+    the same tab, must not see it hovered (a new page has no pointer position)."""
+    warm = WarmContexts()
+    try:
+        ctx_a = await pool.run(warm_site, VIEWPORT, functools.partial(_click_spot, warm_site), warm)
+        ctx_b, seen = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site), warm)
+    finally:
+        await warm.close()
+    assert ctx_b is ctx_a and warm.counts == {"opened": 1, "reused": 1}
+    assert seen["hover"] is False
 
 
 async def test_leftover_storage_is_detected_after_clearing(

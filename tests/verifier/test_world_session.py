@@ -110,6 +110,9 @@ async def test_an_await_after_a_navigation_reads_the_new_document(
 
 
 async def test_the_session_goes_with_its_page(pool: BrowserPool, site_url: str) -> None:
+    # Live tabs of warm contexts an earlier test left idle in the pool keep theirs.
+    gc.collect()
+    held = len(_replay_world._SESSIONS)
     pages: list[Page] = []
 
     async def job(session: BrowserSession) -> None:
@@ -121,4 +124,4 @@ async def test_the_session_goes_with_its_page(pool: BrowserPool, site_url: str) 
     assert pages[0].is_closed()
     pages.clear()
     gc.collect()
-    assert len(_replay_world._SESSIONS) == 0, "a closed page's session is still held"
+    assert len(_replay_world._SESSIONS) == held, "a closed page's session is still held"
