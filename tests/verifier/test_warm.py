@@ -69,8 +69,12 @@ POPUP = """<!doctype html><body><script>window.open('/read.html');</script></bod
 class _Handler(_QuietHandler):
     count = 0
     lock = threading.Lock()
+    # The request headers of every load of /read.html, in order.
+    read_headers: list[dict[str, str]] = []
 
     def do_GET(self) -> None:
+        if self.path == "/read.html":
+            _Handler.read_headers.append(dict(self.headers))
         if self.path == "/count":
             with _Handler.lock:
                 _Handler.count += 1
@@ -162,9 +166,12 @@ async def test_a_later_state_in_a_reused_context_sees_nothing_of_an_earlier_one(
     # Not vacuous: B ran in A's context (and its renderer), on A's very tab.
     assert warm.counts == {"opened": 1, "reused": 1}, warm.discarded
     assert ctx_b is ctx_a and tab_b is tab_a
+    b_headers = _Handler.read_headers[-1]
     _, fresh = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site))
+    fresh_headers = _Handler.read_headers[-1]
     assert fresh["session"] is None and fresh["name"] == "" and fresh["history"] == 2
     leaks = {
+        "document request headers": b_headers != fresh_headers,
         "localStorage": seen["local"] is not None,
         "sessionStorage": seen["session"] is not None,
         "window.name": seen["name"] != "",
