@@ -34,7 +34,9 @@ header the browser keeps per origin beyond storage (`PERSISTED_HEADERS`: client 
 reporting/NEL). Emulation (viewport, scale, colour scheme, reduced motion, locale,
 timezone, blocked service workers, off-origin routing) is a context option and the same
 for every state of the context (`_browser.open_context`); the freeze stylesheet and the
-fixed clock are the tab's, installed once (`_replay.prepare`); the dialog handler too.
+fixed clock are the tab's, installed once (`_replay.prepare`); the dialog handler too
+(it dismisses, but answers a state's "leave this page?" with yes while the reset
+leaves it, as closing a new page would not ask).
 
 What the states of one context do share is the renderer process and the tab: a later
 state could tell from timing or `performance.memory` that it is not the first, but reads
@@ -112,6 +114,7 @@ class WarmContext:
     owner: object  # the browser generation it belongs to (`_browser._Generation`)
     context_id: str = ""  # CDP's browserContextId, to find the context's targets
     tab: Page | None = None  # the page the states are replayed on, reset between them
+    leaving: bool = False  # the reset is taking the tab off the state's document
     tainted: str = ""
     states: int = 0
 
@@ -134,8 +137,19 @@ class WarmContext:
         self.states += 1
         if self.tab is None:
             self.tab = await self.context.new_page()
-            self.tab.on("dialog", dismiss_dialog)
+            self.tab.on("dialog", self.on_dialog)
         return self.tab
+
+    async def on_dialog(self, dialog: Dialog) -> None:
+        """Dismissed, as on any page; but the state's "leave this page?" is answered
+        yes while the reset leaves it (a new page is closed without asking)."""
+        if self.leaving and dialog.type == "beforeunload":
+            try:
+                await dialog.accept()
+            except PlaywrightError:
+                pass  # the page went away first
+        else:
+            await dismiss_dialog(dialog)
 
     async def reset(self, page: Page) -> str:
         """End the state's document and clear the context; why it is not clean, or ''."""
@@ -167,7 +181,11 @@ class WarmContext:
 
     async def empty_tab(self, page: Page) -> None:
         """A new document (`about:blank`) as the one history entry, no `window.name`."""
-        await page.goto("about:blank")
+        self.leaving = True
+        try:
+            await page.goto("about:blank")
+        finally:
+            self.leaving = False
         cdp = await page_session(page)
         await cdp.send("Page.resetNavigationHistory")
         # A document we just made: no script of the site's can be in it.

@@ -16,6 +16,7 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -65,6 +66,11 @@ READ = """<!doctype html><style>#spot { width: 800px; height: 600px }</style>
 
 POPUP = """<!doctype html><body><script>window.open('/read.html');</script></body>"""
 
+# "Unsaved changes": once the user has clicked, leaving asks first.
+GUARDED = """<!doctype html><body><button id="edit">edit</button><script>
+addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; });
+</script></body>"""
+
 
 class _Handler(_QuietHandler):
     count = 0
@@ -107,6 +113,7 @@ def warm_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     (root / "write.html").write_text(WRITE)
     (root / "read.html").write_text(READ)
     (root / "popup.html").write_text(POPUP)
+    (root / "guarded.html").write_text(GUARDED)
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=root))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -278,6 +285,31 @@ async def test_the_pointer_of_an_earlier_state_hovers_nothing_in_a_later_one(
         await warm.close()
     assert ctx_b is ctx_a and warm.counts == {"opened": 1, "reused": 1}
     assert seen["hover"] is False
+
+
+async def _edit_guarded(url: str, session: BrowserSession) -> object:
+    await session.page.goto(url + "/guarded.html")
+    await session.page.click("#edit")  # a user activation: leaving now prompts
+    return session.context
+
+
+async def test_a_state_that_asks_before_unload_does_not_stall_its_reset(
+    pool: BrowserPool, warm_site: str
+) -> None:
+    """Leaving the tab runs the state's `beforeunload`; its prompt is answered "leave"
+    (a dismissed prompt would cancel the navigation and stall the reset until its
+    timeout), and the next state still gets the reset tab."""
+    warm = WarmContexts()
+    try:
+        with anyio.fail_after(10):
+            ctx_a = await pool.run(
+                warm_site, VIEWPORT, functools.partial(_edit_guarded, warm_site), warm
+            )
+        ctx_b, seen = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site), warm)
+    finally:
+        await warm.close()
+    assert warm.counts == {"opened": 1, "reused": 1}, warm.discarded
+    assert ctx_b is ctx_a and seen["history"] == 2
 
 
 async def test_leftover_storage_is_detected_after_clearing(
