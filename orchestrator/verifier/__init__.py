@@ -3,7 +3,7 @@
 Public surface:
 
 - `BrowserPool` — one Chromium per process, a fresh context per state (or, within one
-  checkpoint with `replay="reuse"`, a fresh page in a reset warm context,
+  checkpoint with `replay="reuse"`, the reset tab of a warm context,
   `_browser_warm.py`), a limiter, recycling, crash relaunch with one retry of the affected state;
 - `verify(pool, task, base_url, ...) -> VerifyReport` and `RunHealth` (build, serve and
   scope, decided outside the browser); the `Verifier` Protocol (seam for fakes) and

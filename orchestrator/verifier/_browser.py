@@ -1,10 +1,10 @@
-"""`BrowserPool`: one headless Chromium per process, a fresh context or page per state.
+"""`BrowserPool`: one headless Chromium per process, a fresh context or a reset tab per state.
 
 The pool owns the Playwright driver and the browser. The browser renders in the pinned
 environment (`_environment.py`: its own fontconfig and nothing else of the host's
 environment); each `run()` gets a new context (viewport, scale 1, light colour scheme,
 reduced motion, UTC, en-US, off-origin requests aborted) behind a `CapacityLimiter`,
-or, given a checkpoint's `WarmContexts`, a new page in a reset warm context (`_browser_warm.py`;
+or, given a checkpoint's `WarmContexts`, the reset tab of a warm context (`_browser_warm.py`;
 `warm_contexts()` gives one whose idle contexts the pool keeps for later checkpoints).
 The browser is replaced after `recycle_after` contexts, and when it disconnects
 mid-state it is relaunched and that one state is retried once. `environment()` measures
@@ -235,7 +235,7 @@ class BrowserPool:
         job: Callable[[BrowserSession], Awaitable[T]],
         warm: WarmContexts | None = None,
     ) -> T:
-        """Run `job` on a fresh context, or on a fresh page of a reset warm context of
+        """Run `job` on a fresh context, or on the reset tab of a warm context of
         `warm` (`_browser_warm.py`); a browser crash is retried once on a new browser, a
         harness-side timeout (a loaded host) up to `TIMEOUT_RETRIES` times, backing off."""
         crashes = timeouts = 0

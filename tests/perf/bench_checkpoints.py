@@ -10,7 +10,7 @@ node, php, vite), the staged `reference` cell runs once per mode in a fresh chil
 task by task, their order rotated, so machine noise hits all alike: `full` (every state
 replayed, each in a fresh context: the audit, as before #21), `states` (unchanged states
 reused, identical replays shared, a fresh context per replayed state) and `reuse` (the
-same, the replays on fresh pages of reset warm contexts). Per cell:
+same, the replays on the reset tab of a warm context). Per cell:
 
 - **verifier CPU-s** (`cpu_s`, the figure the ratios use): the cell's own cpuacct cgroup
   (the child starts inside it, so every descendant is counted, wherever it is reparented)

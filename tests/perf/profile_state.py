@@ -7,7 +7,7 @@ The task's reference work tree (repo + every unit's reference patch) is served b
 `python3 -m http.server` in a child process (static tasks only). One `BrowserPool`
 (reuse mode, one context at a time) replays the state the way a checkpoint does: the
 job `_verify._plan` makes for it (all of the state's checks, fingerprint, artifacts on
-disk), on a fresh page of a reset warm context (`BrowserPool.run(..., warm)`), N times
+disk), on the reset tab of a warm context (`BrowserPool.run(..., warm)`), N times
 per round, variants interleaved round by round so host noise hits them alike.
 
 Per step, the CPU of every process of the tree (this one, the Playwright driver, the
