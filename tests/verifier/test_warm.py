@@ -150,6 +150,18 @@ async def _read_on(url: str, session: BrowserSession) -> tuple[object, dict[str,
     return context, seen, session.page
 
 
+async def _a_then_b(
+    pool: BrowserPool, url: str, warm: WarmContexts, a: Any, b: Any = _read
+) -> tuple[Any, Any]:
+    """State `a`, then state `b` (each `job(url, session)`), both through `warm`."""
+    try:
+        first = await pool.run(url, VIEWPORT, functools.partial(a, url), warm)
+        second = await pool.run(url, VIEWPORT, functools.partial(b, url), warm)
+    finally:
+        await warm.close()
+    return first, second
+
+
 async def _no_reset(self: WarmContext, page: Page) -> str:
     return ""  # the planted bug: the tab stays on A's document, nothing cleared or proven
 
@@ -161,15 +173,9 @@ async def test_a_later_state_in_a_reused_context_sees_nothing_of_an_earlier_one(
     if planted:
         monkeypatch.setattr(WarmContext, "reset", _no_reset)
     warm = WarmContexts()
-    try:
-        ctx_a, count_a, tab_a = await pool.run(
-            warm_site, VIEWPORT, functools.partial(_write_on, warm_site), warm
-        )
-        ctx_b, seen, tab_b = await pool.run(
-            warm_site, VIEWPORT, functools.partial(_read_on, warm_site), warm
-        )
-    finally:
-        await warm.close()
+    (ctx_a, count_a, tab_a), (ctx_b, seen, tab_b) = await _a_then_b(
+        pool, warm_site, warm, _write_on, _read_on
+    )
     # Not vacuous: B ran in A's context (and its renderer), on A's very tab.
     assert warm.counts == {"opened": 1, "reused": 1}, warm.discarded
     assert ctx_b is ctx_a and tab_b is tab_a
@@ -217,11 +223,7 @@ async def test_a_context_whose_reset_cannot_be_proven_is_not_reused(
     pool: BrowserPool, warm_site: str, job: Any, why: str
 ) -> None:
     warm = WarmContexts()
-    try:
-        ctx_a = await pool.run(warm_site, VIEWPORT, functools.partial(job, warm_site), warm)
-        ctx_b, seen = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site), warm)
-    finally:
-        await warm.close()
+    ctx_a, (ctx_b, seen) = await _a_then_b(pool, warm_site, warm, job)
     assert ctx_b is not ctx_a
     assert warm.counts == {"opened": 2, "discarded": 1}
     assert why in warm.discarded[0]
@@ -247,15 +249,9 @@ async def test_the_tabs_reset_is_proven_not_trusted(
     if planted == "and-no-proof":
         monkeypatch.setattr(WarmContext, "tab_leftovers", _proof_trusts)
     warm = WarmContexts()
-    try:
-        ctx_a, _, tab_a = await pool.run(
-            warm_site, VIEWPORT, functools.partial(_write_on, warm_site), warm
-        )
-        ctx_b, seen, tab_b = await pool.run(
-            warm_site, VIEWPORT, functools.partial(_read_on, warm_site), warm
-        )
-    finally:
-        await warm.close()
+    (ctx_a, _, tab_a), (ctx_b, seen, tab_b) = await _a_then_b(
+        pool, warm_site, warm, _write_on, _read_on
+    )
     if planted == "and-no-proof":
         assert tab_b is tab_a and seen["name"] == "leak" and seen["history"] > 2
     else:
@@ -278,11 +274,7 @@ async def test_the_pointer_of_an_earlier_state_hovers_nothing_in_a_later_one(
     """A's last click leaves the pointer over the element B shows at that point: B, on
     the same tab, must not see it hovered (a new page has no pointer position)."""
     warm = WarmContexts()
-    try:
-        ctx_a = await pool.run(warm_site, VIEWPORT, functools.partial(_click_spot, warm_site), warm)
-        ctx_b, seen = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site), warm)
-    finally:
-        await warm.close()
+    ctx_a, (ctx_b, seen) = await _a_then_b(pool, warm_site, warm, _click_spot)
     assert ctx_b is ctx_a and warm.counts == {"opened": 1, "reused": 1}
     assert seen["hover"] is False
 
@@ -300,14 +292,8 @@ async def test_a_state_that_asks_before_unload_does_not_stall_its_reset(
     (a dismissed prompt would cancel the navigation and stall the reset until its
     timeout), and the next state still gets the reset tab."""
     warm = WarmContexts()
-    try:
-        with anyio.fail_after(10):
-            ctx_a = await pool.run(
-                warm_site, VIEWPORT, functools.partial(_edit_guarded, warm_site), warm
-            )
-        ctx_b, seen = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site), warm)
-    finally:
-        await warm.close()
+    with anyio.fail_after(20):  # a stalled reset would wait out its navigation timeout
+        ctx_a, (ctx_b, seen) = await _a_then_b(pool, warm_site, warm, _edit_guarded)
     assert warm.counts == {"opened": 1, "reused": 1}, warm.discarded
     assert ctx_b is ctx_a and seen["history"] == 2
 
