@@ -84,10 +84,10 @@ def test_the_environment_picks_rotation_size_or_everything() -> None:
     ids = [*CORE, *EXTRA]
     day = datetime(2026, 11, 30, 23, 59, tzinfo=UTC)
     sel = ci_selection_from_env(ids, env={}, now=day)
-    assert sel == ci_selection(ids, day.date().toordinal(), 4)
+    assert sel == ci_selection(ids, day.date().toordinal(), 2) and len(sel.sampled) == 2
     assert ci_selection_from_env(ids, env={"PWB_ADMIT_ROTATION": "2"}, now=day).rotation == 2
-    two = ci_selection_from_env(ids, env={"PWB_ADMIT_SAMPLE": "2"}, now=day)
-    assert len(two.sampled) == 2
+    three = ci_selection_from_env(ids, env={"PWB_ADMIT_SAMPLE": "3"}, now=day)
+    assert len(three.sampled) == 3
     full = ci_selection_from_env(ids, env={"PWB_ADMIT_ALL": "1"}, now=day)
     assert set(full.admitted) == set(ids) and not full.left_out
     # An author checks one new task the way CI admits it: exactly the tasks named.
