@@ -53,7 +53,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 from playwright.async_api import (
@@ -68,7 +67,7 @@ from playwright.async_api import (
 from playwright.async_api import Error as PlaywrightError
 
 from ..contract import Viewport
-from ._replay_world import page_session
+from ._replay_world import isolated_eval, page_session
 
 KEEPER_PATH = "/__pwb_keeper__"
 _KEEPER_HTML = "<!doctype html><title>pwb keeper</title>"
@@ -190,13 +189,13 @@ class WarmContext:
         cdp = await page_session(page)
         await cdp.send("Page.resetNavigationHistory")
         # The name belongs to the tab, not to a world: set from an isolated one.
-        await _isolated(cdp, "window.name = ''", "pwb-tab")
+        await isolated_eval(cdp, "window.name = ''", "pwb-tab")
 
     async def tab_leftovers(self, page: Page) -> str:
         """What a new page would not have: another document, history entries, a name."""
         cdp = await page_session(page)
-        answer = await _isolated(cdp, "[location.href, history.length, window.name]", "pwb-tab")
-        seen = answer["result"].get("value") if "exceptionDetails" not in answer else answer
+        answer = await isolated_eval(cdp, "[location.href, history.length, window.name]", "pwb-tab")
+        seen = answer.get("exceptionDetails") or answer["result"].get("value")
         if seen != ["about:blank", 1, ""]:
             return f"the tab is not blank after its reset (url, history, name): {seen}"
         return ""
@@ -222,30 +221,11 @@ class WarmContext:
             return f"targets other than the keeper and tab are still alive: {sorted(mine)}"
         # Read in an isolated world of the keeper (same origin, same storage), never in
         # a main world a site's script could have reached.
-        answer = await _isolated(self.cdp, f"({_LEFTOVERS})()", "pwb-keeper")
+        answer = await isolated_eval(self.cdp, f"({_LEFTOVERS})()", "pwb-keeper")
         if "exceptionDetails" in answer:
             return f"the keeper could not read its storage: {answer['exceptionDetails']}"
         found: list[str] = answer["result"].get("value", [])
         return "; ".join(found)
-
-
-async def _isolated(cdp: CDPSession, expression: str, world: str) -> dict[str, Any]:
-    """`expression`'s answer (by value) in a new isolated world of `cdp`'s main frame."""
-    tree = await cdp.send("Page.getFrameTree")
-    made = await cdp.send(
-        "Page.createIsolatedWorld",
-        {"frameId": tree["frameTree"]["frame"]["id"], "worldName": world},
-    )
-    answer: dict[str, Any] = await cdp.send(
-        "Runtime.evaluate",
-        {
-            "expression": expression,
-            "contextId": made["executionContextId"],
-            "awaitPromise": True,
-            "returnByValue": True,
-        },
-    )
-    return answer
 
 
 async def open_warm(context: BrowserContext, origin: str, owner: object) -> WarmContext:

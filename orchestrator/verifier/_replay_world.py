@@ -100,24 +100,31 @@ async def page_session(page: Page) -> CDPSession:
     return session
 
 
+async def isolated_eval(cdp: CDPSession, expression: str, world: str) -> dict[str, Any]:
+    """`expression`'s answer (`Runtime.evaluate`'s, by value) in a new isolated world of
+    `cdp`'s main frame: nothing of an earlier evaluation is left in it, and the site's
+    scripts can neither see nor fake it."""
+    tree = await cdp.send("Page.getFrameTree")
+    made = await cdp.send(
+        "Page.createIsolatedWorld",
+        {"frameId": tree["frameTree"]["frame"]["id"], "worldName": world},
+    )
+    answer: dict[str, Any] = await cdp.send(
+        "Runtime.evaluate",
+        {
+            "expression": expression,
+            "contextId": made["executionContextId"],
+            "awaitPromise": True,
+            "returnByValue": True,
+        },
+    )
+    return answer
+
+
 async def _isolated_await(page: Page, expression: str, timeout: float, world: str) -> None:
     try:
+        # Cut short by the timeout, the evaluation is abandoned (its answer is dropped).
         with anyio.move_on_after(timeout):
-            session = await page_session(page)
-            tree = await session.send("Page.getFrameTree")
-            made = await session.send(
-                "Page.createIsolatedWorld",
-                {"frameId": tree["frameTree"]["frame"]["id"], "worldName": world},
-            )
-            # A fresh world every time: nothing of an earlier await is left in it. Cut
-            # short by the timeout, the evaluation is abandoned (its answer is dropped).
-            await session.send(
-                "Runtime.evaluate",
-                {
-                    "expression": expression,
-                    "contextId": made["executionContextId"],
-                    "awaitPromise": True,
-                },
-            )
+            await isolated_eval(await page_session(page), expression, world)
     except PlaywrightError:
         _SESSIONS.pop(page, None)  # navigated away, or the page closed: nothing to wait for
