@@ -60,6 +60,9 @@ class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
     # How many times the task was admitted: an infrastructure fault (a lost container
     # or daemon) starts the task's admission again, up to `INFRA_ATTEMPTS` times.
     attempts: int = 1
+    # How many times each control ran (`admit --repeat`): `--resume` keeps only results of
+    # the repeat it is asked for.
+    repeat: int = 1
     # Why the admission could not be completed ("infra_error: ..." after every attempt,
     # "harness_error: ..." for a bug of ours): no verdict on the task, never admitted.
     error: str = ""
@@ -181,6 +184,7 @@ class Admitter:
             controls=tuple(controls),
             flaky_checks=tuple(sorted(flaky)),
             reference_checks=first,
+            repeat=repeat,
         )
 
 
@@ -252,6 +256,7 @@ async def admit_one(admitter: Admitter, task: TaskPackage, repeat: int) -> TaskA
                 admitted=False,
                 controls=(),
                 attempts=attempt,
+                repeat=repeat,
                 error=f"{status}: {faults.describe(cause)} (traceback: {log})",
             )
         return msgspec.structs.replace(result, attempts=attempt)
