@@ -172,3 +172,19 @@ def test_an_unreadable_record_names_its_file(tmp_path: Path) -> None:
         path.write_text(text)
         with pytest.raises(AdmissionRecordError, match=f"^{path}: .*{says}"):
             load_record(path)
+
+
+def test_tasks_names_every_unadmitted_task_and_an_unreadable_record(
+    suite: list[TaskPackage], tmp_path: Path
+) -> None:
+    tasks = tmp_path / "tasks"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "orchestrator", "tasks", "--tasks-dir", str(tasks)]
+    write_record(record_path(tasks), with_results(AdmissionRecord(), [_result(suite[0])], 3, "s"))
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    named = [line for line in proc.stderr.splitlines() if line.startswith("unadmitted: ")]
+    assert [line.split()[1] for line in named] == ["tiny-b:", "tiny-c:"]
+    record_path(tasks).write_text("[]")
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and f"{record_path(tasks)}: " in proc.stderr
