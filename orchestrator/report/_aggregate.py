@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from ..records import UNSCORED, ManifestRow, cell_dir_name
+from ..records import ManifestRow, cell_dir_name
 from ._analyses import Cards, ablations, breakdown, cost, grid, max_repeats, variability
 from ._load import LoadedRun
-from ._measures import completing, mean, rate, row_flips, row_mean, row_rate
+from ._measures import DELIVERING, completing, mean, no_result, rate, row_flips, row_mean, row_rate
 from ._model import (
     ARM_ORDER,
     CellEntry,
@@ -29,9 +29,10 @@ from ._model import (
     ScoreTable,
     SolverScores,
 )
+from ._paper import gate19, gate_measures, per_model_common, statistics
 from ._regressions import gate_counts, regression_rows
 from ._stats import permutation_p, spearman
-from ._twins import twin_rows
+from ._twins import TWIN, twin_rows
 
 
 def group(rows: Sequence[ManifestRow]) -> dict[tuple[str, str], list[ManifestRow]]:
@@ -67,6 +68,7 @@ def score_table(rows: Sequence[ManifestRow], cards: Cards, *, infra_as_zero: boo
                     c: row_mean([r for r in pop if r.labels.capability == c], lambda s: s.gate)
                     for c in caps
                 },
+                gate19=mean([gate19(r) for r in pop], [r.task for r in pop]),
             )
         )
     title = "infra_error counted as zero" if infra_as_zero else "infra_error excluded"
@@ -174,7 +176,14 @@ def header(all_rows: Sequence[ManifestRow], cards: Cards) -> Header:
     names = sorted({r.solver for r in all_rows})
     return Header(
         statuses=dict(sorted(Counter(r.status for r in all_rows).items())),
-        cancelled=sum(r.status in UNSCORED for r in all_rows),
+        cancelled=sum(no_result(r) for r in all_rows),
+        undelivered=dict(
+            sorted(
+                Counter(
+                    r.status for r in all_rows if no_result(r) and r.status in DELIVERING
+                ).items()
+            )
+        ),
         controls=tuple(n for n in names if cards(n).role == "control"),
         scripted=tuple(n for n in names if cards(n).role == "scripted"),
         repeats=max_repeats(all_rows),
@@ -189,12 +198,16 @@ def header(all_rows: Sequence[ManifestRow], cards: Cards) -> Header:
 def aggregate(run: LoadedRun, run_dir: str) -> Report:
     cards: Cards = run.card
     everything = run.rows
-    rows = [r for r in everything if r.status not in UNSCORED]  # no result: not scored
+    rows = [r for r in everything if not no_result(r)]  # no result: never scored
     arms = {r.arm for r in rows}
     reg_arm = "staged" if "staged" in arms or not arms else "full-spec"
     change = [r for r in rows if r.labels.regime == "change"]
     reg_rows = [r for r in change if r.arm == reg_arm]
     regs = regression_rows(reg_rows, lambda s: cards(s).role == "model")
+
+    def model(r: ManifestRow) -> bool:
+        return cards(r.solver).role == "model"
+
     table = score_table(rows, cards, infra_as_zero=False)
     return Report(
         run_dir=run_dir,
@@ -207,16 +220,21 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         continuity_build=continuity_rows([r for r in rows if r.labels.regime == "build"], cards),
         regressions=regs,
         regression_arm=reg_arm,
-        gate_counts=gate_counts([r for r in reg_rows if completing(r)]),
+        gate_counts=gate_counts([r for r in reg_rows if completing(r) and model(r)]),
         paired=paired_rows(rows),
-        twins=twin_rows(rows, run.twins),
+        twins=twin_rows(rows, run.twins, lambda s: cards(s).role == "model"),
         correlations=correlations(table, regs, reg_arm),
         cost=cost(everything, cards),
-        regimes=breakdown(rows, lambda r: r.labels.regime),
-        facets=breakdown(rows, lambda r: r.labels.facet),
-        stacks=breakdown(rows, lambda r: r.labels.stack),
+        # A greenfield twin is a Build task made to match a Change source: its own group,
+        # never pooled into Build (the paper's Build panel and its twin study are apart).
+        regimes=breakdown(rows, lambda r: TWIN if r.task in run.twins else r.labels.regime, cards),
+        facets=breakdown(rows, lambda r: r.labels.facet, cards),
+        stacks=breakdown(rows, lambda r: r.labels.stack, cards),
         variability=variability(rows),
         ablations=ablations(rows, cards),
         grid=grid(rows, cards),
+        statistics=statistics(rows, reg_arm, cards),
+        common=per_model_common(rows, reg_arm, cards),
+        gate_measures=gate_measures(rows, cards),
         cells=cell_entries(everything),
     )
