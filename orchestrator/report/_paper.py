@@ -7,6 +7,8 @@ result are already left out; infrastructure faults and bugs of ours are not the 
 - interaction vs static DOM (abstract, §5: 29.5%): rows of the regression arm, every
   regime, whose final `dom` gate passes and whose `interaction` gate applies; k = the
   `interaction` gate fails;
+- the baseline channel over every covered Change run of the regression arm, completing
+  or not (§5: 43.9%);
 - on Change tasks of the regression arm, among completing runs (every completion gate
   passes): covered (the untouched R0 served and was verified; Appendix E: 586 of 674);
   the protected-flip rate on the covered subset (9.7%); class (a), a conservative gate
@@ -88,6 +90,13 @@ def statistics(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Sta
             label="completing runs covered by the baseline channel",
             population=pop_done,
             rate=rate(row_covered(r) for r in done),
+        ),
+        Statistic(
+            id="baseline-all-covered",
+            label="baseline regression over all covered runs",
+            population=f"covered runs (completing or not), Change tasks, {arm} arm, models "
+            "under test",
+            rate=rate(bool(row_regressions(r)) for r in change if row_covered(r)),
         ),
         Statistic(
             id="flip-covered",

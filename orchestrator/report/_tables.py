@@ -22,9 +22,10 @@ def scores_table(t: ScoreTable, id: str) -> Table:
         "final checkpoint; without one they are no result and left out, like cancelled "
         "rows. Controls and "
         "scripted solvers are labelled in the role column. Gate% is over the gates that "
-        "applied; Gate%/19 divides the passing gates by all 19 as the paper does (a gate "
-        "that did not apply counts as not passed; the paper counts a signal that cannot "
-        "fail as passed, so its reading lies between the two), to compare with its 49-62%.",
+        "applied; Gate%/19 divides the passing gates by all 19 as the paper does (its "
+        "49-62% range), and a gate that did not apply counts as not passed there, so no "
+        "gate is a free pass on either scale. The paper counts a signal that cannot fail "
+        "as passed, which reads at least as high as Gate%.",
         headers=(
             "solver",
             "arm",

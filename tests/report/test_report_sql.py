@@ -310,6 +310,10 @@ def _stat_sql() -> dict[str, str]:
             "g_dom = 'pass' AND g_interaction IN ('pass', 'fail')",
         ),
         "completing runs covered by the baseline channel": ("covered", done),
+        "baseline regression over all covered runs": (
+            "n_regs > 0",
+            "regime = 'change' AND covered",
+        ),
         "protected flip on the covered subset": ("n_flips > 0", cov),
         "class (a): a conservative gate R0 passed now fails": (
             f"len(list_filter(reg_gates, x -> x IN ({cons}))) > 0",
