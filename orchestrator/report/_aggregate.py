@@ -30,8 +30,10 @@ from ._model import (
     SolverScores,
 )
 from ._paper import gate19, gate_measures, per_model_common, statistics
+from ._rankings import coherence, scaffold_rank, spreads
 from ._regressions import gate_counts, regression_rows
 from ._stats import permutation_p, spearman
+from ._trajectory import plan_lengths, turns_vs_stages
 from ._twins import TWIN, twin_rows
 
 
@@ -209,6 +211,11 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         return cards(r.solver).role == "model"
 
     table = score_table(rows, cards, infra_as_zero=False)
+    the_grid = grid(rows, cards)
+
+    def regime(r: ManifestRow) -> str:
+        return TWIN if r.task in run.twins else r.labels.regime
+
     return Report(
         run_dir=run_dir,
         load=run.stats,
@@ -227,14 +234,19 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         cost=cost(everything, cards),
         # A greenfield twin is a Build task made to match a Change source: its own group,
         # never pooled into Build (the paper's Build panel and its twin study are apart).
-        regimes=breakdown(rows, lambda r: TWIN if r.task in run.twins else r.labels.regime, cards),
+        regimes=breakdown(rows, regime, cards),
         facets=breakdown(rows, lambda r: r.labels.facet, cards),
         stacks=breakdown(rows, lambda r: r.labels.stack, cards),
         variability=variability(rows),
         ablations=ablations(rows, cards),
-        grid=grid(rows, cards),
+        grid=the_grid,
         statistics=statistics(rows, reg_arm, cards),
         common=per_model_common(rows, reg_arm, cards),
         gate_measures=gate_measures(rows, cards),
+        plans=plan_lengths(rows, regime),
+        turns=turns_vs_stages(rows, set(run.twins), cards),
+        coherence=coherence(rows, reg_arm, cards),
+        spreads=spreads(the_grid),
+        scaffold_rank=scaffold_rank(the_grid),
         cells=cell_entries(everything),
     )

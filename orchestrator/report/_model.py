@@ -193,6 +193,48 @@ class GateMeasure(_Rec, frozen=True, kw_only=True):
     note: str
 
 
+class PlanRow(_Rec, frozen=True, kw_only=True):
+    """Plan length (units per task) of one regime group (`_trajectory`)."""
+
+    group: str
+    tasks: int
+    mean: float
+    median: float
+    shortest: int
+    longest: int
+
+
+class TurnsRow(_Rec, frozen=True, kw_only=True):
+    """Turns vs units cleared in one plan-length bucket of Build runs (`_trajectory`)."""
+
+    units: int
+    runs: int
+    rho: float  # NaN under 3 runs or without spread
+    p: float
+
+
+class RankRow(_Rec, frozen=True, kw_only=True):
+    """A rank correlation between two orderings of solvers (`_rankings`)."""
+
+    x: str
+    y: str
+    n: int  # solvers (or scaffolds) ranked in both
+    rho: float
+    p: float
+
+
+class SpreadRow(_Rec, frozen=True, kw_only=True):
+    """Scaffold study (`_rankings`): how far one factor moves the component mean with the
+    other held fixed."""
+
+    held: str  # "backbone" or "scaffold": the factor held fixed
+    value: str  # its value
+    varied: int  # how many values of the other factor
+    spread: float  # max minus min of the component mean, in points
+    low: str  # the value of the varied factor at the minimum
+    high: str
+
+
 class Header(_Rec, frozen=True, kw_only=True):
     statuses: dict[str, int]  # current rows by status
     # Rows that are no result (cancelled, outage, task_error, and llm_error / budget rows
@@ -253,4 +295,9 @@ class Report(_Rec, frozen=True, kw_only=True):
     statistics: tuple[Statistic, ...] = ()  # pooled further statistics (`_paper`)
     common: tuple[Statistic, ...] = ()  # per model, on commonly completed tasks
     gate_measures: tuple[GateMeasure, ...] = ()  # what scope and serve measured
+    plans: tuple[PlanRow, ...] = ()  # plan lengths per regime group
+    turns: tuple[TurnsRow, ...] = ()  # turns vs units cleared on Build plans
+    coherence: tuple[RankRow, ...] = ()  # Gate% rankings across capability slices
+    spreads: tuple[SpreadRow, ...] = ()  # scaffold study
+    scaffold_rank: tuple[RankRow, ...] = ()  # scaffold orderings under two backbones
     cells: tuple[CellEntry, ...]

@@ -56,15 +56,19 @@ CAPABILITIES = ("edit", "repair", "consistency")
 NO_BUILD = ("static", "node", "php")
 
 
-def _card(name: str, kind: str, role: str, backbone: str = "") -> SolverCard:
-    return SolverCard(name=name, kind=kind, role=role, backbone=backbone)  # type: ignore[arg-type]
+def _card(name: str, kind: str, role: str, backbone: str = "", scaffold: str = "") -> SolverCard:
+    return SolverCard(name=name, kind=kind, role=role, backbone=backbone, scaffold=scaffold)  # type: ignore[arg-type]
 
 
 CARDS: dict[str, SolverCard] = {
-    "m1": _card("m1", "llm", "model", "gpt"),
-    "m2": _card("m2", "llm", "model", "claude"),
-    "m3": _card("m3", "llm", "model", "qwen"),
-    "cli": _card("cli", "scaffold", "model", "gpt"),
+    "m1": _card("m1", "llm", "model", "gpt", "pwb-agent"),
+    "m2": _card("m2", "llm", "model", "claude", "pwb-agent"),
+    "m3": _card("m3", "llm", "model", "qwen", "pwb-agent"),
+    "cli": _card("cli", "scaffold", "model", "gpt", "cli"),
+    # full-spec only: the scaffold x backbone grid
+    "cli-claude": _card("cli-claude", "scaffold", "model", "claude", "cli"),
+    "aider-gpt": _card("aider-gpt", "scaffold", "model", "gpt", "aider"),
+    "aider-claude": _card("aider-claude", "scaffold", "model", "claude", "aider"),
     "fake": _card("fake", "llm", "scripted", "scripted"),
     "reference": _card("reference", "reference", "control"),
     "noop": _card("noop", "noop", "control"),
@@ -73,6 +77,9 @@ CARDS: dict[str, SolverCard] = {
 }
 # How often a gate passes for each solver.
 SKILL = {
+    "cli-claude": 0.77,
+    "aider-gpt": 0.68,
+    "aider-claude": 0.72,
     "m1": 0.82,
     "m2": 0.76,
     "m3": 0.7,
@@ -83,7 +90,8 @@ SKILL = {
     "thrash": 0.4,
     "negative:drop-route": 0.6,
 }
-FULL_SPEC = ("m1", "m2", "cli", "fake")
+FULL_SPEC = ("m1", "m2", "cli", "fake", "cli-claude", "aider-gpt", "aider-claude")
+STAGED_NOT = ("cli-claude", "aider-gpt", "aider-claude")
 # (status, attempts, with a result): the mix of row endings a long sweep leaves.
 ENDINGS: tuple[tuple[float, str, int, bool], ...] = (
     (0.70, "ok", 1, True),
@@ -164,18 +172,24 @@ def realistic_run(seed: int = 37) -> SqlRun:
     tasks = _tasks()
     twins = {t: t.removesuffix("-twin") for t in tasks if t.endswith("-twin")}
     covered_tasks = {t for i, t in enumerate(sorted(tasks)) if i % 4 != 3}
+    # Units per task (a contract's plan): Build plans are the longer ones.
+    plans = {
+        t: rng.randint(5, 12) if labels.regime == "build" else rng.randint(3, 6)
+        for t, labels in tasks.items()
+    }
     rows = []
     for task, labels in tasks.items():
         for solver in CARDS:
             if solver.startswith("negative") and labels.regime == "build":
                 continue  # negatives are authored for Change tasks
-            for arm in ("staged", "full-spec") if solver in FULL_SPEC else ("staged",):
+            arms = ("staged", "full-spec") if solver in FULL_SPEC else ("staged",)
+            for arm in [a for a in arms if a == "full-spec" or solver not in STAGED_NOT]:
                 repeats = 2 if solver == "m1" and task in ("c00", "c01", "b00") else 1
                 for repeat in range(repeats):
                     status, attempts, delivered = _ending(rng)
                     res = None
                     if delivered:
-                        res = _result(rng, solver, labels, task in covered_tasks)
+                        res = _result(rng, solver, labels, task in covered_tasks, plans[task])
                     rows.append(
                         manifest_row(
                             task,
@@ -193,18 +207,21 @@ def realistic_run(seed: int = 37) -> SqlRun:
     return SqlRun(rows=rows, cards=dict(CARDS), twins=twins)
 
 
-def _result(rng: random.Random, solver: str, labels: Labels, covered: bool) -> CellResult:
+def _result(
+    rng: random.Random, solver: str, labels: Labels, covered: bool, n_units: int
+) -> CellResult:
     gates = _gates(rng, solver, labels.stack)
-    n_units = rng.randint(3, 7)
+    cleared = [rng.random() < SKILL[solver] for _ in range(n_units)]
     units = tuple(
         UnitOutcome(
             id=f"u{i}",
             kind="stage" if i < n_units - 1 else "rework",
-            cleared=rng.random() < SKILL[solver],
-            capped=False,
-            turns=rng.randint(1, 12),
+            cleared=ok,
+            capped=not ok,
+            # a cleared unit stops early, a failed one burns its 12-turn budget
+            turns=rng.randint(1, 5) if ok else 12,
         )
-        for i in range(n_units)
+        for i, ok in enumerate(cleared)
     )
     flips: tuple[Flip, ...] = ()
     if rng.random() < (0.6 if solver == "thrash" else 0.3):
@@ -235,5 +252,5 @@ def _result(rng: random.Random, solver: str, labels: Labels, covered: bool) -> C
         baseline_covered=covered,
         edits_applied=0 if rng.random() < 0.12 else rng.randint(1, 9),
         edits_refused=rng.choice((0, 0, 0, 1, 2)),
-        turns=rng.randint(1, 40),
+        turns=sum(u.turns for u in units),
     )

@@ -48,10 +48,13 @@ def db(run: SqlRun, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     path: Path = tmp_path_factory.mktemp("sql") / "manifest.jsonl"
     path.write_bytes(b"".join(msgspec.json.encode(r) + b"\n" for r in run.rows))
     con = duckdb.connect()
-    con.execute("CREATE TABLE cards (solver VARCHAR, kind VARCHAR, role VARCHAR)")
+    con.execute(
+        "CREATE TABLE cards "
+        "(solver VARCHAR, kind VARCHAR, role VARCHAR, scaffold VARCHAR, backbone VARCHAR)"
+    )
     con.executemany(
-        "INSERT INTO cards VALUES (?, ?, ?)",
-        [(c.name, c.kind, c.role) for c in run.cards.values()],
+        "INSERT INTO cards VALUES (?, ?, ?, ?, ?)",
+        [(c.name, c.kind, c.role, c.scaffold, c.backbone) for c in run.cards.values()],
     )
     con.execute("CREATE TABLE twins (twin VARCHAR, source VARCHAR)")
     con.executemany("INSERT INTO twins VALUES (?, ?)", list(run.twins.items()))
@@ -83,6 +86,12 @@ def db(run: SqlRun, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             CAST(j->>'$.outcome.result.baseline_covered' AS BOOLEAN) AS covered,
             CAST(j->>'$.outcome.result.edits_applied' AS INTEGER) AS edits,
             CAST(j->>'$.outcome.result.edits_refused' AS INTEGER) AS refused,
+            CAST(j->>'$.outcome.result.turns' AS INTEGER) AS turns,
+            json_array_length(j, '$.outcome.result.units') AS n_units,
+            len(list_filter(
+                json_extract_string(j, '$.outcome.result.units[*].cleared'), x -> x = 'true'
+            )) AS n_cleared,
+            j->>'$.labels.capability' AS capability,
             json_extract_string(j, '$.outcome.result.flips[*].gate') AS flip_gates,
             json_extract_string(j, '$.outcome.result.baseline_regressions[*].gate') AS reg_gates,
             j->>'$.outcome.result.final_gates.dom' AS g_dom,
@@ -99,7 +108,7 @@ def db(run: SqlRun, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     con.execute(
         """
         CREATE VIEW results AS
-        SELECT m.*, c.kind, c.role,
+        SELECT m.*, c.kind, c.role, c.scaffold, c.backbone,
                coalesce(len(flip_gates), 0) AS n_flips,
                coalesce(len(reg_gates), 0) AS n_regs
         FROM m JOIN cards c USING (solver)
@@ -424,3 +433,128 @@ def test_the_completion_family_is_what_the_scores_call_completing(db: Any) -> No
     )
     ((bad,),) = q(db, f"SELECT count(*) FROM results WHERE has_result AND completing <> ({fam})")
     assert bad == 0
+
+
+# Spearman's rho in SQL: Pearson's correlation of average ranks (ties share the mean rank).
+def _avg_rank(col: str, part: str) -> str:
+    return (
+        f"rank() OVER (PARTITION BY {part} ORDER BY {col}) "
+        f"+ (count(*) OVER (PARTITION BY {part}, {col}) - 1) / 2.0"
+    )
+
+
+def rho(x: float | None) -> str:
+    return "—" if x is None or math.isnan(x) else f"{x:+.3f}"
+
+
+def test_plan_lengths(db: Any, rep: Report) -> None:
+    want = q(
+        db,
+        """
+        WITH per_task AS (
+            SELECT CASE WHEN task IN (SELECT twin FROM twins) THEN 'build twin' ELSE regime END
+                   AS g, task, max(n_units) AS u
+            FROM scored GROUP BY g, task
+        )
+        SELECT g, count(*), avg(u), median(u), min(u), max(u) FROM per_task GROUP BY g ORDER BY g
+        """,
+    )
+    assert table(rep, "plans").rows == tuple(
+        (g, str(n), f"{mean:.2f}", f"{med:g}", str(lo), str(hi)) for g, n, mean, med, lo, hi in want
+    )
+    ((inconsistent,),) = q(
+        db,
+        "SELECT count(*) FROM (SELECT task FROM scored GROUP BY task HAVING min(n_units) <> max(n_units))",
+    )
+    assert inconsistent == 0  # a task's plan is the same in every row
+
+
+def test_turns_vs_units_cleared_on_build_plans(db: Any, rep: Report) -> None:
+    want = q(
+        db,
+        f"""
+        WITH pts AS (
+            SELECT n_units, turns, n_cleared FROM models
+            WHERE arm = 'staged' AND regime = 'build' AND task NOT IN (SELECT twin FROM twins)
+        ), ranked AS (
+            SELECT n_units, {_avg_rank("turns", "n_units")} AS rx,
+                   {_avg_rank("n_cleared", "n_units")} AS ry
+            FROM pts
+        )
+        SELECT n_units, count(*), CASE WHEN count(*) >= 3 THEN corr(rx, ry) END
+        FROM ranked GROUP BY n_units ORDER BY n_units
+        """,
+    )
+    got = table(rep, "turns")
+    assert [r[:3] for r in got.rows] == [(str(u), str(n), rho(r)) for u, n, r in want]
+    long = sorted(r for u, _, r in want if u >= 7 and r is not None and not math.isnan(r))
+    assert long, "no long Build bucket with a correlation"
+    assert f"units: {rho(float(median_of(long)))}." in got.note
+
+
+def median_of(xs: list[float]) -> float:
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def test_rank_coherence_across_capability_slices(db: Any, rep: Report) -> None:
+    want = q(
+        db,
+        f"""
+        WITH means AS (
+            SELECT capability AS c, solver, avg(coalesce(gate, 0)) AS g FROM results
+            WHERE arm = ? AND role = 'model' AND status NOT IN ('infra_error', 'harness_error')
+            GROUP BY c, solver
+        ), pairs AS (
+            SELECT a.c AS x, b.c AS y, a.solver, a.g AS gx, b.g AS gy
+            FROM means a JOIN means b ON a.solver = b.solver AND a.c < b.c
+        ), ranked AS (
+            SELECT x, y, {_avg_rank("gx", "x, y")} AS rx, {_avg_rank("gy", "x, y")} AS ry
+            FROM pairs
+        )
+        SELECT x, y, count(*), corr(rx, ry) FROM ranked GROUP BY x, y
+        HAVING count(*) >= 3 ORDER BY x, y
+        """,
+        REG_ARM,
+    )
+    assert want
+    got = table(rep, "coherence").rows
+    assert [r[:4] for r in got] == [(x, y, str(n), rho(r)) for x, y, n, r in want]
+
+
+def test_scaffold_study(db: Any, rep: Report) -> None:
+    cells = q(
+        db,
+        """
+        SELECT scaffold, backbone,
+               100 * (avg(coalesce(gate, 0)) + avg(CASE WHEN final_pass THEN 1.0 ELSE 0 END)) / 2
+        FROM scored WHERE arm = 'full-spec' AND role = 'model' GROUP BY scaffold, backbone
+        """,
+    )
+    comp = {(s, b): v for s, b, v in cells}
+    want = []
+    for held, key, other in (("backbone", 1, 0), ("scaffold", 0, 1)):
+        for value in sorted({k[key] for k in comp}):
+            vals = {k[other]: v for k, v in comp.items() if k[key] == value}
+            if len(vals) >= 2:
+                lo = min(vals, key=lambda o: (vals[o], o))
+                hi = max(vals, key=lambda o: (vals[o], o))
+                want.append((held, value, str(len(vals)), f"{vals[hi] - vals[lo]:.2f}", lo, hi))
+    t = table(rep, "scaffold-study")
+    assert t.rows == tuple(want) and len(want) >= 4
+    con = duckdb.connect()
+    con.execute("CREATE TABLE c (scaffold VARCHAR, backbone VARCHAR, v DOUBLE)")
+    con.executemany("INSERT INTO c VALUES (?, ?, ?)", cells)
+    ((x, y, n, r),) = con.execute(
+        f"""
+        WITH pairs AS (
+            SELECT a.backbone AS x, b.backbone AS y, a.v AS vx, b.v AS vy FROM c a
+            JOIN c b ON a.scaffold = b.scaffold AND a.backbone < b.backbone
+        ), ranked AS (
+            SELECT x, y, {_avg_rank("vx", "x, y")} AS rx, {_avg_rank("vy", "x, y")} AS ry
+            FROM pairs
+        )
+        SELECT x, y, count(*), corr(rx, ry) FROM ranked GROUP BY x, y HAVING count(*) >= 3
+        """
+    ).fetchall()
+    assert f"{x} vs {y}: {rho(r)} over {n} scaffolds" in t.note
