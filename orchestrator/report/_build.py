@@ -30,8 +30,10 @@ from ._model import Report
 from ._plots import (
     ablation_deltas,
     cell_timeline,
+    continuity_gap,
     gate_pass_rates,
     group_wcs,
+    regression_channels,
     rerun_variability,
     score_distributions,
 )
@@ -86,6 +88,20 @@ def write_report(run_dir: Path, tasks_dir: Path) -> ReportFiles:
         ("Score distributions per solver", score_distributions(results, out / "plots/scores.png")),
         ("Final pass rate per gate", gate_pass_rates(results, out / "plots/gates.png")),
     ]
+    if rep.continuity:
+        plots.append(
+            (
+                "Completion vs continuity (Change): complete but not cleared",
+                continuity_gap(rep.continuity, out / "plots/continuity.png"),
+            )
+        )
+    if rep.regressions:
+        plots.append(
+            (
+                f"Regression channels (Change, {rep.regression_arm} arm)",
+                regression_channels(rep.regressions, out / "plots/regressions.png"),
+            )
+        )
     if rep.regimes:
         plots.append(
             ("Build vs Change: mean WCS", group_wcs(rep.regimes, out / "plots/regimes.png"))

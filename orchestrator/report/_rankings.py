@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..records import ManifestRow
 from ._analyses import Cards
@@ -60,11 +60,18 @@ def component(g: GridCell) -> float:
 
 
 def spreads(grid: Sequence[GridCell]) -> tuple[SpreadRow, ...]:
+    def backbone(g: GridCell) -> str:
+        return g.backbone
+
+    def scaffold(g: GridCell) -> str:
+        return g.scaffold
+
     out = []
-    for held, key, other in (
-        ("backbone", lambda g: g.backbone, lambda g: g.scaffold),
-        ("scaffold", lambda g: g.scaffold, lambda g: g.backbone),
-    ):
+    factors: tuple[tuple[str, Callable[[GridCell], str], Callable[[GridCell], str]], ...] = (
+        ("backbone", backbone, scaffold),
+        ("scaffold", scaffold, backbone),
+    )
+    for held, key, other in factors:
         groups: dict[str, list[GridCell]] = defaultdict(list)
         for g in grid:
             groups[key(g)].append(g)
