@@ -11,7 +11,7 @@ both regression channels are read on Change tasks, Build apart.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..records import ManifestRow, cell_dir_name
 from ._analyses import Cards, ablations, breakdown, cost, grid, max_repeats, variability
@@ -24,12 +24,13 @@ from ._model import (
     Correlation,
     Header,
     PairedRow,
+    Rate,
     RegressionRow,
     Report,
     ScoreTable,
     SolverScores,
 )
-from ._paper import gate19, gate_measures, per_model_common, statistics
+from ._paper import baseline_all_covered, gate19, gate_measures, per_model_common, statistics
 from ._rankings import coherence, scaffold_rank, spreads
 from ._regressions import gate_counts, regression_rows
 from ._stats import permutation_p, spearman
@@ -134,25 +135,47 @@ def paired_rows(rows: Sequence[ManifestRow]) -> tuple[PairedRow, ...]:
 
 
 def correlations(
-    table: ScoreTable, regressions: Sequence[RegressionRow], arm: str
+    table: ScoreTable,
+    regressions: Sequence[RegressionRow],
+    arm: str,
+    baseline_all: Mapping[str, Rate] | None = None,
 ) -> tuple[Correlation, ...]:
     """Across the models under test (>= 3; no control, no scripted provider): Gate% vs
-    protected-flip rate, and mean WCS vs baseline regression rate."""
+    protected-flip rate, mean WCS vs baseline regression rate (covered completing runs),
+    and mean WCS vs the baseline rate over every covered run (`baseline_all`, solver ->
+    rate; the paper's rho = -0.88)."""
     scores = {r.solver: r for r in table.rows if r.arm == arm and r.role == "model"}
     regs = {r.solver: r for r in regressions if r.solver in scores}
-    out = []
+    pairs: list[tuple[str, str, dict[str, float], dict[str, float]]] = []
     for x, y, xs, ys in (
         ("Gate%", "protected-flip rate", "gate", "flip"),
         ("mean WCS", "baseline regression rate", "wcs", "baseline"),
     ):
-        pts = [
-            (getattr(scores[s], xs).value, getattr(regs[s], ys).value)
-            for s in sorted(regs)
-            if getattr(regs[s], ys).n > 0 and getattr(scores[s], xs).n > 0
-        ]
-        if len(pts) >= 3:
-            a, b = [p[0] for p in pts], [p[1] for p in pts]
-            out.append(Correlation(x=x, y=y, n=len(pts), rho=spearman(a, b), p=permutation_p(a, b)))
+        pairs.append(
+            (
+                x,
+                y,
+                {s: getattr(r, xs).value for s, r in scores.items() if getattr(r, xs).n > 0},
+                {s: getattr(r, ys).value for s, r in regs.items() if getattr(r, ys).n > 0},
+            )
+        )
+    if baseline_all is not None:
+        pairs.append(
+            (
+                "mean WCS",
+                "baseline regression rate, all covered runs",
+                {s: r.wcs.value for s, r in scores.items() if r.wcs.n > 0},
+                {s: r.value for s, r in baseline_all.items() if s in scores and r.n > 0},
+            )
+        )
+    out = []
+    for x, y, xv, yv in pairs:
+        shared = sorted(set(xv) & set(yv))
+        if len(shared) >= 3:
+            a, b = [xv[s] for s in shared], [yv[s] for s in shared]
+            out.append(
+                Correlation(x=x, y=y, n=len(shared), rho=spearman(a, b), p=permutation_p(a, b))
+            )
     return tuple(out)
 
 
@@ -230,7 +253,7 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         gate_counts=gate_counts([r for r in reg_rows if completing(r) and model(r)]),
         paired=paired_rows(rows),
         twins=twin_rows(rows, run.twins, lambda s: cards(s).role == "model"),
-        correlations=correlations(table, regs, reg_arm),
+        correlations=correlations(table, regs, reg_arm, baseline_all_covered(reg_rows)),
         cost=cost(everything, cards),
         # A greenfield twin is a Build task made to match a Change source: its own group,
         # never pooled into Build (the paper's Build panel and its twin study are apart).

@@ -35,7 +35,7 @@ from ..contract import CONSERVATIVE_CONTINUITY_GATES, GATES
 from ..records import ManifestRow
 from ._analyses import Cards
 from ._measures import completing, rate, row_covered, row_flips, row_regressions
-from ._model import GateMeasure, Statistic
+from ._model import GateMeasure, Rate, Statistic
 
 
 def _scored(rows: Sequence[ManifestRow]) -> list[ManifestRow]:
@@ -99,6 +99,15 @@ def statistics(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Sta
             rate=rate(bool(row_regressions(r)) for r in change if row_covered(r)),
         ),
         Statistic(
+            id="covered-tasks",
+            label="Change tasks with a baseline (some run covered)",
+            population=f"Change tasks run by the models under test, {arm} arm",
+            rate=rate(
+                any(row_covered(r) for r in change if r.task == t)
+                for t in sorted({r.task for r in change})
+            ),
+        ),
+        Statistic(
             id="flip-covered",
             label="protected flip on the covered subset",
             population=pop_cov,
@@ -133,6 +142,16 @@ def statistics(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Sta
         ),
     ]
     return tuple(out)
+
+
+def baseline_all_covered(rows: Sequence[ManifestRow]) -> dict[str, Rate]:
+    """Per solver, the baseline regression rate over its covered runs of `rows`, completing
+    or not (the paper's 43.9% channel, ranked against WCS)."""
+    per: dict[str, list[bool]] = defaultdict(list)
+    for r in _scored(rows):
+        if row_covered(r):
+            per[r.solver].append(bool(row_regressions(r)))
+    return {s: rate(v) for s, v in sorted(per.items())}
 
 
 def common_tasks(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[str, ...]:

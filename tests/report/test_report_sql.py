@@ -343,7 +343,13 @@ def _stat_sql() -> dict[str, str]:
 
 def test_further_statistics(db: Any, rep: Report) -> None:
     got = {r[0]: r[2] for r in table(rep, "statistics").rows}
-    want = {}
+    ((k, n),) = q(
+        db,
+        "SELECT count(*) FILTER (WHERE c), count(*) FROM (SELECT task, bool_or(covered) AS c "
+        "FROM models WHERE arm = ? AND regime = 'change' GROUP BY task)",
+        REG_ARM,
+    )
+    want = {"Change tasks with a baseline (some run covered)": wilson(k, n)}
     for label, (hit, pop) in _stat_sql().items():
         ((k, n),) = q(
             db,
@@ -558,3 +564,46 @@ def test_scaffold_study(db: Any, rep: Report) -> None:
         """
     ).fetchall()
     assert f"{x} vs {y}: {rho(r)} over {n} scaffolds" in t.note
+
+
+def test_rank_correlations_across_models(db: Any, rep: Report) -> None:
+    per_model = f"""
+        WITH s AS (
+            SELECT solver, avg(coalesce(gate, 0)) AS gate, avg(coalesce(wcs, 0)) AS wcs
+            FROM results WHERE arm = '{REG_ARM}' AND role = 'model'
+              AND status NOT IN ('infra_error', 'harness_error')
+            GROUP BY solver
+        ), c AS (
+            SELECT solver,
+                   avg(CASE WHEN n_flips > 0 THEN 1.0 ELSE 0 END)
+                       FILTER (WHERE completing) AS flip,
+                   avg(CASE WHEN n_regs > 0 THEN 1.0 ELSE 0 END)
+                       FILTER (WHERE completing AND covered) AS base,
+                   avg(CASE WHEN n_regs > 0 THEN 1.0 ELSE 0 END)
+                       FILTER (WHERE covered AND status NOT IN ('infra_error', 'harness_error'))
+                       AS base_all
+            FROM results WHERE arm = '{REG_ARM}' AND role = 'model' AND regime = 'change'
+            GROUP BY solver
+        )
+        SELECT s.solver, s.gate, s.wcs, c.flip, c.base, c.base_all FROM s JOIN c USING (solver)
+    """
+    want = []
+    for x, y, xc, yc in (
+        ("Gate%", "protected-flip rate", "gate", "flip"),
+        ("mean WCS", "baseline regression rate", "wcs", "base"),
+        ("mean WCS", "baseline regression rate, all covered runs", "wcs", "base_all"),
+    ):
+        ((n, r),) = q(
+            db,
+            f"""
+            WITH p AS (SELECT {xc} AS x, {yc} AS y FROM ({per_model}) WHERE {yc} IS NOT NULL),
+            ranked AS (
+                SELECT {_avg_rank("x", "1")} AS rx, {_avg_rank("y", "1")} AS ry FROM p
+            )
+            SELECT count(*), corr(rx, ry) FROM ranked
+            """,
+        )
+        if n >= 3:
+            want.append((x, y, str(n), rho(r)))
+    assert len(want) == 3
+    assert [r[:4] for r in table(rep, "correlations").rows] == want
