@@ -33,6 +33,7 @@ from ._model import (
 from ._paper import baseline_all_covered, gate19, gate_measures, per_model_common, statistics
 from ._rankings import coherence, scaffold_rank, spreads
 from ._regressions import gate_counts, regression_rows
+from ._sizes import effects
 from ._stats import permutation_p, spearman
 from ._trajectory import plan_lengths, turns_vs_stages
 from ._twins import TWIN, twin_rows
@@ -271,5 +272,6 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         coherence=coherence(rows, reg_arm, cards),
         spreads=spreads(the_grid),
         scaffold_rank=scaffold_rank(the_grid),
+        effects=effects(rows, reg_arm, cards),
         cells=cell_entries(everything),
     )

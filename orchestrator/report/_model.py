@@ -235,6 +235,19 @@ class SpreadRow(_Rec, frozen=True, kw_only=True):
     high: str
 
 
+class Effect(_Rec, frozen=True, kw_only=True):
+    """One term of the size-controlled regression of WCS (`_sizes`): a category's
+    difference from the baseline category, or the slope per unit of task size."""
+
+    term: str
+    rows: int
+    coef: float
+    lo: float  # task-clustered bootstrap 95% interval
+    hi: float
+    mean_all: float = math.nan  # a category's mean WCS over every task (NaN for "size")
+    mean_small: float = math.nan  # ... over the smallest quartile of tasks by size
+
+
 class Header(_Rec, frozen=True, kw_only=True):
     statuses: dict[str, int]  # current rows by status
     # Rows that are no result (cancelled, outage, task_error, and llm_error / budget rows
@@ -300,4 +313,5 @@ class Report(_Rec, frozen=True, kw_only=True):
     coherence: tuple[RankRow, ...] = ()  # Gate% rankings across capability slices
     spreads: tuple[SpreadRow, ...] = ()  # scaffold study
     scaffold_rank: tuple[RankRow, ...] = ()  # scaffold orderings under two backbones
+    effects: tuple[Effect, ...] = ()  # categories controlled for task size
     cells: tuple[CellEntry, ...]

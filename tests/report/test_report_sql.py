@@ -607,3 +607,58 @@ def test_rank_correlations_across_models(db: Any, rep: Report) -> None:
             want.append((x, y, str(n), rho(r)))
     assert len(want) == 3
     assert [r[:4] for r in table(rep, "correlations").rows] == want
+
+
+def test_categories_controlled_for_task_size(db: Any, rep: Report) -> None:
+    import numpy as np
+
+    pop = q(
+        db,
+        """
+        WITH sizes AS (SELECT task, max(n_units) AS size FROM models WHERE arm = ? GROUP BY task)
+        SELECT capability, size, solver, wcs, task FROM models JOIN sizes USING (task)
+        WHERE arm = ?
+        """,
+        REG_ARM,
+        REG_ARM,
+    )
+    cats = sorted({c for c, *_ in pop} - {"edit"})
+    models = sorted({s for _, _, s, _, _ in pop})[1:]
+    x = np.array(
+        [
+            [1.0, *(float(c == k) for k in cats), float(size), *(float(s == m) for m in models)]
+            for c, size, s, _, _ in pop
+        ]
+    )
+    y = np.array([w for *_, w, _ in pop])
+    coef = np.linalg.solve(x.T @ x, x.T @ y)  # the normal equations, not lstsq
+    got = {r[0]: r for r in table(rep, "effects").rows}
+    for j, c in enumerate([*cats, "size"], 1):
+        n = sum(p[0] == c for p in pop) if c != "size" else len(pop)
+        assert got[c][1] == str(n)
+        assert got[c][2].startswith(f"{coef[j]:+.3f} [")
+    ((cut,),) = q(
+        db,
+        "SELECT quantile_cont(size, 0.25) FROM (SELECT task, max(n_units) AS size FROM models "
+        "WHERE arm = ? GROUP BY task)",
+        REG_ARM,
+    )
+    means = {}
+    for c in ["edit", *cats]:
+        everywhere = [w for k, _, _, w, _ in pop if k == c]
+        small = [w for k, size, _, w, _ in pop if k == c and size <= cut]
+        means[c] = (sum(everywhere) / len(everywhere), sum(small) / len(small) if small else None)
+        assert got[c][3] == f"{means[c][0]:.3f}"
+        assert got[c][4] == ("—" if not small else f"{means[c][1]:.3f}")
+    con = duckdb.connect()
+    con.execute("CREATE TABLE m (c VARCHAR, a DOUBLE, s DOUBLE)")
+    con.executemany("INSERT INTO m VALUES (?, ?, ?)", [(c, a, s) for c, (a, s) in means.items()])
+    ((n, r),) = con.execute(
+        f"""
+        WITH p AS (SELECT * FROM m WHERE s IS NOT NULL), ranked AS (
+            SELECT {_avg_rank("a", "1")} AS rx, {_avg_rank("s", "1")} AS ry FROM p
+        )
+        SELECT count(*), corr(rx, ry) FROM ranked
+        """
+    ).fetchall()
+    assert f"on those: {rho(r)} over {n} categories" in table(rep, "effects").note
