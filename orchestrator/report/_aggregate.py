@@ -30,7 +30,13 @@ from ._model import (
     ScoreTable,
     SolverScores,
 )
-from ._paper import baseline_all_covered, gate19, gate_measures, per_model_common, statistics
+from ._paper import (
+    baseline_all_covered,
+    further_statistics,
+    gate19,
+    gate_measures,
+    per_model_common,
+)
 from ._rankings import coherence, scaffold_rank, spreads
 from ._regressions import gate_counts, regression_rows
 from ._sizes import effects
@@ -264,7 +270,7 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         variability=variability(rows),
         ablations=ablations(rows, cards),
         grid=the_grid,
-        statistics=statistics(rows, reg_arm, cards),
+        statistics=further_statistics(rows, reg_arm, cards),
         common=per_model_common(rows, reg_arm, cards),
         gate_measures=gate_measures(rows, cards),
         plans=plan_lengths(rows, regime),

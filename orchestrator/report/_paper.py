@@ -65,7 +65,9 @@ def task_failed(r: ManifestRow) -> bool:
     return not (s.whole_task if r.arm == "staged" else s.final_pass)
 
 
-def statistics(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Statistic, ...]:
+def further_statistics(
+    rows: Sequence[ManifestRow], arm: str, cards: Cards
+) -> tuple[Statistic, ...]:
     """The pooled statistics above, over `rows` (results; every regime and arm)."""
     models = [r for r in _scored(rows) if r.arm == arm and cards(r.solver).role == "model"]
     change = [r for r in models if r.labels.regime == "change"]

@@ -256,7 +256,8 @@ def header_note(rep: Report) -> str:
         + ("; ".join(roles) + ". " if roles else "")
         + f"Repeats per cell: up to {h.repeats}. Gate% is over applicable gates: build without "
         "a build command, serve on a static file server and the health gates of a state that "
-        "never loaded are not applicable (the paper divides by all 19 signals)."
+        "never loaded are not applicable; Gate%/19 divides the passing gates by all 19 "
+        "signals, as the paper does."
         + (
             f" {h.env_drift} row(s) were graded under environment drift (--allow-env-drift): "
             "their visual gates (visual_anchors, visual_regression) are not applicable."
