@@ -191,13 +191,16 @@ def per_model_common(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tup
 
 
 def gate19(r: ManifestRow) -> float:
-    """Gate% on the paper's scale: gates that pass on the final workspace over all 19 (a
-    gate that did not apply counts as not passed)."""
-    return sum(s == "pass" for s in r.final_gates.values()) / len(GATES)
+    """Gate% on the paper's scale (its Appendix B): the gates that did not fail on the
+    final workspace over all 19. A signal that cannot fail counts as passed there, so a
+    gate that did not apply counts as passed here: the free passes `gate_measures`
+    accounts for. A gate the row does not record counts as not passed."""
+    return sum(r.final_gates.get(g) in ("pass", "n/a") for g in GATES) / len(GATES)
 
 
 def gate_measures(rows: Sequence[ManifestRow], cards: Cards) -> tuple[GateMeasure, ...]:
-    """What `scope` and `serve` measured, so neither is a pass nobody explained."""
+    """What `scope`, `serve` and `build` measured where they pass by construction or do
+    not apply (a pass on Gate%/19), so none is a pass nobody explained."""
     scored = _scored(rows)
     out = []
 
@@ -252,6 +255,16 @@ def gate_measures(rows: Sequence[ManifestRow], cards: Cards) -> tuple[GateMeasur
             "static stack",
             static,
             "a plain file server cannot fail on the workspace: not applicable unless it "
-            "actually failed",
+            "actually failed (a pass on Gate%/19)",
+        )
+    unbuilt = [r for r in scored if r.final_gates.get("build") == "n/a"]
+    if unbuilt:
+        stacks = ", ".join(sorted({r.labels.stack for r in unbuilt}))
+        measure(
+            "build",
+            f"stacks without an install or build command ({stacks})",
+            unbuilt,
+            "nothing to build: not applicable (a pass on Gate%/19); a broken page shows in "
+            "routes, console and the authored checks instead",
         )
     return tuple(out)
