@@ -78,13 +78,17 @@ def effects(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Effect
     by_task: dict[str, list[int]] = defaultdict(list)
     for i, r in enumerate(pop):
         by_task[r.task].append(i)
-    tasks = sorted(by_task)
+    # A replicate's fit from per-task cross products: resampling whole tasks sums their
+    # X'X and X'y, so no replicate touches the rows again.
+    members = [np.asarray(by_task[t], dtype=np.intp) for t in sorted(by_task)]
+    xtx = np.stack([x[m].T @ x[m] for m in members])
+    xty = np.stack([x[m].T @ y[m] for m in members])
     rng = np.random.default_rng(SEED)
-    reps = []
-    for _ in range(N_BOOT):
-        idx = [i for t in rng.integers(0, len(tasks), len(tasks)) for i in by_task[tasks[t]]]
-        reps.append(_fit(y[idx], x[idx]))
-    boot = np.asarray(reps)
+    draws = rng.integers(0, len(members), size=(N_BOOT, len(members)))
+    counts = np.stack([np.bincount(d, minlength=len(members)) for d in draws]).astype(np.float64)
+    boot = np.stack(
+        [_fit(np.tensordot(c, xty, axes=1), np.tensordot(c, xtx, axes=1)) for c in counts]
+    )
     small = _smallest_quartile(pop, sizes)
     out = []
     for j, c in enumerate(cols, 1):
