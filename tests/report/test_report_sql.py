@@ -664,3 +664,14 @@ def test_categories_controlled_for_task_size(db: Any, rep: Report) -> None:
         """
     ).fetchall()
     assert f"on those: {rho(r)} over {n} categories" in table(rep, "effects").note
+
+
+def test_readme_maps_every_report_table_to_the_paper(rep: Report) -> None:
+    """README "Scores" names each table of the report and what of the paper it reproduces."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    start = readme.index("| table (HTML id) | report section | paper |")
+    mapped = {
+        line.split("|")[1].strip().strip("`")
+        for line in readme[start:].split("\n\n", 1)[0].splitlines()[2:]
+    }
+    assert {t.id for t in tables(rep)} <= mapped
