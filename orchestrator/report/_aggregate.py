@@ -246,6 +246,9 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
     def regime(r: ManifestRow) -> str:
         return TWIN if r.task in run.twins else r.labels.regime
 
+    # Greenfield twins are their own study: never pooled into Build or its category.
+    untwinned = [r for r in rows if r.task not in run.twins]
+
     return Report(
         run_dir=run_dir,
         load=run.stats,
@@ -254,7 +257,9 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         scores=table,
         scores_infra_zero=score_table(rows, cards, infra_as_zero=True),
         continuity=continuity_rows(change, cards),
-        continuity_build=continuity_rows([r for r in rows if r.labels.regime == "build"], cards),
+        continuity_build=continuity_rows(
+            [r for r in rows if r.labels.regime == "build" and r.task not in run.twins], cards
+        ),
         regressions=regs,
         regression_arm=reg_arm,
         gate_counts=gate_counts([r for r in reg_rows if completing(r) and model(r)]),
@@ -275,9 +280,9 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         gate_measures=gate_measures(rows, cards),
         plans=plan_lengths(rows, regime),
         turns=turns_vs_stages(rows, set(run.twins), cards),
-        coherence=coherence(rows, reg_arm, cards),
+        coherence=coherence(untwinned, reg_arm, cards),
         spreads=spreads(the_grid),
         scaffold_rank=scaffold_rank(the_grid),
-        effects=effects(rows, reg_arm, cards),
+        effects=effects(untwinned, reg_arm, cards),
         cells=cell_entries(everything),
     )

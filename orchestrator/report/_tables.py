@@ -82,7 +82,8 @@ def tables(rep: Report) -> tuple[Table, ...]:
         Table(
             id="continuity-build",
             title="Completion vs continuity (Build tasks, reported apart)",
-            note="The same reading on Build tasks, which the paper reports apart.",
+            note="The same reading on Build tasks, which the paper reports apart; "
+            "greenfield twins (`twin_of`) are left out, their own study.",
             headers=("solver", "arm", "conservative", "broad"),
             rows=tuple(
                 (c.solver, c.arm, fmt_rate(c.conservative), fmt_rate(c.broad))

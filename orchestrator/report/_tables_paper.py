@@ -80,8 +80,9 @@ def paper_tables(rep: Report) -> list[Table]:
             id="coherence",
             title="Rank coherence across capability slices",
             note=f"The models under test ranked by Gate% within each capability "
-            f"({rep.regression_arm} arm); Spearman's rho over the models in both slices (at "
-            "least 3), two-sided permutation p (paper Figure 10).",
+            f"({rep.regression_arm} arm, greenfield twins left out); Spearman's rho over "
+            "the models in both slices (at least 3), two-sided permutation p (paper "
+            "Figure 10).",
             headers=("slice", "slice", "models", "rho", "p"),
             rows=_ranks(rep.coherence),
         ),
@@ -136,7 +137,8 @@ def _effects(rep: Report) -> Table:
     return Table(
         id="effects",
         title="Categories controlled for task size",
-        note=f"Models under test, {rep.regression_arm} arm, every regime. Least squares of "
+        note=f"Models under test, {rep.regression_arm} arm, every regime (greenfield twins "
+        "left out). Least squares of "
         f"WCS on the capability categories ('{BASELINE}' the baseline), the task's size "
         "and the model; a category's coefficient is its WCS difference from "
         f"'{BASELINE}' at equal size and model, 'size' the slope per unit, with "

@@ -384,13 +384,18 @@ def test_per_model_flips_on_commonly_completed_tasks(db: Any, rep: Report) -> No
 
 
 def test_continuity_and_regression_pooled_rows(db: Any, rep: Report) -> None:
-    cont = {r[1]: r[2] for r in table(rep, "continuity").rows if r[0] == "all"}
-    for arm, k, n in q(
-        db,
-        "SELECT arm, count(*) FILTER (WHERE cnc), count(*) FROM results "
-        "WHERE role = 'model' AND regime = 'change' AND completing GROUP BY arm",
-    ):
-        assert cont[arm] == wilson(k, n)
+    for id, regime in (("continuity", "change"), ("continuity-build", "build")):
+        cont = {r[1]: r[2] for r in table(rep, id).rows if r[0] == "all"}
+        want = q(
+            db,
+            "SELECT arm, count(*) FILTER (WHERE cnc), count(*) FROM results "
+            "WHERE role = 'model' AND regime = ? AND completing "
+            "AND task NOT IN (SELECT twin FROM twins) GROUP BY arm",
+            regime,
+        )
+        assert len(want) == len(cont)
+        for arm, k, n in want:
+            assert cont[arm] == wilson(k, n)
     ((flip_k, flip_n, base_k, base_n),) = q(
         db,
         """
@@ -512,6 +517,7 @@ def test_rank_coherence_across_capability_slices(db: Any, rep: Report) -> None:
         WITH means AS (
             SELECT capability AS c, solver, avg(coalesce(gate, 0)) AS g FROM results
             WHERE arm = ? AND role = 'model' AND status NOT IN ('infra_error', 'harness_error')
+              AND task NOT IN (SELECT twin FROM twins)
             GROUP BY c, solver
         ), pairs AS (
             SELECT a.c AS x, b.c AS y, a.solver, a.g AS gx, b.g AS gy
@@ -617,8 +623,9 @@ def test_categories_controlled_for_task_size(db: Any, rep: Report) -> None:
     pop = q(
         db,
         """
-        WITH sizes AS (SELECT task, max(n_units) AS size FROM models WHERE arm = ? GROUP BY task)
-        SELECT capability, size, solver, wcs, task FROM models JOIN sizes USING (task)
+        WITH pop AS (SELECT * FROM models WHERE task NOT IN (SELECT twin FROM twins)),
+        sizes AS (SELECT task, max(n_units) AS size FROM pop WHERE arm = ? GROUP BY task)
+        SELECT capability, size, solver, wcs, task FROM pop JOIN sizes USING (task)
         WHERE arm = ?
         """,
         REG_ARM,
@@ -642,7 +649,7 @@ def test_categories_controlled_for_task_size(db: Any, rep: Report) -> None:
     ((cut,),) = q(
         db,
         "SELECT quantile_cont(size, 0.25) FROM (SELECT task, max(n_units) AS size FROM models "
-        "WHERE arm = ? GROUP BY task)",
+        "WHERE arm = ? AND task NOT IN (SELECT twin FROM twins) GROUP BY task)",
         REG_ARM,
     )
     means = {}
