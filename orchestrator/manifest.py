@@ -24,8 +24,8 @@ import msgspec
 from .jsonl import JsonlRead, read_jsonl
 from .records import ManifestRow, Status
 
-# Rows that are a verdict on the solver; others (infra_error, cancelled, harness_error)
-# are re-run on resume.
+# Rows that are a verdict on the solver; others (infra_error, config_error, cancelled,
+# outage, task_error, harness_error) are re-run on resume.
 FINAL_STATUSES: frozenset[Status] = frozenset({"ok", "llm_error", "budget"})
 
 

@@ -170,7 +170,7 @@ class GridCell(_Rec, frozen=True, kw_only=True):
 
 class Header(_Rec, frozen=True, kw_only=True):
     statuses: dict[str, int]  # current rows by status
-    cancelled: int  # rows that are no result (cancelled, outage, task_error): never scored
+    cancelled: int  # rows that are no result (cancelled, outage, config_error, task_error)
     controls: tuple[str, ...]  # reference / negative / noop / thrash
     scripted: tuple[str, ...]  # solvers on a scripted provider (fake)
     repeats: int  # most repeats of any (task, solver, arm)
