@@ -211,7 +211,7 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         paired=paired_rows(rows),
         twins=twin_rows(rows, run.twins),
         correlations=correlations(table, regs, reg_arm),
-        cost=cost(everything, cards),
+        cost=cost(everything, cards, run.superseded),
         regimes=breakdown(rows, lambda r: r.labels.regime),
         facets=breakdown(rows, lambda r: r.labels.facet),
         stacks=breakdown(rows, lambda r: r.labels.stack),

@@ -109,13 +109,18 @@ class TwinRow(_Rec, frozen=True, kw_only=True):
 
 
 class CostRow(_Rec, frozen=True, kw_only=True):
-    """What a solver was charged, over every row whatever its status."""
+    """What a solver was charged, over every row whatever its status, superseded attempts
+    of resumed cells included (spend is spend)."""
 
     solver: str
     role: str
     cells: int
     tokens: int
     cost_usd: float
+    superseded_usd: float = 0.0  # of `cost_usd`: rows a resumed sweep wrote again
+    estimated: int = 0  # charged responses without usage (estimated)
+    overshoot_usd: float = 0.0  # spend past the cells' own caps
+    overshoot_cells: int = 0
 
 
 class BreakdownRow(_Rec, frozen=True, kw_only=True):
