@@ -73,6 +73,7 @@ price_out_per_mtok = 2.0
 outage_after = {outage_after}
 outage_probe_s = 0.3
 outage_max_pause_s = {bound}
+{provider_extra}
 
 [[solvers]]
 name = "standin"
@@ -84,11 +85,20 @@ command = ["python3", "-c", '''{agent}''']
 env = {{ BASE = "{{openai_base_url}}", TOKEN = "{{token}}", TRIES = "{tries}" }}
 stop_grace_s = 1.0
 wall_time_s = {wall}
+{scaffold_extra}
 """
 
 
 def _config(
-    tmp: Path, url: str, *, tries: int, outage_after: int = 50, bound: float = 60, wall: float = 60
+    tmp: Path,
+    url: str,
+    *,
+    tries: int,
+    outage_after: int = 50,
+    bound: float = 60,
+    wall: float = 60,
+    provider_extra: str = "",
+    scaffold_extra: str = "",
 ) -> Path:
     tasks = tmp / "tasks"
     if not tasks.exists():
@@ -106,6 +116,8 @@ def _config(
             agent=AGENT,
             tries=tries,
             wall=wall,
+            provider_extra=provider_extra,
+            scaffold_extra=scaffold_extra,
         )
     )
     return path
@@ -195,3 +207,29 @@ def test_outage_max_pause_s_bounds_an_agent_cell(tmp_path: Path, provider: FakeP
     _not_scored(tmp_path, run_dir, "outage", CELLS)
     provider.clear_faults()
     _resume_reruns(config, run_dir)
+
+
+def test_an_overshoot_of_the_cell_cap_is_flagged_on_the_row_and_in_the_report(
+    tmp_path: Path, provider: FakeProvider
+) -> None:
+    """The call's worst case fits the cap (the provider is configured to answer at most
+    one token, so that is what the gateway assumes for a call without max_tokens) but
+    the provider answers longer: the cell's spend passes its cap, and says so."""
+    config = _config(
+        tmp_path,
+        provider.base_url,
+        tries=1,
+        provider_extra="max_output_tokens = 1",
+        scaffold_extra="max_usd = 0.00003",
+    )
+    run_dir = tmp_path / "run"
+    assert _sweep(config, "--run-dir", str(run_dir)) == 0
+    rows = read_rows(run_dir / "manifest.jsonl")
+    assert {r.status for r in rows} == {"ok"}, [r.error for r in rows]
+    for r in rows:
+        assert r.spend.cost_usd > 0.00003
+        assert r.spend.overshoot_usd == pytest.approx(r.spend.cost_usd - 0.00003)
+    rep = aggregate(load_run(run_dir, tmp_path / "tasks"), run_dir.name)
+    (cost,) = rep.cost
+    assert cost.overshoot_cells == CELLS and cost.overshoot_usd > 0
+    assert f"({CELLS})" in (run_dir / "report.md").read_text()
