@@ -361,7 +361,9 @@ class Gateway:
             finally:
                 acct.held_s += anyio.current_time() - held
             resp = await self._forward(acct, req, path, api, True, t0)
-            if not (breaker.paused and resp.status in _RETRYABLE and resp.stream is None):
+            if acct.config or not (
+                breaker.paused and resp.status in _RETRYABLE and resp.stream is None
+            ):
                 return resp
 
     def _setup_refusal(self, acct: Account) -> str:
@@ -521,11 +523,7 @@ class Gateway:
         if upstream.status_code >= 400 and not m.error:
             m.error = _redact(data[:300].decode("utf-8", errors="replace"), key)
         m.error = _redact(m.error, key)
-        setup = ""
-        if metered and upstream.status_code >= 400:
-            info = error_info(upstream.status_code, data.decode("utf-8", errors="replace"))
-            if info.verdict in ("no_credit", "config"):
-                setup = refusal_reason(info.verdict, _redact(info.describe(), key))
+        setup = _setup_verdict(upstream.status_code, m, data, key) if metered else ""
         self._settle(
             acct, req, path, body, upstream.status_code, m, len(data), metered, t0, setup=setup
         )
@@ -568,6 +566,7 @@ class Gateway:
                 metered,
                 t0,
                 complete=meter.done and not m.error,
+                setup=_setup_verdict(upstream.status_code, m, b"", key) if metered else "",
             )
 
     def _settle(
@@ -639,6 +638,21 @@ class Gateway:
             guess = min(guess, bound)
         m.output_tokens = max(m.output_tokens, guess)
         return True
+
+
+def _setup_verdict(status: int, m: Metered, data: bytes, key: str) -> str:
+    """Why the provider refused the setup (`refusal_reason`), judged by the LLM clients'
+    classifier from an error answer, an error inside a 200 or an error event in a
+    stream; '' when it did not."""
+    if status >= 400:
+        info = error_info(status, data.decode("utf-8", errors="replace"))
+    elif m.error_json:
+        info = error_info(0, m.error_json)  # judged by its code and type, as in a 200
+    else:
+        return ""
+    if info.verdict not in ("no_credit", "config"):
+        return ""
+    return refusal_reason(info.verdict, _redact(info.describe(), key))
 
 
 def _feed(breaker: Breaker | None, status: int, error: str) -> None:

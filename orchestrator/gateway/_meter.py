@@ -35,6 +35,7 @@ class Metered:
     seen: bool = False  # the provider reported usage at all
     error: str = ""  # an error the provider sent inside a 200 answer or a stream
     streamed: bool = False  # read from a server-sent-event stream
+    error_json: str = ""  # the error object as sent (JSON), for the provider's classifier
     text_bytes: int = 0  # streamed: bytes of answer text, tool arguments and thinking seen
 
 
@@ -91,6 +92,8 @@ def meter_body(body: bytes) -> Metered:
         out.error = "the provider's answer is not JSON"
         return out
     out.error = _error_text(obj)
+    if out.error:
+        out.error_json = body.decode("utf-8", errors="replace")[:4000]
     if isinstance(obj, dict):
         read_usage(out, obj.get("usage"))
     return out
@@ -141,6 +144,7 @@ class StreamMeter:
         self.metered.text_bytes += _delta_bytes(kind, obj)
         if kind == "error" or obj.get("error") is not None:
             self.metered.error = _error_text(obj) or "error event in the stream"
+            self.metered.error_json = text[:4000]
             return
         if kind in ("response.failed", "response.incomplete"):
             response = obj.get("response")

@@ -59,6 +59,8 @@ async def test_a_stream_that_dies_halfway_costs_at_most_the_whole_answer(
     assert rec.estimated and "ended early" in rec.error  # charged, and flagged as estimated
     assert ledger.estimated_requests == 1
     assert 0 < cut.spent_usd <= whole.spent_usd, (cut.spent_usd, whole.spent_usd)
+    # What was received is charged (about half the answer), not nothing and not more.
+    assert whole.log[0].output_tokens // 4 <= cut.log[0].output_tokens
     assert cut.log[0].output_tokens < whole.log[0].output_tokens
 
 
