@@ -9,13 +9,14 @@ on loopback and the cells on the fake sandbox and verifier (`tests.fakesweep`).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from orchestrator.cli import main
-from orchestrator.llm import FakeProvider, Fault
+from orchestrator.llm import FakeProvider, Fault, error_info
 from orchestrator.manifest import read_rows
 from orchestrator.records import ConfigRefusal
 from orchestrator.report import load_run
@@ -37,6 +38,10 @@ backoff_initial_s = 0.01
 price_in_per_mtok = 1.0
 price_out_per_mtok = 2.0
 """
+
+
+def _anthropic(message: str, kind: str = "invalid_request_error") -> dict[str, object]:
+    return {"type": "error", "error": {"type": kind, "message": message}}
 
 
 def _config(tmp: Path, url: str, model: str = "gpt-x") -> Path:
@@ -142,3 +147,39 @@ def test_a_parameter_the_model_rejects_is_a_config_error(
             tmp_path, run_dir, code, cap.err, cap.out, "unsupported_parameter"
         )
         assert len(fake.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "verdict"),
+    [
+        # OpenAI: a parameter or value this model does not take, a model that is not there
+        (
+            400,
+            {"error": {"type": "invalid_request_error", "code": "unsupported_parameter"}},
+            "config",
+        ),
+        (400, {"error": {"type": "invalid_request_error", "code": "unsupported_value"}}, "config"),
+        (404, {"error": {"type": "invalid_request_error", "code": "model_not_found"}}, "config"),
+        # Anthropic: its documented messages (no code)
+        (400, _anthropic("temperature may only be set to 1 when thinking is enabled"), "config"),
+        (400, _anthropic("`max_tokens` must be greater than `thinking.budget_tokens`"), "config"),
+        (
+            400,
+            _anthropic(
+                "max_tokens: 100000 > 64000, which is the maximum allowed number of "
+                "output tokens for claude-x"
+            ),
+            "config",
+        ),
+        (404, _anthropic("model: claude-nonexistent", "not_found_error"), "config"),
+        # no credit stays its own verdict; a bad message shape is the request's, not setup
+        (429, {"error": {"type": "insufficient_quota", "code": "insufficient_quota"}}, "no_credit"),
+        (400, {"error": {"type": "invalid_request_error", "code": "invalid_value"}}, "other"),
+        (400, _anthropic("messages: text content blocks must be non-empty"), "other"),
+        (404, _anthropic("no route POST /v1/x", "not_found_error"), "other"),
+    ],
+)
+def test_the_classifier_tells_a_setup_refusal_from_a_request_s_fault(
+    status: int, body: dict[str, object], verdict: str
+) -> None:
+    assert error_info(status, json.dumps(body)).verdict == verdict

@@ -38,3 +38,23 @@ def test_superseded_attempts_are_spend_and_an_overshoot_is_flagged(tmp_path: Pat
     md = write_report(run_dir, tasks).markdown.read_text()
     assert "0.0972" in md and "superseded USD" in md
     assert "0.002000 (1)" in md  # the overshoot, and in how many cells
+
+
+def test_a_config_error_is_no_result_beside_scored_rows(tmp_path: Path) -> None:
+    """A refused setup says nothing about the model: never a zero in any score table."""
+    tasks = tmp_path / "tasks"
+    hashes = {"t1": make_task(tasks, "t1", "edit")}
+    ok = scores(1.0, 1.0, 1.0, whole=True)
+    rows = [
+        row("t1", "m1", "staged", 0, hashes, scores=ok),
+        row("t1", "m1", "staged", 1, hashes, status="config_error", error="cannot pay"),
+    ]
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    enc = msgspec.json.Encoder()
+    (run_dir / "manifest.jsonl").write_bytes(b"".join(enc.encode(r) + b"\n" for r in rows))
+    rep = aggregate(load_run(run_dir, tasks), run_dir.name)
+    for table in (rep.scores, rep.scores_infra_zero):
+        (m1,) = table.rows
+        assert m1.cells == 1 and (m1.task.k, m1.task.n) == (1, 1)
+    assert rep.header.statuses == {"config_error": 1, "ok": 1} and rep.header.cancelled == 1
