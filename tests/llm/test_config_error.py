@@ -147,6 +147,13 @@ def test_a_parameter_the_model_rejects_is_a_config_error(
             tmp_path, run_dir, code, cap.err, cap.out, "unsupported_parameter"
         )
         assert len(fake.requests) == 1
+        # The operator names the parameters this model takes (a new config hash).
+        text = config.read_text().replace(
+            'model = "o3"\n',
+            'model = "o3"\nmax_tokens_param = "max_completion_tokens"\nsend_temperature = false\n',
+        )
+        config.write_text(text)
+        _resume_reruns_them(tmp_path, config, run_dir)
 
 
 @pytest.mark.parametrize(
