@@ -75,6 +75,7 @@ _DROP_BACK = frozenset(
     {"content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"}
 )
 _RETRYABLE = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+_HUNG_UP = "the agent hung up mid-stream"
 
 
 class RequestRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -542,18 +543,21 @@ class Gateway:
     ) -> AsyncIterator[bytes]:
         meter = StreamMeter()
         size = 0
+        ended = False  # the provider's side ended (else the agent hung up mid-stream)
         try:
             async for chunk in upstream.aiter_raw():
                 meter.feed(chunk)
                 size += len(chunk)
                 yield chunk
+            ended = True
         except httpx.HTTPError as exc:
+            ended = True
             meter.metered.error = _redact(f"pwb gateway: the stream broke off: {exc}", key)
         finally:
             await upstream.aclose()
             m = meter.close()
             if not meter.done and not m.error and upstream.status_code < 400:
-                m.error = "the stream ended early"
+                m.error = "the stream ended early" if ended else _HUNG_UP
             m.error = _redact(m.error, key)
             self._settle(
                 acct,
@@ -567,6 +571,7 @@ class Gateway:
                 t0,
                 complete=meter.done and not m.error,
                 setup=_setup_verdict(upstream.status_code, m, b"", key) if metered else "",
+                hung_up=not ended,
             )
 
     def _settle(
@@ -583,10 +588,13 @@ class Gateway:
         *,
         complete: bool = True,
         setup: str = "",
+        hung_up: bool = False,
     ) -> None:
         """Charge what the call cost and judge it, once it is over. `complete`: the
         answer arrived whole (a stream reached its own end); `setup`: the provider
-        refused the sweep's setup (`refusal_reason`)."""
+        refused the sweep's setup (`refusal_reason`); `hung_up`: the agent closed the
+        stream before the provider ended it (charged, but no failure of the provider's:
+        its breaker is not fed)."""
         estimated = False
         usd = 0.0
         if metered and status < 400:
@@ -599,6 +607,8 @@ class Gateway:
             if breaker is not None:  # the sweep's LLM cells stop on it too
                 breaker.trip(setup)
             self._mark_setup(acct, f"provider {acct.upstream.provider.name!r}: {setup}")
+        elif metered and hung_up and m.error == _HUNG_UP:
+            pass  # the agent's own doing (killed, timed out, gave up): nobody's failure
         elif metered:
             if status < 400 and not m.error:
                 acct.ok_calls += 1

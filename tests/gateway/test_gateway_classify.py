@@ -9,9 +9,13 @@ an outage; a stream the provider broke off is a transient failure the breaker se
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
+import anyio.abc
+import httpx
 import pytest
 
 from orchestrator.budget import Ledger
@@ -121,3 +125,64 @@ def test_breaker_failing_is_cleared_by_any_success() -> None:
     assert b.failing and not b.paused
     b.record(refused=False)
     assert not b.failing
+
+
+async def _slow_sse(stream: anyio.abc.SocketStream) -> None:
+    """A provider that streams one chunk every 0.2 s for a few seconds."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += await stream.receive()
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(
+        next(
+            (
+                line.split(b":")[1]
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length")
+            ),
+            b"0",
+        )
+    )
+    while len(body) < length:
+        body += await stream.receive()
+    await stream.send(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n")
+    chunk = {"choices": [{"index": 0, "delta": {"content": "hello world "}}]}
+    try:
+        for _ in range(25):
+            await stream.send(f"data: {json.dumps(chunk)}\n\n".encode())
+            await anyio.sleep(0.2)
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+        pass
+    finally:
+        await stream.aclose()
+
+
+async def test_an_agent_hanging_up_mid_stream_is_charged_but_is_no_provider_failure() -> None:
+    """The agent (killed, timed out, impatient) closes a stream the provider is still
+    sending: what it received is charged, flagged; the provider is not failing."""
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    base = f"http://127.0.0.1:{port}/v1"
+    cfg = ProviderConfig(name="p", kind="openai", model="m", base_url=base, **PRICES)
+    breaker = Breaker("p", 5, outage_after=3)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, _slow_sse)
+        async with Gateway({"p": Upstream(provider=cfg, base_url=base, breaker=breaker)}) as gw:
+            acct = gw.open_account("cell", "p", Ledger())
+            async with httpx.AsyncClient(trust_env=False) as client:
+                async with client.stream(
+                    "POST",
+                    gw.url() + "/v1/chat/completions",
+                    json={**CHAT, "stream": True},
+                    headers={"authorization": f"Bearer {acct.token}"},
+                ) as resp:
+                    async for _ in resp.aiter_raw():
+                        break  # hang up after the first chunk
+            with anyio.fail_after(10):
+                while not acct.log:
+                    await anyio.sleep(0.05)
+        tg.cancel_scope.cancel()
+    (rec,) = acct.log
+    assert rec.error == "the agent hung up mid-stream" and rec.estimated
+    assert acct.spent_usd > 0  # what it received was charged
+    assert not acct.transient and not acct.errors and not breaker.failing
