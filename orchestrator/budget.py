@@ -37,6 +37,9 @@ class Ledger:
     spent_usd: float = 0.0
     spent_tokens: int = 0
     estimated_requests: int = 0  # charged responses whose usage was estimated
+    # Spend past a per-cell money cap (the gateway's `max_usd`): a call's real usage beyond
+    # the worst case it was let through on. Kept on the cell's row and in the report.
+    overshoot_usd: float = 0.0
     stopped: bool = field(default=False)
     parent: Ledger | None = None
 
@@ -53,6 +56,10 @@ class Ledger:
             self.parent.charge(tokens, usd, estimated=estimated)
         if self.exhausted:
             self.stopped = True
+
+    def overshoot(self, usd: float) -> None:
+        """The cell's spend is `usd` past its own money cap (not forwarded: per cell)."""
+        self.overshoot_usd = max(self.overshoot_usd, usd)
 
     @property
     def exhausted(self) -> bool:

@@ -6,7 +6,9 @@ class maps to one row status:
 
     cancelled   anyio cancellation (a user stop, or the sweep stopping)
     budget      `BudgetExceeded`: a cap the user set was reached
-    stop        `ProviderRefused`: the provider refuses every request; the sweep stops
+    stop        `ProviderRefused`: the provider refuses the setup (no credit or quota, no
+                key where the cell runs, a bad key, a rejected parameter): the cell ends
+                `config_error` (no result, re-run by `--resume`) and the sweep stops
     outage      `ProviderOutage`: the provider was down past its breaker's pause bound;
                 no verdict, the cell is re-run on resume
     llm         `LLMError`: the solver's provider failed it

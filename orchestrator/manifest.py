@@ -24,7 +24,8 @@ import msgspec
 from .jsonl import JsonlRead, read_jsonl
 from .records import ManifestRow, Status
 
-# Rows that are a verdict on the solver; others (infra_error, cancelled, harness_error)
+# Rows that are a verdict on the solver; others (infra_error, config_error, cancelled,
+# outage, task_error, harness_error)
 # are re-run on resume. An `llm_error` or `budget` row is a verdict only when it carries
 # the result of a final checkpoint (`has_result`): without one it is no result (the
 # report never scores it) and resume runs it again.

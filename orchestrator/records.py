@@ -6,6 +6,10 @@ hashes, backend, image) plus one `Outcome`, a msgspec tagged union on `status`:
     Ok            the solver's run ended on its own terms; `result` is scored
     InfraError    a sandbox/browser/daemon fault (retried first); never the solver's
     LlmError      the solver's provider failed it
+    ConfigRefusal the provider refused the setup, not the model's work: no credit or
+                  quota, no key where the cell runs, a bad key, a parameter or model
+                  the provider rejects. The operator's to fix: no result, never scored,
+                  `--resume` re-runs it; the sweep stops at the first one
     BudgetStop    a budget the user set was reached (`kind`)
     Cancelled     a user stop (SIGINT/SIGTERM) or a sweep stopped before this cell ran
     Outage        the solver's provider was down (429/5xx/timeouts) longer than its
@@ -35,12 +39,21 @@ from .contract import Capability, Facet, Gate, Regime, UnitKind
 from .results import GateStatus
 
 Status = Literal[
-    "ok", "infra_error", "llm_error", "budget", "cancelled", "outage", "task_error", "harness_error"
+    "ok",
+    "infra_error",
+    "llm_error",
+    "config_error",
+    "budget",
+    "cancelled",
+    "outage",
+    "task_error",
+    "harness_error",
 ]
 STATUSES: tuple[Status, ...] = (
     "ok",
     "infra_error",
     "llm_error",
+    "config_error",
     "budget",
     "cancelled",
     "outage",
@@ -48,7 +61,7 @@ STATUSES: tuple[Status, ...] = (
     "harness_error",
 )
 # Rows that are no result at all: left out of every score table (counted in the header).
-UNSCORED: frozenset[Status] = frozenset({"cancelled", "outage", "task_error"})
+UNSCORED: frozenset[Status] = frozenset({"cancelled", "outage", "task_error", "config_error"})
 Arm = Literal["staged", "full-spec"]
 BackendName = Literal["docker", "local", ""]
 SCHEMA_VERSION = 2
@@ -133,6 +146,8 @@ class Spend(_Rec, frozen=True, kw_only=True):
     cost_usd: float = 0.0
     # Responses without usage from the provider: their tokens (and money) are estimates.
     estimated_requests: int = 0
+    # Money charged past the cell's own cap (a scaffold's `max_usd`): flagged, not hidden.
+    overshoot_usd: float = 0.0
 
 
 # ---------------------------------------------------------------- outcomes
@@ -156,6 +171,12 @@ class InfraError(_Outcome, frozen=True, kw_only=True, tag="infra_error"):
 class LlmError(_Outcome, frozen=True, kw_only=True, tag="llm_error"):
     error: str
     result: CellResult | None = None
+
+
+class ConfigRefusal(_Outcome, frozen=True, kw_only=True, tag="config_error"):
+    """The provider refused the sweep's setup (see the module docstring)."""
+
+    error: str
 
 
 class BudgetStop(_Outcome, frozen=True, kw_only=True, tag="budget"):
@@ -182,7 +203,17 @@ class HarnessError(_Outcome, frozen=True, kw_only=True, tag="harness_error"):
     log: str = ""  # the events file (relative to the run dir) holding the traceback
 
 
-Outcome = Ok | InfraError | LlmError | BudgetStop | Cancelled | Outage | TaskError | HarnessError
+Outcome = (
+    Ok
+    | InfraError
+    | LlmError
+    | ConfigRefusal
+    | BudgetStop
+    | Cancelled
+    | Outage
+    | TaskError
+    | HarnessError
+)
 
 
 class ManifestRow(_Rec, frozen=True, kw_only=True):

@@ -8,6 +8,7 @@ from orchestrator.records import (
     BudgetStop,
     Cancelled,
     CellResult,
+    ConfigRefusal,
     HarnessError,
     InfraError,
     Labels,
@@ -49,6 +50,8 @@ def outcome(status: str, error: str = "", res: CellResult | None = None) -> Outc
             return InfraError(error=error, result=res)
         case "llm_error":
             return LlmError(error=error, result=res)
+        case "config_error":
+            return ConfigRefusal(error=error)
         case "budget":
             return BudgetStop(kind="tokens", error=error, result=res)
         case "cancelled":

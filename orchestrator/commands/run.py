@@ -147,6 +147,10 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         statuses[row.status] = statuses.get(row.status, 0) + 1
     print(f"{run_dir}/manifest.jsonl: {len(rows)} row(s) written {statuses}")
+    if opts.stopped and not opts.interrupted and not args.no_report:
+        # Stopped early (a cap, a refused setup, an outage): the rows written so far are
+        # reported; rows without a result are counted in its header, never scored.
+        _report(run_dir, Path(cfg.sweep.tasks_dir))
     if opts.interrupted or opts.stopped:
         # The run directory remembers its filters: this reproduces the same cells.
         print(f"resume with: python -m orchestrator --config {args.config} --resume {run_dir}")

@@ -7,13 +7,25 @@ and hands its agent the account's token in place of an API key; per request the
 gateway
 
 1. finds the cell by that token (an unknown token gets the API's 401),
-2. refuses a metered call once the cell's cap or the sweep's ledger is spent, with the
-   API's own out-of-credit error (OpenAI: 429 `insufficient_quota`; Anthropic: 402
-   `billing_error`) and sets `Account.stopped`,
+2. refuses a metered call once the cell's cap or the sweep's ledger is spent, or when
+   its worst case (the prompt, about four bytes a token, plus the `max_tokens` it asks
+   for, else the provider's `max_output_tokens`, at the price) exceeds what is left of
+   the cell's `max_usd`, with the API's own out-of-credit error (OpenAI: 429
+   `insufficient_quota`; Anthropic: 402 `billing_error`) and sets `Account.stopped`,
 3. forwards to the provider with the real key (read from the environment at request
    time; the agent never sees it), streaming included,
 4. meters tokens and money from the provider's `usage` (never from what the agent
-   prints) into the cell's ledger, which forwards to the sweep's, and logs the call.
+   prints) into the cell's ledger, which forwards to the sweep's, and logs the call. A
+   call without usage (a stream that broke off) is charged an estimate, flagged: the
+   request's bytes for the prompt and the text actually received for the answer (about
+   four bytes a token), the answer bounded by the `max_tokens` asked for; never the
+   stream's framing bytes. Spend past the cell's cap is kept as `overshoot_usd`.
+
+The provider's error answers are judged by the one classifier the LLM clients use
+(`orchestrator.llm.error_info`): an account that cannot pay, a parameter or model the
+provider rejects, a bad key (the shared breaker opens), or no key in the gateway's
+environment mark the account `config` (the cell ends `config_error` and the sweep
+stops) and stop the agent; they are never counted as an outage.
 
 Calls the provider answered with an error, or with an error inside a 200 or a stream,
 are counted on the account; the scaffold solver judges the cell by them.
@@ -21,8 +33,11 @@ are counted on the account; the scaffold solver judges the cell by them.
 An upstream may carry the provider's `Breaker`, the one the sweep's LLM clients share:
 the gateway feeds it every metered answer, and while the provider is in an outage it
 holds an agent's call (one goes out every probe interval) instead of passing the
-failures on. An outage past the breaker's pause bound answers 503 and marks the
-account, so the cell ends `outage` (resumable), not the agent's failure.
+failures on. An outage past the breaker's pause bound answers 503, marks the account
+and stops the agent (killed after `stop_grace_s`, as for a cap), so the cell ends
+`outage` (resumable) within the bound, not the agent's failure. An agent that gave up
+on provider failures while the provider was still failing (a stream that died with the
+provider, 5xx it could not get past) is judged the same way by the scaffold solver.
 """
 
 from __future__ import annotations
@@ -44,7 +59,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from ..budget import BudgetExceeded, BudgetKind, Ledger
-from ..llm import Breaker, ProviderConfig, ProviderOutage
+from ..llm import Breaker, ProviderConfig, ProviderOutage, error_info, missing_key, refusal_reason
 from ._http import Request, Response, serve_connection
 from ._meter import Metered, StreamMeter, meter_body
 
@@ -60,6 +75,7 @@ _DROP_BACK = frozenset(
     {"content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"}
 )
 _RETRYABLE = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+_HUNG_UP = "the agent hung up mid-stream"
 
 
 class RequestRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -109,6 +125,8 @@ class Account:
     stopped: anyio.Event = field(default_factory=anyio.Event)
     held_s: float = 0.0  # how long its calls waited out a provider outage
     outage: str = ""  # the provider's outage outlasted the pause bound
+    config: str = ""  # the provider refused the setup (no credit, no key, a bad parameter)
+    overshoot_usd: float = 0.0  # spend past `max_usd` (a call's usage beyond its estimate)
 
     def over_cap(self) -> tuple[BudgetKind, str] | None:
         if self.max_usd is not None and self.spent_usd >= self.max_usd:
@@ -121,6 +139,23 @@ class Account:
             return exc.kind, "the sweep's money/token cap is reached"
         return None
 
+    def worst_case(self, req_body: bytes, body: Any) -> tuple[BudgetKind, str] | None:
+        """Refuse a call whose worst case would pass the cell's money cap."""
+        if self.max_usd is None:
+            return None
+        cfg = self.upstream.provider
+        prompt = len(req_body) // 4 + 1
+        most = _max_tokens(body) or cfg.max_output_tokens
+        worst = cfg.cost_usd(prompt, most)
+        left = self.max_usd - self.spent_usd
+        if worst <= left:
+            return None
+        return "money", (
+            f"the call's worst case (${worst:.6f}: about {prompt} prompt tokens + {most} "
+            f"max_tokens) exceeds the ${max(left, 0.0):.6f} left of the cell's "
+            f"${self.max_usd:g} cap"
+        )
+
     def charge(self, m: Metered, *, estimated: bool = False) -> float:
         usd = self.upstream.provider.cost_usd(
             m.input_tokens,
@@ -132,7 +167,21 @@ class Account:
         self.spent_usd += usd
         self.spent_tokens += tokens
         self.ledger.charge(tokens, usd, estimated=estimated)
+        if self.max_usd is not None and self.spent_usd > self.max_usd:
+            self.overshoot_usd = self.spent_usd - self.max_usd
+            self.ledger.overshoot(self.overshoot_usd)
         return usd
+
+
+def _max_tokens(body: Any) -> int:
+    """The answer's length bound the request asks for (any of the three APIs), or 0."""
+    if not isinstance(body, dict):
+        return 0
+    for key in ("max_tokens", "max_completion_tokens", "max_output_tokens"):
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return 0
 
 
 def _api(path: str) -> Api:
@@ -286,6 +335,10 @@ class Gateway:
             return resp
         if metered and (cap := acct.over_cap()) is not None:
             return self._refuse(acct, req, path, api, cap, t0)
+        if metered and (setup := self._setup_refusal(acct)):
+            return self._refuse_setup(acct, req, path, api, setup, t0)
+        if metered and (cap := acct.worst_case(req.body, _json(req.body))) is not None:
+            return self._refuse(acct, req, path, api, cap, t0)
         if metered and (breaker := acct.upstream.breaker) is not None:
             return await self._through_outage(acct, req, path, api, breaker, t0)
         return await self._forward(acct, req, path, api, metered, t0)
@@ -303,13 +356,45 @@ class Gateway:
                 await breaker.admit()  # waits while the provider is in an outage
             except ProviderOutage as exc:
                 acct.outage = str(exc)
+                acct.stopped.set()  # the bound holds for the agent too: it is stopped
                 self._record(acct, req, path, 503, t0, error=acct.outage)
                 return _error(api, 503, f"pwb gateway: {exc}", "api_error")
             finally:
                 acct.held_s += anyio.current_time() - held
             resp = await self._forward(acct, req, path, api, True, t0)
-            if not (breaker.paused and resp.status in _RETRYABLE and resp.stream is None):
+            if acct.config or not (
+                breaker.paused and resp.status in _RETRYABLE and resp.stream is None
+            ):
                 return resp
+
+    def _setup_refusal(self, acct: Account) -> str:
+        """Why no call of this account can succeed as the sweep is set up, or ''."""
+        if acct.config:
+            return acct.config
+        cfg = acct.upstream.provider
+        if cfg.api_key_env and not os.environ.get(cfg.api_key_env):
+            return missing_key(cfg.name, cfg.api_key_env)
+        breaker = acct.upstream.breaker
+        if breaker is not None and breaker.is_open:
+            return f"provider {cfg.name!r}: breaker open: {breaker.open_reason}"
+        return ""
+
+    def _mark_setup(self, acct: Account, reason: str) -> None:
+        """The provider refused the setup: the cell ends `config_error`, its agent stops."""
+        if not acct.config:
+            acct.config = reason
+        acct.stopped.set()
+
+    def _refuse_setup(
+        self, acct: Account, req: Request, path: str, api: Api, reason: str, t0: float
+    ) -> Response:
+        self._mark_setup(acct, reason)
+        status = 402 if api == "anthropic" else 429
+        self._record(acct, req, path, status, t0, error=reason, refused=True)
+        message = f"pwb gateway: the provider refuses this sweep's setup: {reason}"
+        if api == "anthropic":
+            return _error(api, 402, message, "billing_error")
+        return _error(api, 429, message, "insufficient_quota")
 
     def _refuse(
         self,
@@ -439,7 +524,10 @@ class Gateway:
         if upstream.status_code >= 400 and not m.error:
             m.error = _redact(data[:300].decode("utf-8", errors="replace"), key)
         m.error = _redact(m.error, key)
-        self._settle(acct, req, path, body, upstream.status_code, m, len(data), metered, t0)
+        setup = _setup_verdict(upstream.status_code, m, data, key) if metered else ""
+        self._settle(
+            acct, req, path, body, upstream.status_code, m, len(data), metered, t0, setup=setup
+        )
         return Response(status=upstream.status_code, headers=headers, body=data)
 
     async def _relay(
@@ -455,20 +543,36 @@ class Gateway:
     ) -> AsyncIterator[bytes]:
         meter = StreamMeter()
         size = 0
+        ended = False  # the provider's side ended (else the agent hung up mid-stream)
         try:
             async for chunk in upstream.aiter_raw():
                 meter.feed(chunk)
                 size += len(chunk)
                 yield chunk
+            ended = True
         except httpx.HTTPError as exc:
+            ended = True
             meter.metered.error = _redact(f"pwb gateway: the stream broke off: {exc}", key)
         finally:
             await upstream.aclose()
             m = meter.close()
             if not meter.done and not m.error and upstream.status_code < 400:
-                m.error = "the stream ended early"
+                m.error = "the stream ended early" if ended else _HUNG_UP
             m.error = _redact(m.error, key)
-            self._settle(acct, req, path, body, upstream.status_code, m, size, metered, t0)
+            self._settle(
+                acct,
+                req,
+                path,
+                body,
+                upstream.status_code,
+                m,
+                size,
+                metered,
+                t0,
+                complete=meter.done and not m.error,
+                setup=_setup_verdict(upstream.status_code, m, b"", key) if metered else "",
+                hung_up=not ended,
+            )
 
     def _settle(
         self,
@@ -481,17 +585,31 @@ class Gateway:
         answer_bytes: int,
         metered: bool,
         t0: float,
+        *,
+        complete: bool = True,
+        setup: str = "",
+        hung_up: bool = False,
     ) -> None:
-        """Charge what the call cost and judge it, once it is over."""
+        """Charge what the call cost and judge it, once it is over. `complete`: the
+        answer arrived whole (a stream reached its own end); `setup`: the provider
+        refused the sweep's setup (`refusal_reason`); `hung_up`: the agent closed the
+        stream before the provider ended it (charged, but no failure of the provider's:
+        its breaker is not fed)."""
         estimated = False
         usd = 0.0
         if metered and status < 400:
-            if not m.seen:  # no usage: never under-meter, estimate from the bytes (~4 a token)
-                m.input_tokens = len(req.body) // 4
-                m.output_tokens = answer_bytes // 4
-                estimated = True
+            if not m.seen or not complete:
+                estimated = self._estimate(m, req.body, body, answer_bytes)
             usd = acct.charge(m, estimated=estimated)
-        if metered:
+        breaker = acct.upstream.breaker
+        if metered and setup:
+            acct.errors.append(f"HTTP {status}: {m.error}")
+            if breaker is not None:  # the sweep's LLM cells stop on it too
+                breaker.trip(setup)
+            self._mark_setup(acct, f"provider {acct.upstream.provider.name!r}: {setup}")
+        elif metered and hung_up and m.error == _HUNG_UP:
+            pass  # the agent's own doing (killed, timed out, gave up): nobody's failure
+        elif metered:
             if status < 400 and not m.error:
                 acct.ok_calls += 1
                 acct.transient.clear()  # the agent got past them
@@ -499,7 +617,10 @@ class Gateway:
                 acct.transient.append(f"HTTP {status}: {m.error}")
             else:
                 acct.errors.append(f"HTTP {status}: {m.error}")
-            _feed(acct.upstream.breaker, status, m.error)
+            _feed(breaker, status, m.error)
+            if breaker is not None and breaker.is_open and status in (401, 403):
+                # The breaker judged the key bad (its window is full of refusals).
+                self._mark_setup(acct, f"provider {breaker.provider!r}: {breaker.open_reason}")
         self._record(
             acct,
             req,
@@ -512,6 +633,36 @@ class Gateway:
             estimated=estimated,
             error=m.error,
         )
+
+    @staticmethod
+    def _estimate(m: Metered, req_body: bytes, body: Any, answer_bytes: int) -> bool:
+        """Tokens of an answer without (final) usage: the prompt from the request's bytes
+        unless the provider reported it, the answer from the text received (a JSON body:
+        its bytes), about four bytes a token, at most the `max_tokens` asked for. True:
+        the charge is an estimate."""
+        if not m.input_tokens:
+            m.input_tokens = len(req_body) // 4
+        received = m.text_bytes if m.streamed else answer_bytes
+        guess = received // 4 + 1 if received else 0
+        if bound := _max_tokens(body):
+            guess = min(guess, bound)
+        m.output_tokens = max(m.output_tokens, guess)
+        return True
+
+
+def _setup_verdict(status: int, m: Metered, data: bytes, key: str) -> str:
+    """Why the provider refused the setup (`refusal_reason`), judged by the LLM clients'
+    classifier from an error answer, an error inside a 200 or an error event in a
+    stream; '' when it did not."""
+    if status >= 400:
+        info = error_info(status, data.decode("utf-8", errors="replace"))
+    elif m.error_json:
+        info = error_info(0, m.error_json)  # judged by its code and type, as in a 200
+    else:
+        return ""
+    if info.verdict not in ("no_credit", "config"):
+        return ""
+    return refusal_reason(info.verdict, _redact(info.describe(), key))
 
 
 def _feed(breaker: Breaker | None, status: int, error: str) -> None:

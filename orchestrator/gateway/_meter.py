@@ -11,6 +11,10 @@ Shapes read (the provider's documented fields, nothing the agent prints):
   `cache_creation_input_tokens`, `output_tokens`; streamed, `message_start` then
   cumulative `message_delta` usage.
 
+A stream also counts the answer's own text as it passes (`text_bytes`: content and
+thinking deltas, tool names and argument fragments, never the events' framing), so an
+answer cut off before its usage can be charged by what was actually received.
+
 An error object in a 200 body or in the stream (`{"error": ...}`, an Anthropic `error`
 event) is reported as `error`: the agent saw a failed call.
 """
@@ -30,6 +34,9 @@ class Metered:
     cache_write_tokens: int = 0
     seen: bool = False  # the provider reported usage at all
     error: str = ""  # an error the provider sent inside a 200 answer or a stream
+    streamed: bool = False  # read from a server-sent-event stream
+    error_json: str = ""  # the error object as sent (JSON), for the provider's classifier
+    text_bytes: int = 0  # streamed: bytes of answer text, tool arguments and thinking seen
 
 
 def _int(obj: Any, *keys: str) -> int:
@@ -85,6 +92,8 @@ def meter_body(body: bytes) -> Metered:
         out.error = "the provider's answer is not JSON"
         return out
     out.error = _error_text(obj)
+    if out.error:
+        out.error_json = body.decode("utf-8", errors="replace")[:4000]
     if isinstance(obj, dict):
         read_usage(out, obj.get("usage"))
     return out
@@ -94,7 +103,7 @@ class StreamMeter:
     """Reads usage from a server-sent-event stream as it passes through, chunk by chunk."""
 
     def __init__(self) -> None:
-        self.metered = Metered()
+        self.metered = Metered(streamed=True)
         self._buf = b""
         self.done = False  # saw the stream's own end ([DONE], message_stop, completed)
 
@@ -132,8 +141,10 @@ class StreamMeter:
         if not isinstance(obj, dict):
             return
         kind = name or str(obj.get("type", ""))
+        self.metered.text_bytes += _delta_bytes(kind, obj)
         if kind == "error" or obj.get("error") is not None:
             self.metered.error = _error_text(obj) or "error event in the stream"
+            self.metered.error_json = text[:4000]
             return
         if kind in ("response.failed", "response.incomplete"):
             response = obj.get("response")
@@ -150,3 +161,37 @@ class StreamMeter:
                 read_usage(self.metered, response.get("usage"))
         elif obj.get("usage") is not None:
             read_usage(self.metered, obj.get("usage"))
+
+
+# Keys whose string values are the answer itself in a streamed delta (any of the APIs).
+_TEXT_KEYS = frozenset(
+    {"content", "text", "partial_json", "arguments", "thinking", "refusal", "name", "delta"}
+    | {"reasoning_content"}
+)
+
+
+def _strings(value: Any, key: str = "") -> int:
+    if isinstance(value, str):
+        return len(value.encode()) if key in _TEXT_KEYS else 0
+    if isinstance(value, dict):
+        return sum(_strings(v, k) for k, v in value.items())
+    if isinstance(value, list):
+        return sum(_strings(v, key) for v in value)
+    return 0
+
+
+def _delta_bytes(kind: str, obj: dict[str, Any]) -> int:
+    """Bytes of answer text in one event: OpenAI chat `choices[].delta`, Responses
+    `*.delta` events, Anthropic `content_block_delta` / `content_block_start`. Events that
+    repeat the whole answer (`*.done`, `response.completed`) are not counted again."""
+    if "choices" in obj:  # OpenAI chat chunk
+        return sum(_strings(c.get("delta")) for c in obj["choices"] if isinstance(c, dict))
+    if kind.startswith("response."):
+        if kind.endswith(".delta"):
+            return _strings(obj.get("delta"), "delta")
+        if kind == "response.output_item.added":
+            return _strings(obj.get("item"))
+        return 0
+    if kind in ("content_block_delta", "content_block_start"):
+        return _strings(obj.get("delta") or obj.get("content_block"))
+    return 0

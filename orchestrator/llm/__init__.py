@@ -1,6 +1,9 @@
 """The LLM path: provider config, clients with one retry layer, a pool, a fake provider."""
 
 from ._breaker import Breaker as Breaker
+from ._classify import error_info as error_info
+from ._classify import missing_key as missing_key
+from ._classify import refusal_reason as refusal_reason
 from ._client import ChatClient as ChatClient
 from ._config import AgentOptions as AgentOptions
 from ._config import ProviderConfig as ProviderConfig
@@ -46,4 +49,7 @@ __all__ = [
     "ToolResultMsg",
     "ToolSpec",
     "UserMsg",
+    "error_info",
+    "missing_key",
+    "refusal_reason",
 ]

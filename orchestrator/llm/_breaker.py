@@ -58,6 +58,16 @@ class Breaker:
         return self._outage_since is not None or bool(self._down)
 
     @property
+    def failing(self) -> bool:
+        """The provider's latest answers (any cell's) were transient failures with no
+        success since, or it is in an outage: it is down or going down, not one caller."""
+        return self._failures > 0 or self.paused
+
+    @property
+    def open_reason(self) -> str:
+        return self._open_reason
+
+    @property
     def undecided(self) -> bool:
         """Nothing but refusals so far, and not yet enough of them to open."""
         return all(self._recent) and len(self._recent) < (self._recent.maxlen or 0)

@@ -7,6 +7,12 @@ Both APIs put an `error` object in the body: OpenAI `{"error": {"message", "type
 - `no_credit`: the account cannot pay (OpenAI 429 `insufficient_quota` and its spend-limit
   codes, any 402, Anthropic `billing_error` and the 429 spend-limit `details.error_code`s).
   Retrying cannot help, and every other cell of the sweep would get the same answer.
+- `config`: the provider rejects the setup, not this conversation: a parameter or value
+  the model does not support (OpenAI `unsupported_parameter`/`unsupported_value`,
+  Anthropic's documented messages for temperature with thinking, a `max_tokens` above the
+  model's or not above the thinking budget), or a model that does not exist (OpenAI
+  `model_not_found`, Anthropic's 404 `not_found_error` on a model). Every request of the
+  sweep to this provider would get the same answer.
 - `context`: the request is longer than the model's context window (OpenAI
   `context_length_exceeded`, Anthropic's "prompt is too long: N tokens > M maximum",
   a 413 from either). Matched by code, and by message only where the API has no code.
@@ -16,10 +22,11 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Verdict = Literal["no_credit", "context", "other"]
+Verdict = Literal["no_credit", "config", "context", "other"]
 
 _NO_CREDIT_CODES = frozenset(
     {
@@ -33,6 +40,20 @@ _NO_CREDIT_CODES = frozenset(
         "contract_spend_limit_reached",
         "linked_organization_spend_limit_reached",
     }
+)
+_CONFIG_CODES = frozenset(
+    {
+        "unsupported_parameter",  # OpenAI: a parameter this model does not take
+        "unsupported_value",  # OpenAI: a value this model does not take
+        "model_not_found",  # OpenAI: no such model, or no access to it
+    }
+)
+_CONFIG_MESSAGE = re.compile(
+    r"temperature may only be set to 1 when thinking is enabled"
+    r"|`max_tokens` must be greater than `thinking\.budget_tokens`"
+    r"|max_tokens: \d+ > \d+, which is the maximum allowed"
+    r"|^model: ",  # Anthropic 404 not_found_error: "model: claude-x"
+    re.IGNORECASE,
 )
 _CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error"})
 # Anthropic has no code for it; these are its documented messages (and OpenAI's, which
@@ -65,11 +86,31 @@ class ErrorInfo:
             return "no_credit"
         if _NO_CREDIT_MESSAGE.search(self.message):
             return "no_credit"
+        if {self.type, self.code} & _CONFIG_CODES:
+            return "config"
+        if self.status in (400, 404) and _CONFIG_MESSAGE.search(self.message):
+            return "config"
         if self.status == 413 or self.code in _CONTEXT_CODES or self.type in _CONTEXT_CODES:
             return "context"
         if self.status in (0, 400) and _CONTEXT_MESSAGE.search(self.message):
             return "context"
         return "other"
+
+
+def refusal_reason(verdict: Verdict, detail: str) -> str:
+    """Why the provider refused the setup, for a `config_error` row and the sweep's stop."""
+    if verdict == "no_credit":
+        return f"the account cannot pay ({detail})"
+    return f"the provider rejects the request's setup ({detail})"
+
+
+def missing_key(provider: str, env: str) -> str:
+    """A key missing where the cell runs: names the variable and the host it is missing on
+    (on a cluster, the worker's environment, not the driver's)."""
+    return (
+        f"provider {provider!r}: ${env} is not set in the environment of the process "
+        f"running this cell (host {socket.gethostname()})"
+    )
 
 
 def _text(value: Any) -> str:

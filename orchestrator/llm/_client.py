@@ -2,7 +2,9 @@
 
 No SDK and no retries underneath: httpx transport errors and HTTP statuses are judged
 here, once, and become `Transient` (retried), `ContextTooLong`, `LLMError` or
-`ProviderRefused`. Provider text copied into an error has the API key removed.
+`ProviderRefused` (the setup's fault, judged by `_classify` for this client and the
+gateway alike: the cell ends `config_error` and the sweep stops). Provider text copied
+into an error has the API key removed.
 
 A 200 whose body is an error (some gateways do that) is judged like the error it holds,
 and keeps the provider's message. A 200 that stopped at the model's context window
@@ -24,7 +26,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from ..budget import credit_wait, waiting
 from ._breaker import Breaker
-from ._classify import ErrorInfo, error_info, error_object
+from ._classify import ErrorInfo, error_info, error_object, missing_key, refusal_reason
 from ._config import ProviderConfig
 from ._dialect import Decoded, Dialect, MalformedResponse, Tokens
 from ._errors import ContextTooLong, LLMError, ProviderRefused
@@ -79,7 +81,7 @@ class ChatClient:
             return ""
         key = os.environ.get(env, "")
         if not key:
-            raise ProviderRefused(f"provider {self.config.name!r}: ${env} is not set")
+            raise ProviderRefused(missing_key(self.config.name, env))
         return key
 
     async def complete(self, request: ChatRequest) -> Completion:
@@ -199,8 +201,8 @@ class ChatClient:
         http = f"HTTP 200 with error {status or ''}".strip() if in_200 else f"HTTP {status}"
         where = f"provider {self.config.name!r}: {http}"
         verdict = info.verdict
-        if verdict == "no_credit":
-            self._breaker.trip(f"the account cannot pay ({detail})")
+        if verdict in ("no_credit", "config"):  # the setup's fault: every cell would see it
+            self._breaker.trip(refusal_reason(verdict, detail))
             self._breaker.check()
         if status in (401, 403):
             self._breaker.record(refused=True, status=status)

@@ -1,8 +1,10 @@
 """Errors of the LLM path.
 
     SolverError
-    ├── ProviderRefused      the provider refuses every request (bad key, breaker open):
-    │                        the sweep stops instead of failing every cell
+    ├── ProviderRefused      the provider refuses the setup (no credit or quota, no key
+    │                        where the cell runs, a bad key, a rejected parameter or
+    │                        model; the breaker is open): the cell ends `config_error`
+    │                        and the sweep stops instead of failing every cell
     ├── ProviderOutage       the provider was down (429/5xx/timeouts) longer than the
     │                        breaker's pause bound: the cell ends `outage`, resume re-runs it
     └── LLMError             the provider kept failing past the retry budget, or answered

@@ -64,6 +64,7 @@ FaultKind = Literal[
     "no_usage",  # a normal answer without `usage`
     "context_stop",  # Anthropic: 200 with stop_reason model_context_window_exceeded
     "stream_error",  # streaming: an error event after the first deltas
+    "stream_cut",  # streaming: the first half of the events, then the connection closes
     "delay",  # answer normally after `delay_s`
     "truncated_json",  # 200 with half a JSON body
     "bad_args",  # a tool call whose arguments are not JSON
@@ -338,6 +339,8 @@ class FakeProvider:
             if fault is not None and kind == "stream_error":
                 error = error_openai(500, fault.message or "Overloaded", code="server_error")
             events = tuple(stream_responses(data, error=error))
+            if fault is not None and kind == "stream_cut":
+                events = events[: len(events) // 2]
             return _Answer(status=200, body=b"", events=events, delay_s=delay)
         answer = _json(200, data)
         if kind == "truncated_json":
@@ -358,6 +361,8 @@ class FakeProvider:
             events = stream_openai(data, include_usage=usage)
             if error is not None:  # OpenAI: an error object as a data line, then the end
                 events = [*events[:2], f"data: {json.dumps(error)}\n\n".encode()]
+        if fault is not None and fault.kind == "stream_cut":  # the provider died mid-answer
+            events = events[: len(events) // 2]
         delay = fault.delay_s if fault is not None and fault.kind == "delay" else 0.0
         return _Answer(status=200, body=b"", events=tuple(events), delay_s=delay)
 

@@ -266,7 +266,7 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         paired=paired_rows(rows),
         twins=twin_rows(rows, run.twins, lambda s: cards(s).role == "model"),
         correlations=correlations(table, regs, reg_arm, baseline_all_covered(reg_rows)),
-        cost=cost(everything, cards),
+        cost=cost(everything, cards, run.superseded),
         # A greenfield twin is a Build task made to match a Change source: its own group,
         # never pooled into Build (the paper's Build panel and its twin study are apart).
         regimes=breakdown(rows, regime, cards),

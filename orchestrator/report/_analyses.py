@@ -201,18 +201,28 @@ def grid(rows: Sequence[ManifestRow], cards: Cards) -> tuple[GridCell, ...]:
     )
 
 
-def cost(rows: Sequence[ManifestRow], cards: Cards) -> tuple[CostRow, ...]:
-    """Tokens and money charged per solver, over every row whatever its status."""
+def cost(
+    rows: Sequence[ManifestRow], cards: Cards, superseded: Sequence[ManifestRow] = ()
+) -> tuple[CostRow, ...]:
+    """Tokens and money charged per solver, over every row whatever its status, and over
+    the rows a resumed sweep superseded: their attempts were charged too."""
     groups: dict[str, list[ManifestRow]] = defaultdict(list)
+    earlier: dict[str, list[ManifestRow]] = defaultdict(list)
     for r in rows:
         groups[r.solver].append(r)
+    for r in superseded:
+        earlier[r.solver].append(r)
     return tuple(
         CostRow(
             solver=s,
             role=cards(s).role,
-            cells=len(pop),
-            tokens=sum(row_tokens(r) for r in pop),
-            cost_usd=sum(row_cost(r) for r in pop),
+            cells=len(groups[s]),
+            tokens=sum(row_tokens(r) for r in [*groups[s], *earlier[s]]),
+            cost_usd=sum(row_cost(r) for r in [*groups[s], *earlier[s]]),
+            superseded_usd=sum(row_cost(r) for r in earlier[s]),
+            estimated=sum(r.spend.estimated_requests for r in [*groups[s], *earlier[s]]),
+            overshoot_usd=sum(r.spend.overshoot_usd for r in [*groups[s], *earlier[s]]),
+            overshoot_cells=sum(r.spend.overshoot_usd > 0 for r in groups[s]),
         )
-        for s, pop in sorted(groups.items())
+        for s in sorted(groups.keys() | earlier.keys())
     )

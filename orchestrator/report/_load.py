@@ -42,6 +42,9 @@ class LoadedRun(msgspec.Struct, frozen=True, kw_only=True):
     task_roots: dict[str, Path]  # task id -> its current package directory
     twins: dict[str, str] = {}  # greenfield twin's task id -> its source's (`twin_of`)
     cards: dict[str, SolverCard] = {}  # RUN_DIR/solvers.json: what each solver is
+    # Earlier rows of cells written again (a resumed sweep re-ran them): not results, but
+    # what they were charged was spent (the cost table counts it).
+    superseded: tuple[ManifestRow, ...] = ()
 
     def card(self, solver: str) -> SolverCard:
         return self.cards.get(solver) or guess_card(solver)
@@ -58,8 +61,10 @@ def load_run(run_dir: Path, tasks_dir: Path) -> LoadedRun:
     read = read_manifest(run_dir / "manifest.jsonl")
     raw = read.items
     latest: dict[str, ManifestRow] = {}
+    earlier: list[ManifestRow] = []
     for row in raw:
-        latest.pop(row.cell, None)  # re-insert so order follows the last write
+        if (old := latest.pop(row.cell, None)) is not None:  # re-insert: last write's order
+            earlier.append(old)
         latest[row.cell] = row
     hashes: dict[str, str | None] = {}
     roots: dict[str, Path] = {}
@@ -91,7 +96,12 @@ def load_run(run_dir: Path, tasks_dir: Path) -> LoadedRun:
         kept=len(kept),
     )
     return LoadedRun(
-        rows=tuple(kept), stats=stats, task_roots=roots, twins=twins, cards=read_cards(run_dir)
+        rows=tuple(kept),
+        stats=stats,
+        task_roots=roots,
+        twins=twins,
+        cards=read_cards(run_dir),
+        superseded=tuple(earlier),
     )
 
 

@@ -112,13 +112,18 @@ class TwinRow(_Rec, frozen=True, kw_only=True):
 
 
 class CostRow(_Rec, frozen=True, kw_only=True):
-    """What a solver was charged, over every row whatever its status."""
+    """What a solver was charged, over every row whatever its status, superseded attempts
+    of resumed cells included (spend is spend)."""
 
     solver: str
     role: str
     cells: int
     tokens: int
     cost_usd: float
+    superseded_usd: float = 0.0  # of `cost_usd`: rows a resumed sweep wrote again
+    estimated: int = 0  # charged responses without usage (estimated)
+    overshoot_usd: float = 0.0  # spend past the cells' own caps
+    overshoot_cells: int = 0
 
 
 class BreakdownRow(_Rec, frozen=True, kw_only=True):
@@ -250,8 +255,8 @@ class Effect(_Rec, frozen=True, kw_only=True):
 
 class Header(_Rec, frozen=True, kw_only=True):
     statuses: dict[str, int]  # current rows by status
-    # Rows that are no result (cancelled, outage, task_error, and llm_error / budget rows
-    # without a final checkpoint: `_measures.no_result`): never scored on any measure.
+    # Rows that are no result (cancelled, outage, config_error, task_error, and llm_error /
+    # budget rows without a final checkpoint: `_measures.no_result`): never scored.
     cancelled: int
     undelivered: dict[str, int] = {}  # of those, llm_error / budget rows by status
     controls: tuple[str, ...]  # reference / negative / noop / thrash

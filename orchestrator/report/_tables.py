@@ -245,7 +245,9 @@ def header_note(rep: Report) -> str:
         roles.append(f"scripted providers (labelled, never pooled): {', '.join(h.scripted)}")
     return (
         f"Rows by status: {counts}. {h.cancelled} row(s) that are no result (cancelled: a "
-        "user stop; outage: the provider was down past its pause bound; task_error: the "
+        "user stop; outage: the provider was down past its pause bound; config_error: the "
+        "provider refused the setup (no credit, no key, a rejected parameter), the "
+        "operator's to fix; task_error: the "
         "task's own R0 cannot serve, or its package is broken; llm_error or budget without "
         "a final checkpoint: nothing was delivered to score"
         + (

@@ -36,8 +36,22 @@ def analysis_tables(rep: Report) -> list[Table]:
             id="cost",
             title="Cost per solver",
             note="Tokens and money actually charged, over every row whatever its status "
-            "(cancelled and budget-stopped rows included).",
-            headers=("solver", "role", "cells", "tokens", "USD", "USD per cell"),
+            "(cancelled and budget-stopped rows included) and over the attempts a resumed "
+            "sweep superseded (their USD also shown apart): spend is spend. Estimated: "
+            "responses charged without the provider's usage (a stream that broke off). "
+            "Overshoot: money charged past the cells' own caps (max_usd), and in how many "
+            "cells.",
+            headers=(
+                "solver",
+                "role",
+                "cells",
+                "tokens",
+                "USD",
+                "USD per cell",
+                "superseded USD",
+                "estimated",
+                "overshoot USD (cells)",
+            ),
             rows=tuple(
                 (
                     c.solver,
@@ -46,6 +60,9 @@ def analysis_tables(rep: Report) -> list[Table]:
                     str(c.tokens),
                     f"{c.cost_usd:.4f}",
                     f"{c.cost_usd / c.cells:.4f}" if c.cells else "—",
+                    f"{c.superseded_usd:.4f}",
+                    str(c.estimated),
+                    f"{c.overshoot_usd:.6f} ({c.overshoot_cells})" if c.overshoot_cells else "0",
                 )
                 for c in rep.cost
             ),

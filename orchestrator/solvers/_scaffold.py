@@ -13,7 +13,11 @@ agents exit 0 after API errors), and kept as `verdict()` for the sweep, which re
 the scored delivery with it (the turn itself ends normally, so the cell takes its final
 checkpoint and the turn's usage is counted):
 
+    the provider refused the setup         -> ProviderRefused (config_error, sweep stops)
     a budget refusal by the gateway        -> BudgetExceeded(money | tokens)
+    an outage past the pause bound, or the
+      agent gave up on provider failures
+      while the provider was still failing -> ProviderOutage (outage, re-run on resume)
     the agent's (or the cell's) time ran out -> BudgetExceeded(wall_time)
     a non-zero exit                        -> LLMError
     no successful model call               -> LLMError
@@ -36,7 +40,7 @@ from sandbox import ExecResult, Sandbox
 from ..budget import BudgetExceeded, Ledger, time_left
 from ..events import Agent, AgentRun, EventLog
 from ..gateway import Account, Gateway
-from ..llm import LLMError, ProviderOutage
+from ..llm import LLMError, ProviderOutage, ProviderRefused
 from ..workspace import PROMPT_FILE, Workspace
 from ._protocol import SolverError, SolverTurn, Usage, UserMessage
 
@@ -65,9 +69,10 @@ class JudgedSolver(Protocol):
     def verdict(self) -> Verdict | None: ...
 
 
-# How an agent's run ended when it was not its own clean finish: a cap, a provider error
-# or a provider outage (then the cell ends `outage` and `--resume` runs it again).
-Verdict = BudgetExceeded | LLMError | ProviderOutage
+# How an agent's run ended when it was not its own clean finish: a cap, a provider error,
+# a provider outage (then the cell ends `outage` and `--resume` runs it again) or a setup
+# the provider refused (`config_error`: the sweep stops, `--resume` runs it again).
+Verdict = BudgetExceeded | LLMError | ProviderOutage | ProviderRefused
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
@@ -250,7 +255,10 @@ class ScaffoldSolver:
     def _judge(self, acct: Account, result: ExecResult, killed: bool) -> AgentRun:
         verdict: Verdict | None = None
         failed = bool(acct.errors or acct.transient) or result.exit_code != 0
-        if acct.budget is not None:
+        breaker = acct.upstream.breaker
+        if acct.config:
+            verdict = ProviderRefused(acct.config)
+        elif acct.budget is not None:
             verdict = BudgetExceeded(acct.budget[0], acct.budget[1])
         elif acct.outage:
             verdict = ProviderOutage(acct.outage)
@@ -266,6 +274,14 @@ class ScaffoldSolver:
             result.exit_code == 137 and not killed and result.duration_s >= self._timeout_s
         ):
             verdict = BudgetExceeded("wall_time", "the agent ran out of time")
+        elif acct.transient and not acct.errors and breaker is not None and breaker.failing:
+            # It gave up on failures of the provider's (5xx, 429, a stream that died, the
+            # provider unreachable), and the provider has not answered anyone since: as
+            # for the LLM path, the provider's outage, not the agent's failure.
+            verdict = ProviderOutage(
+                "the agent's last model calls failed and the provider has not answered "
+                "since: " + " | ".join(acct.transient[-3:])
+            )
         elif acct.errors or acct.transient:
             verdict = LLMError(
                 "provider errors: " + " | ".join([*acct.errors, *acct.transient][-3:])

@@ -14,7 +14,9 @@ Every job ends in exactly one row, whatever happens:
 - `BudgetExceeded` (a cap the user set: money, tokens, turns, the cell's wall time plus
   its grace for the final checkpoint) → `budget` without a result; a library's
   `TimeoutError` is *not* a budget: it is an infrastructure fault;
-- `StopSweep` → `llm_error` for this cell, the sweep is cancelled;
+- `StopSweep` (the provider refused the setup: no credit, no key, a rejected parameter)
+  → `config_error` for this cell (no result, re-run by `--resume`), the sweep is
+  cancelled and `stopped_reason` says why;
 - any other exception is a bug of ours → `harness_error`, and the sweep carries on;
 - cancellation → `cancelled`.
 """
@@ -36,9 +38,9 @@ from ..records import (
     BudgetStop,
     Cancelled,
     CellResult,
+    ConfigRefusal,
     HarnessError,
     InfraError,
-    LlmError,
     ManifestRow,
     Ok,
     Outcome,
@@ -145,6 +147,7 @@ class Scheduler:
                 tokens=run.ledger.spent_tokens,
                 cost_usd=run.ledger.spent_usd,
                 estimated_requests=run.ledger.estimated_requests,
+                overshoot_usd=run.ledger.overshoot_usd,
             ),
             attempts=run.attempts,
             wall_s=now - run.t0 if run.attempts else 0.0,
@@ -193,7 +196,7 @@ class Scheduler:
             run.attempts += 1
             n = run.attempts
             outcome, retryable = await self._one(job, attempt, run)
-            if isinstance(outcome, LlmError) and self.stopped_reason:
+            if isinstance(outcome, ConfigRefusal) and self.stopped_reason:
                 sweep.cancel()
             if not retryable or n > self.infra_retries:
                 return outcome
@@ -211,7 +214,7 @@ class Scheduler:
             return BudgetStop(kind=exc.kind, error=str(exc)), False
         except StopSweep as exc:
             self.stopped_reason = f"sweep stopped: {exc}"
-            return LlmError(error=str(exc)), False
+            return ConfigRefusal(error=str(exc)), False
         except CellFailure as exc:
             return exc.outcome, exc.retryable
         except TimeoutError as exc:  # a library's timeout leaked untranslated: infra

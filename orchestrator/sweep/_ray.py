@@ -105,6 +105,7 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     stop: bool = False
     error: str = ""
     files: bytes = b""  # what the attempt wrote, for the driver's run directory (`_delivery`)
+    overshoot_usd: float = 0.0  # the cell's spend past its own cap (the gateway's max_usd)
 
 
 @dataclass
@@ -286,15 +287,16 @@ class CellNode:
         ).child()
         try:
             with cell_deadline(sweep.cell_timeout_s, sweep.final_grace_s):
-                return Reply(delivered=await self.res.attempt(job, n, cell_ledger))
+                reply = Reply(delivered=await self.res.attempt(job, n, cell_ledger))
         except BudgetExceeded as exc:
-            return Reply(budget=exc.kind, error=str(exc))
+            reply = Reply(budget=exc.kind, error=str(exc))
         except StopSweep as exc:
-            return Reply(stop=True, error=str(exc))
+            reply = Reply(stop=True, error=str(exc))
         except CellFailure as exc:
-            return Reply(failure=exc.outcome, retryable=exc.retryable)
+            reply = Reply(failure=exc.outcome, retryable=exc.retryable)
         except Exception as exc:  # a bug of ours on the node
-            return Reply(failure=harness_error(exc))
+            reply = Reply(failure=harness_error(exc))
+        return msgspec.structs.replace(reply, overshoot_usd=cell_ledger.overshoot_usd)
 
 
 class NodeHost:
@@ -512,6 +514,7 @@ class RayEngine:
             node.busy -= 1
             self._notify()
             await self._settle(job, ledger)
+        ledger.overshoot(reply.overshoot_usd)  # the row flags it, as on one host
         await self._deliver(job, reply)
         return _delivered(reply)
 

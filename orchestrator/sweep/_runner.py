@@ -37,7 +37,7 @@ from ..contract import TaskPackage
 from ..events import append_event
 from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
-from ..llm import ProviderOutage, ProviderPool
+from ..llm import ProviderOutage, ProviderPool, ProviderRefused
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
 from ..solvers import Solver, make_solver
 from ..solvers._scaffold import JudgedSolver, ScaffoldSolver
@@ -123,8 +123,11 @@ class SweepResources:
             if solver is not None:
                 with anyio.CancelScope(shield=True):
                     await solver.aclose()
-        # A scaffold's agent may end the cell `budget` or `llm_error`; its delivery is scored.
+        # A scaffold's agent may end the cell `budget` or `llm_error` (its delivery is
+        # scored), `outage` or `config_error` (no result).
         verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
+        if isinstance(verdict, ProviderRefused):  # the setup's fault: config_error, stop
+            raise StopSweep(str(verdict))
         if isinstance(verdict, ProviderOutage):  # no verdict on the agent: --resume re-runs it
             raise CellFailure(Outage(error=describe(verdict)))
         if verdict is not None and not isinstance(verdict, BudgetExceeded):

@@ -144,8 +144,14 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
                 # Rows written so far, even when the sweep was interrupted.
                 rows = list(scheduler.rows)
         outages = sum(r.status == "outage" for r in rows)
+        refused = sum(r.status == "config_error" for r in rows)
         if scheduler.stopped_reason:
-            opts.stopped = scheduler.stopped_reason
+            opts.stopped = scheduler.stopped_reason + (
+                f"\n{refused} cell(s) ended `config_error`: the setup's problem, not the "
+                "model's (never scored); fix it and --resume re-runs them"
+                if refused
+                else ""
+            )
         elif ledger.stopped:
             opts.stopped = "sweep stopped: the sweep's money/token cap was reached"
         elif outages:

@@ -112,10 +112,12 @@ async def test_anthropic_streams_are_metered_and_get_the_key_as_x_api_key() -> N
 
 
 async def test_a_spent_cell_is_refused_in_each_apis_own_shape() -> None:
+    # A token cap: a money cap now refuses a call whose worst case does not fit (#41), so
+    # it never lets the first call spend past it (test_gateway_money.py).
     async with FakeProvider(api_key=KEY) as fake, gateway(fake) as gw:
-        acct = gw.open_account("cell-a", "p", Ledger(), max_usd=0.001)
+        acct = gw.open_account("cell-a", "p", Ledger(), max_tokens=1)
         first = await post(gw, acct, "/v1/chat/completions", CHAT)
-        assert first.status_code == 200 and acct.spent_usd >= 0.001
+        assert first.status_code == 200 and acct.spent_tokens >= 1
         refused = await post(gw, acct, "/v1/chat/completions", CHAT)
         refused_msg = await post(gw, acct, "/v1/messages", MESSAGES, anthropic=True)
         calls = len(fake.requests)
@@ -126,7 +128,7 @@ async def test_a_spent_cell_is_refused_in_each_apis_own_shape() -> None:
     assert refused_msg.status_code == 402
     assert refused_msg.json()["type"] == "error"
     assert refused_msg.json()["error"]["type"] == "billing_error"
-    assert acct.budget is not None and acct.budget[0] == "money"
+    assert acct.budget is not None and acct.budget[0] == "tokens"
     assert acct.stopped.is_set() and acct.log[-1].refused
 
 

@@ -152,7 +152,7 @@ async def test_a_low_cap_stops_the_agent_mid_run_and_its_delivery_is_scored(
             command=("python3", "-c", STANDIN),
             env={"BASE": "{openai_base_url}", "TOKEN": "{token}"},
             pass_env=("PWB_PASSED",),
-            max_usd=0.000001,  # the first call already spends more
+            max_usd=0.000001,  # the first call's worst case is already more (#41)
             stop_grace_s=1.0,
         ),
     )
@@ -165,10 +165,12 @@ async def test_a_low_cap_stops_the_agent_mid_run_and_its_delivery_is_scored(
     assert run.killed and not run.timed_out  # it never stopped by itself
     forwarded = [r for r in run.requests if not r.refused]
     refused = [r for r in run.requests if r.refused]
-    assert len(forwarded) == 1 and refused and all(r.status == 429 for r in refused)
-    assert row.spend.cost_usd == pytest.approx(forwarded[0].cost_usd)
-    assert row.spend.cost_usd > 0.000001  # over the cap by the one call in flight, no more
-    assert "first call 200" in run.output and any(
+    # #41: the gateway refuses a call whose worst case (prompt + max_tokens at the price)
+    # does not fit what is left of the cap, so nothing is spent past it (it used to let
+    # the first call through and overshoot).
+    assert forwarded == [] and refused and all(r.status == 429 for r in refused)
+    assert row.spend.cost_usd == 0.0 and row.spend.overshoot_usd == 0.0
+    assert "first call 429" in run.output and any(
         line.startswith("call 429") for line in run.output
     )
     env_line = next(line for line in run.output if line.startswith("edited"))
@@ -249,10 +251,11 @@ async def test_a_cap_stops_a_shell_agent_after_its_first_call(
     path: str,
     streams: bool,
 ) -> None:
-    """Its first call already spends past the cap: the gateway refuses the next one
-    (OpenAI's 429 insufficient_quota); the cell ends `budget` (Codex exits 1 on it,
-    OpenCode keeps retrying and is killed after stop_grace_s) and what that first call
-    delivered is scored."""
+    """Its first call's worst case (prompt + max_tokens at the price) is past the cap:
+    the gateway refuses it unsent (OpenAI's 429 insufficient_quota; #41: it used to let
+    a one-call agent spend past the cap); the cell ends `budget` (Codex exits 1 on it,
+    OpenCode keeps retrying and is killed after stop_grace_s), spends nothing, and what
+    it delivered (nothing) is scored."""
     wanted(name)
     solver = preset(name)
     assert solver.scaffold is not None
@@ -264,13 +267,10 @@ async def test_a_cap_stops_a_shell_agent_after_its_first_call(
     assert row.outcome.kind == "money" and "cap" in error(row)  # type: ignore[union-attr]
     forwarded = [r for r in run.requests if not r.refused]
     refused = [r for r in run.requests if r.refused]
-    assert len(forwarded) == 1 and forwarded[0].path == path and forwarded[0].status == 200
-    assert refused and all(r.status == 429 for r in refused)
-    assert row.spend.cost_usd == pytest.approx(forwarded[0].cost_usd)
-    # What it delivered before the cap is scored: everything when that one call was the
-    # edit; nothing for OpenCode, whose first call asks for the session's title.
-    edited = name != "opencode"
-    assert cleared(row) == [edited] * 3
+    assert forwarded == [] and refused and refused[0].path == path
+    assert all(r.status == 429 and "worst case" in r.error for r in refused)
+    assert row.spend.cost_usd == 0.0 and row.spend.overshoot_usd == 0.0
+    assert cleared(row) == [False] * 3  # no model call, no edit: scored as delivered
 
 
 @pytest.mark.full

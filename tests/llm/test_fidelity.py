@@ -39,10 +39,14 @@ TOOL = ToolSpec(name="read_file", description="Read.", parameters={"type": "obje
 
 # ------------------------------------------------------------ reasoning request options
 async def test_default_openai_options_are_refused_by_a_reasoning_model(api_key: str) -> None:
+    # The setup's fault, not the model's (#41): `ProviderRefused` (config_error, the sweep
+    # stops), no longer an `LLMError` scored against the model.
     async with FakeProvider() as fake, open_client(fake, model="o3") as client:
         with pytest.raises(
-            LLMError, match="unsupported_parameter: Unsupported parameter: 'max_tokens'"
+            ProviderRefused, match="unsupported_parameter: Unsupported parameter: 'max_tokens'"
         ):
+            await client.complete(REQ)
+        with pytest.raises(ProviderRefused):  # every later request: no call at all
             await client.complete(REQ)
     assert len(fake.requests) == 1  # a 400 is not retried
 

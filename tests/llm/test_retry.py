@@ -47,9 +47,12 @@ async def test_persistent_transient_status_gives_up_after_max_attempts(
 
 @pytest.mark.parametrize("status", [400, 404, 422])
 async def test_other_4xx_fail_fast(api_key: str, status: int) -> None:
+    # The fake's 404 is OpenAI's `model_not_found`: no such model is the setup's fault
+    # (#41), `ProviderRefused` (config_error), still after one request.
+    error = ProviderRefused if status == 404 else LLMError
     async with FakeProvider(faults=[Fault(kind="status", status=status, times=0)]) as fake:
         async with open_client(fake) as client:
-            with pytest.raises(LLMError, match=f"HTTP {status}"):
+            with pytest.raises(error, match=f"HTTP {status}"):
                 await client.complete(REQ)
     assert len(fake.requests) == 1
 
