@@ -5,6 +5,7 @@ from ._client import ChatClient as ChatClient
 from ._config import AgentOptions as AgentOptions
 from ._config import ProviderConfig as ProviderConfig
 from ._config import ProviderKind as ProviderKind
+from ._dialect import json_object as json_object
 from ._errors import ContextTooLong as ContextTooLong
 from ._errors import LLMError as LLMError
 from ._errors import ProviderOutage as ProviderOutage
@@ -46,4 +47,5 @@ __all__ = [
     "ToolResultMsg",
     "ToolSpec",
     "UserMsg",
+    "json_object",
 ]

@@ -23,8 +23,8 @@ from ..llm import (
     ProviderRefused,
     ToolResultMsg,
     UserMsg,
+    json_object,
 )
-from ..llm._dialect import json_object
 from ..workspace import Workspace
 from ._llm_history import History
 from ._llm_tools import run_tool, tool_specs

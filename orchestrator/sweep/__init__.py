@@ -2,11 +2,12 @@
 
 from ._core import CellFailure as CellFailure
 from ._core import Delivered as Delivered
+from ._core import EngineUnavailable as EngineUnavailable
 from ._core import Job as Job
 from ._core import Scheduler as Scheduler
 from ._core import StopSweep as StopSweep
-from ._engine import EngineUnavailable as EngineUnavailable
 from ._engine import check_engine as check_engine
+from ._engine import gc_cluster as gc_cluster
 from ._jobs import cell_key as cell_key
 from ._jobs import plan_jobs as plan_jobs
 from ._jobs import select_tasks as select_tasks
@@ -30,6 +31,7 @@ __all__ = [
     "SweepOptions",
     "cell_key",
     "check_engine",
+    "gc_cluster",
     "is_run_dir",
     "pending_jobs",
     "plan_jobs",

@@ -10,29 +10,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..budget import Ledger
 from ..config import BenchConfig
 from ..contract import TaskPackage
-from ..records import BackendName
-from ._core import Attempt
+from ._core import Engine, EngineUnavailable
 from ._runner import SweepIds, open_resources
 
 if TYPE_CHECKING:
     from ._ray import NodeGc
-
-
-class EngineUnavailable(Exception):
-    """The chosen engine cannot run cells (Ray missing, no worker node, ...)."""
-
-
-@dataclass(frozen=True)
-class Engine:
-    backend: BackendName  # where cells run, recorded on every row
-    attempt: Attempt
 
 
 def check_engine(cfg: BenchConfig) -> None:

@@ -70,7 +70,15 @@ from ..contract import TaskPackage
 from ..events import append_event
 from ..faults import describe
 from ..records import BackendName, InfraError, Outcome, cell_dir_name
-from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
+from ._core import (
+    CellFailure,
+    Delivered,
+    Engine,
+    EngineUnavailable,
+    Job,
+    StopSweep,
+    harness_error,
+)
 from ._delivery import (
     DeliveryRefused,
     deliver,
@@ -82,7 +90,6 @@ from ._delivery import (
     take_cell,
     write_patch_now,
 )
-from ._engine import Engine, EngineUnavailable
 from ._packages import default_cache, materialise, pack
 from ._runner import SweepIds, SweepResources, open_resources
 

@@ -39,8 +39,7 @@ from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
 from ..llm import ProviderOutage, ProviderPool
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
-from ..solvers import Solver, make_solver
-from ..solvers._scaffold import JudgedSolver, ScaffoldSolver
+from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
 from ..verifier import BrowserPool, Verifier, check_environment
 from ._agents import expose, open_gateway
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
