@@ -156,7 +156,7 @@ class LLMSolver:
         """One request; a context-length refusal applies the history policy and retries once:
         keep half the turns, or when only the current turn is left, blank its older tool
         output."""
-        self._check_budget()
+        await self._check_budget()
         refused = Usage()
         try:
             return await self._client.complete(self._request(workspace)), refused
@@ -168,12 +168,12 @@ class LLMSolver:
                 self._keep_cap = max(1, kept // 2)
             elif not self._history.compact_current():
                 raise  # nothing left to drop
-        self._check_budget()
+        await self._check_budget()
         return await self._client.complete(self._request(workspace)), refused
 
-    def _check_budget(self) -> None:
+    async def _check_budget(self) -> None:
         if self._ledger is not None:
-            self._ledger.check()
+            await self._ledger.acheck()
         cap = self.options.max_cell_tokens
         spent = self.usage.input_tokens + self.usage.output_tokens
         if cap is not None and spent >= cap:

@@ -117,11 +117,17 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
 @dataclass
 class ClusterLedger(Ledger):
     """A node's view of the sweep ledger: charges go to the `LedgerActor` as they happen,
-    and `check` reads the cluster-wide totals first (one round trip per LLM call)."""
+    and `acheck` reads the cluster-wide totals first (one round trip per LLM call).
+
+    Nothing here blocks the cell's event loop (hundreds of cells share a node's): a
+    charge is sent, not waited on (the actor takes one process's calls in the order they
+    were sent), and `acheck` awaits the charges sent so far and then the totals. There is
+    no synchronous `check`."""
 
     cell: str = ""
     node: str = ""
     actor: Any = None
+    sent: list[Any] = field(default_factory=list)  # charges not yet acknowledged (ObjectRefs)
 
     def _sync(self, totals: tuple[int, float]) -> None:
         self.spent_tokens, self.spent_usd = totals
@@ -129,12 +135,24 @@ class ClusterLedger(Ledger):
             self.stopped = True
 
     def charge(self, tokens: int, usd: float, *, estimated: bool = False) -> None:
-        ref = self.actor.charge.remote(self.cell, self.node, tokens, usd, estimated)
-        self._sync(ray.get(ref))
+        self.sent.append(self.actor.charge.remote(self.cell, self.node, tokens, usd, estimated))
+
+    async def flush(self) -> None:
+        """Wait until the actor has taken every charge sent so far (a cell's concurrent
+        calls, through its gateway, may flush at once: each keeps its refs until done)."""
+        sent = list(self.sent)
+        for ref in sent:
+            self._sync(await ref)
+        done = {id(ref) for ref in sent}
+        self.sent = [ref for ref in self.sent if id(ref) not in done]
 
     def check(self) -> None:
-        self._sync(ray.get(self.actor.totals.remote()))
-        super().check()
+        raise TypeError("a ClusterLedger is checked with `await acheck()`, never blocking")
+
+    async def acheck(self) -> None:
+        await self.flush()
+        self._sync(await self.actor.totals.remote())
+        self._check_caps()
 
 
 def node_config(cfg: BenchConfig, resources: dict[str, float]) -> BenchConfig:
@@ -284,16 +302,16 @@ class CellNode:
             )
             return Reply(failure=InfraError(error=why), retryable=True)
         sweep = self.cfg.sweep
-        cell_ledger = ClusterLedger(
+        cluster = ClusterLedger(
             max_usd=sweep.max_usd,
             max_tokens=sweep.max_tokens,
             cell=job.key,
             node=self.node,
             actor=self.ledger,
-        ).child()
+        )
         try:
             with cell_deadline(sweep.cell_timeout_s, sweep.final_grace_s):
-                return Reply(delivered=await self.res.attempt(job, n, cell_ledger))
+                return Reply(delivered=await self.res.attempt(job, n, cluster.child()))
         except BudgetExceeded as exc:
             return Reply(budget=exc.kind, error=str(exc))
         except StopSweep as exc:
@@ -302,6 +320,14 @@ class CellNode:
             return Reply(failure=exc.outcome, retryable=exc.retryable)
         except Exception as exc:  # a bug of ours on the node
             return Reply(failure=harness_error(exc))
+        finally:
+            # The driver takes the cell's spend from the actor once it has the reply:
+            # every charge sent must have landed by then.
+            with anyio.move_on_after(10.0, shield=True):
+                try:
+                    await cluster.flush()
+                except Exception as exc:  # the actor is gone with its driver: nobody to tell
+                    log.warning("cell %s: charges unconfirmed: %s", job.key, describe(exc))
 
 
 class NodeHost:
