@@ -49,10 +49,6 @@ class Breaker:
         self.outages = 0  # how many outages have begun (a request's failures may span one)
 
     @property
-    def is_open(self) -> bool:
-        return bool(self._open_reason)
-
-    @property
     def paused(self) -> bool:
         """The provider is in an outage: requests wait in `admit` instead of failing."""
         return self._outage_since is not None or bool(self._down)

@@ -8,8 +8,6 @@ checked before the next one, so `BudgetExceeded` is raised cleanly between reque
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..budget import BudgetExceeded, Ledger
 from ..llm import (
     AgentOptions,
@@ -45,14 +43,6 @@ _PRESERVE = (
 _VISION = " view_page shows screenshots of the site as of the last check of your work."
 
 
-@dataclass
-class Waits:
-    """Time not charged to the cell's working time (DESIGN.md: limiter and retry waits)."""
-
-    retry_s: float = 0.0
-    queue_s: float = 0.0
-
-
 class LLMSolver:
     def __init__(
         self,
@@ -65,8 +55,6 @@ class LLMSolver:
         self.name = name or f"llm:{client.config.name}"
         self.options = options
         self.usage = Usage()  # whole cell, including turns cut short by a budget
-        self.waits = Waits()  # whole cell
-        self.last_turn_waits = Waits()
         self._client = client
         self._ledger = ledger
         self._history = History()
@@ -95,7 +83,6 @@ class LLMSolver:
 
     async def _respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
         before = await workspace.tree_id()
-        self.last_turn_waits = Waits()
         self._history.start_turn(UserMsg(text=self._user_text(message)))
         usage, ends, note = Usage(), None, ""
         question = ""
@@ -196,9 +183,6 @@ class LLMSolver:
             estimated_requests=int(c.usage_estimated),
         )
         self.usage += step
-        for w in (self.waits, self.last_turn_waits):
-            w.retry_s += c.retry_wait_s
-            w.queue_s += c.queue_wait_s
         if self._ledger is not None:
             self._ledger.charge(c.input_tokens + c.output_tokens, cost, estimated=c.usage_estimated)
         return step
