@@ -16,6 +16,7 @@ from ._runspec import SweepInputError as SweepInputError
 from ._runspec import is_run_dir as is_run_dir
 from ._runspec import read_spec as read_spec
 from ._sweep import SweepOptions as SweepOptions
+from ._sweep import SweepOutcome as SweepOutcome
 from ._sweep import pending_jobs as pending_jobs
 from ._sweep import run_sweep as run_sweep
 
@@ -29,6 +30,7 @@ __all__ = [
     "StopSweep",
     "SweepInputError",
     "SweepOptions",
+    "SweepOutcome",
     "cell_key",
     "check_engine",
     "gc_cluster",
