@@ -20,7 +20,7 @@ from ._core import Engine, EngineUnavailable
 from ._runner import SweepIds, open_resources
 
 if TYPE_CHECKING:
-    from ._ray import NodeGc
+    from ._ray_gc import NodeGc
 
 
 def check_engine(cfg: BenchConfig) -> None:
@@ -35,14 +35,14 @@ def check_engine(cfg: BenchConfig) -> None:
 
 
 def gc_cluster(address: str, sweep: str | None, expired: bool, force: bool) -> list[NodeGc]:
-    """`gc` on every worker node of a Ray cluster (`_ray.gc_cluster`; `NodeGc` per node)."""
+    """`gc` on every worker node of a Ray cluster (`_ray_gc.gc_cluster`; `NodeGc` per node)."""
     try:
-        from . import _ray
+        from . import _ray_gc
     except ImportError as exc:
         raise EngineUnavailable(
             f"engine 'ray': Ray is not installed ({exc}); pip install -e '.[ray]'"
         ) from exc
-    return _ray.gc_cluster(address, sweep, expired, force)
+    return _ray_gc.gc_cluster(address, sweep, expired, force)
 
 
 @asynccontextmanager
