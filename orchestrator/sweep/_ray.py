@@ -60,7 +60,7 @@ from ..records import BackendName, InfraError, cell_dir_name
 from ._core import CellFailure, Delivered, Engine, EngineUnavailable, Job, harness_error
 from ._delivery import DeliveryRefused, deliver, known_baselines
 from ._packages import pack
-from ._ray_cell import CELLS, LOST, NodeSession, Reply, unwrap
+from ._ray_cell import CELLS, LOST, NodeReply, NodeSession, unwrap
 from ._ray_host import code_version, host_on, retire_stale_hosts
 from ._ray_ledger import settle, start_ledger_actor, write_history
 from ._runner import SweepIds
@@ -161,7 +161,7 @@ class RayEngine:
         try:
             await self._opened(node)
             ref = node.actor.attempt.remote(self.ids.sweep, job, n)
-            reply: Reply = await ref
+            reply: NodeReply = await ref
         except anyio.get_cancelled_exc_class():
             if ref is not None:
                 ray.cancel(ref)
@@ -177,7 +177,7 @@ class RayEngine:
         await self._deliver(job, reply)
         return unwrap(reply)
 
-    async def _deliver(self, job: Job, reply: Reply) -> None:
+    async def _deliver(self, job: Job, reply: NodeReply) -> None:
         """The attempt's files into the run directory (`_delivery.deliver`)."""
         try:  # a worker thread's work is not cancelled: the delivery is whole or refused
             await anyio.to_thread.run_sync(deliver, reply.files, self.run_dir, job.key)

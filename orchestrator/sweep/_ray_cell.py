@@ -1,5 +1,5 @@
 """A sweep's session on one worker node (`CellNode`), what the driver hands it to open
-one (`NodeSession`), and how each remote attempt ends (`Reply`).
+one (`NodeSession`), and how each remote attempt ends (`NodeReply`).
 
 The node's cell resources (backend, browser pool, providers, limiters) are opened once
 per sweep on an anyio loop in a thread of the node host's process, and every cell of the
@@ -50,30 +50,45 @@ SANDBOX_STARTS = "pwb_sandbox_starts"
 LOST = (RayActorError, NodeDiedError, WorkerCrashedError, ObjectLostError)
 
 
-class Reply(msgspec.Struct, frozen=True, kw_only=True):
-    """How a remote attempt ended; exceptions do not cross Ray intact, this does."""
-
-    delivered: Delivered | None = None
-    failure: Outcome | None = None
-    retryable: bool = False
-    budget: BudgetKind | None = None
-    stop: bool = False
-    error: str = ""
+class _Reply(msgspec.Struct, frozen=True, kw_only=True, tag=True):
     files: bytes = b""  # what the attempt wrote, for the driver's run directory (`_delivery`)
 
 
-def unwrap(reply: Reply) -> Delivered:
+class ReplyDone(_Reply, frozen=True, kw_only=True):
+    delivered: Delivered
+
+
+class ReplyFailed(_Reply, frozen=True, kw_only=True):
+    outcome: Outcome
+    retryable: bool = False
+
+
+class ReplyBudget(_Reply, frozen=True, kw_only=True):
+    kind: BudgetKind
+    error: str
+
+
+class ReplyStop(_Reply, frozen=True, kw_only=True):
+    error: str
+
+
+# How a remote attempt ended; exceptions do not cross Ray intact, this does.
+NodeReply = ReplyDone | ReplyFailed | ReplyBudget | ReplyStop
+
+
+def unwrap(reply: NodeReply) -> Delivered:
     """What the attempt delivered, or its end raised as it would have been on one host."""
-    if reply.delivered is not None:
-        return reply.delivered
-    if reply.budget is not None:
-        exc = BudgetExceeded(reply.budget)
-        exc.args = (reply.error,)
-        raise exc
-    if reply.stop:
-        raise StopSweep(reply.error)
-    assert reply.failure is not None
-    raise CellFailure(reply.failure, retryable=reply.retryable)
+    match reply:
+        case ReplyDone():
+            return reply.delivered
+        case ReplyBudget():
+            exc = BudgetExceeded(reply.kind)
+            exc.args = (reply.error,)
+            raise exc
+        case ReplyStop():
+            raise StopSweep(reply.error)
+        case ReplyFailed():
+            raise CellFailure(reply.outcome, retryable=reply.retryable)
 
 
 def node_config(cfg: BenchConfig, resources: dict[str, float]) -> BenchConfig:
@@ -118,7 +133,7 @@ class CellNode:
         self._stack = ExitStack()
         self.running = 0  # attempts on the portal, teardown included
         self.staged: set[str] = set()  # cells whose files are in staging, not yet sent
-        self.inflight: set[Future[Reply]] = set()
+        self.inflight: set[Future[NodeReply]] = set()
         self.idle = threading.Condition()
         try:
             self._open(session)
@@ -180,8 +195,8 @@ class CellNode:
             log.warning("cell %s: no workspace.patch: %s", key, describe(exc))
         return take_cell(self.staging.root, key)
 
-    async def attempt(self, job: Job, n: int) -> Reply:
-        fut: Future[Reply] = self.portal.start_task_soon(self._attempt, job, n)
+    async def attempt(self, job: Job, n: int) -> NodeReply:
+        fut: Future[NodeReply] = self.portal.start_task_soon(self._attempt, job, n)
         self.inflight.add(fut)
         try:
             return await asyncio.wrap_future(fut)
@@ -191,7 +206,7 @@ class CellNode:
         finally:
             self.inflight.discard(fut)
 
-    async def _attempt(self, job: Job, n: int) -> Reply:
+    async def _attempt(self, job: Job, n: int) -> NodeReply:
         with self.idle:
             self.running += 1
             self.staged.add(job.key)
@@ -212,7 +227,7 @@ class CellNode:
                 self.running -= 1
                 self.idle.notify_all()
 
-    async def _run(self, job: Job, n: int) -> Reply:
+    async def _run(self, job: Job, n: int) -> NodeReply:
         row = job.template
         task = self.res.tasks.get(row.task)
         if task is None or task.contract_hash != self.hashes.get(row.task):
@@ -221,7 +236,7 @@ class CellNode:
                 f"node {self.node}: task package {row.task} differs from the driver's"
                 f" (contract hash {got}, expected {self.hashes.get(row.task, '')[:12]})"
             )
-            return Reply(failure=InfraError(error=why), retryable=True)
+            return ReplyFailed(outcome=InfraError(error=why), retryable=True)
         sweep = self.cfg.sweep
         cluster = ClusterLedger(
             max_usd=sweep.max_usd,
@@ -232,15 +247,15 @@ class CellNode:
         )
         try:
             with cell_deadline(sweep.cell_timeout_s, sweep.final_grace_s):
-                return Reply(delivered=await self.res.attempt(job, n, cluster.child()))
+                return ReplyDone(delivered=await self.res.attempt(job, n, cluster.child()))
         except BudgetExceeded as exc:
-            return Reply(budget=exc.kind, error=str(exc))
+            return ReplyBudget(kind=exc.kind, error=str(exc))
         except StopSweep as exc:
-            return Reply(stop=True, error=str(exc))
+            return ReplyStop(error=str(exc))
         except CellFailure as exc:
-            return Reply(failure=exc.outcome, retryable=exc.retryable)
+            return ReplyFailed(outcome=exc.outcome, retryable=exc.retryable)
         except Exception as exc:  # a bug of ours on the node
-            return Reply(failure=harness_error(exc))
+            return ReplyFailed(outcome=harness_error(exc))
         finally:
             # The driver takes the cell's spend from the actor once it has the reply:
             # every charge sent must have landed by then.

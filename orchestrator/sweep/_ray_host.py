@@ -18,7 +18,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from ..faults import describe
 from ..records import BackendName, InfraError
 from ._core import Job
-from ._ray_cell import LOST, CellNode, NodeSession, Reply
+from ._ray_cell import LOST, CellNode, NodeReply, NodeSession, ReplyFailed
 
 log = logging.getLogger("orchestrator.sweep.ray")
 
@@ -50,11 +50,11 @@ class NodeHost:
         watcher.add_done_callback(self.watchers.discard)
         return node.ready()
 
-    async def attempt(self, session: str, job: Job, n: int) -> Reply:
+    async def attempt(self, session: str, job: Job, n: int) -> NodeReply:
         node = self.sessions.get(session)
         if node is None:
             why = f"node {ray.get_runtime_context().get_node_id()[:12]}: no session {session}"
-            return Reply(failure=InfraError(error=why), retryable=True)
+            return ReplyFailed(outcome=InfraError(error=why), retryable=True)
         return await node.attempt(job, n)
 
     async def close(self, session: str, abandon: bool = False) -> dict[str, bytes]:
