@@ -120,7 +120,7 @@ class SweepResources:
             raise failure from exc
         finally:
             if solver is not None:
-                with anyio.CancelScope(shield=True):
+                with anyio.move_on_after(30.0, shield=True):
                     await solver.aclose()
         # A scaffold's agent may end the cell `budget` or `llm_error`; its delivery is scored.
         verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
