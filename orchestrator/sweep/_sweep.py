@@ -15,7 +15,8 @@ import anyio.abc
 import msgspec
 
 from ..budget import Ledger
-from ..config import BenchConfig
+from ..config import BenchConfig, SolverConfig
+from ..contract import TaskPackage
 from ..manifest import FINAL_STATUSES, Manifest, latest_by_cell
 from ..records import BackendName, ManifestRow
 from ..solver_cards import write_cards
@@ -100,21 +101,44 @@ async def _watch_signals(
     scope.cancel()
 
 
-async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
-    """Run (or resume) a sweep; every input is checked before the run directory is touched."""
-    run_dir = opts.run_dir or new_run_dir(cfg)
-    if opts.resume and not is_run_dir(run_dir):
-        raise SweepInputError(f"--resume {run_dir}: not a run directory (no manifest.jsonl)")
+def _plan(
+    cfg: BenchConfig, opts: SweepOptions, run_dir: Path
+) -> tuple[list[TaskPackage], list[SolverConfig], list[Job]]:
+    """The selected tasks and solvers, and every cell of the sweep (resumed or not)."""
     check_selection(cfg, opts.tasks, opts.solvers)
     tasks = select_tasks(cfg, opts.tasks)
     solvers = [s for s in cfg.solvers if not opts.solvers or s.name in opts.solvers]
     jobs = plan_jobs(cfg, tasks, solvers, run_dir.name)
     if not jobs:
         raise SweepInputError("no cells to run: the selected solvers apply to no selected task")
+    return tasks, solvers, jobs
+
+
+def _why_stopped(reason: str, ledger: Ledger, rows: list[ManifestRow]) -> str:
+    """Why the sweep ended early ('' if it did not): the scheduler's reason (a provider
+    refusing every request), the sweep's cap, or cells ended `outage`."""
+    outages = sum(r.status == "outage" for r in rows)
+    if reason:
+        return reason
+    if ledger.stopped:
+        return "sweep stopped: the sweep's money/token cap was reached"
+    if outages:
+        return (
+            f"sweep incomplete: {outages} cell(s) ended `outage` (their provider was down "
+            "longer than its pause bound, outage_max_pause_s); --resume re-runs them"
+        )
+    return ""
+
+
+async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
+    """Run (or resume) a sweep; every input is checked before the run directory is touched."""
+    run_dir = opts.run_dir or new_run_dir(cfg)
+    if opts.resume and not is_run_dir(run_dir):
+        raise SweepInputError(f"--resume {run_dir}: not a run directory (no manifest.jsonl)")
+    tasks, solvers, jobs = _plan(cfg, opts, run_dir)
     ledger = Ledger(max_usd=cfg.sweep.max_usd, max_tokens=cfg.sweep.max_tokens)
     sweep_id = f"{run_dir.name}-{secrets.token_hex(4)}"  # unique per sweep process
     interrupted = anyio.Event()
-    stopped = ""
     with Manifest(run_dir, sweep_id) as manifest:
         write_cards(run_dir, cfg, solvers)
         spec = RunSpec(
@@ -148,16 +172,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
             finally:
                 # Rows written so far, even when the sweep was interrupted.
                 rows = list(scheduler.rows)
-        outages = sum(r.status == "outage" for r in rows)
-        if scheduler.stopped_reason:
-            stopped = scheduler.stopped_reason
-        elif ledger.stopped:
-            stopped = "sweep stopped: the sweep's money/token cap was reached"
-        elif outages:
-            stopped = (
-                f"sweep incomplete: {outages} cell(s) ended `outage` (their provider was down "
-                "longer than its pause bound, outage_max_pause_s); --resume re-runs them"
-            )
+        stopped = _why_stopped(scheduler.stopped_reason, ledger, rows)
         if stopped:
             print(stopped, file=sys.stderr)
     return SweepOutcome(run_dir, rows, stopped=stopped, interrupted=interrupted.is_set())
