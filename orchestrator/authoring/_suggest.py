@@ -4,6 +4,7 @@ reference's, when captured), as TOML for the author to review."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..contract import CANARY, TaskPackage
@@ -38,6 +39,22 @@ def _check(cid: str, gate: str, state: str, describe: str, assertion: str) -> st
     )
 
 
+@dataclass
+class _Proposals:
+    """The checks proposed so far (TOML), and what was skipped and why."""
+
+    taken: set[str]  # check ids the task has, or that were proposed
+    out: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def add(self, cid: str, gate: str, state: str, describe: str, assertion: str) -> None:
+        if cid in self.taken:
+            self.skipped.append(f"{cid}: a check with this id exists")
+            return
+        self.taken.add(cid)
+        self.out.append(_check(cid, gate, state, describe, assertion))
+
+
 def suggest(task: TaskPackage) -> tuple[str, list[str]]:
     """Preservation checks proposed from R0's evidence, as TOML; and what was skipped.
 
@@ -47,99 +64,115 @@ def suggest(task: TaskPackage) -> tuple[str, list[str]]:
     colours that still follow the same token.
     """
     c = task.contract
-    taken = {k.id for k in c.checks}
-    out: list[str] = []
-    skipped: list[str] = []
-
-    def add(cid: str, *rest: str) -> None:
-        if cid in taken:
-            skipped.append(f"{cid}: a check with this id exists")
-            return
-        taken.add(cid)
-        out.append(_check(cid, *rest))
-
+    props = _Proposals(taken={k.id for k in c.checks})
     for state in c.states:
         if state.actions or state.from_:
             continue  # preservation is read on loaded pages; actions are the units' business
-        ev = _evidence(task, state.id)
-        if ev is None:
-            skipped.append(f"{state.id}: no evidence/r0/{state.id}.anchors.json (run capture)")
-            continue
-        anchors: list[dict[str, Any]] = ev["anchors"]
         sid = state.id
+        ev = _evidence(task, sid)
+        if ev is None:
+            props.skipped.append(f"{sid}: no evidence/r0/{sid}.anchors.json (run capture)")
+            continue
         ref = _evidence(task, sid, "reference")
-        ref_anchors: list[dict[str, Any]] = ref["anchors"] if ref else anchors
-        ref_heads = [a["text"] for a in ref_anchors if a["tag"] in ("h1", "h2", "h3")]
-        heads: list[str] = []  # R0's headings the reference keeps, in order
-        at = 0
-        for a in anchors:
-            if a["tag"] in ("h1", "h2", "h3") and a["text"] and a["text"] in ref_heads[at:]:
-                at = ref_heads.index(a["text"], at) + 1
-                heads.append(a["text"])
-        if heads:
-            values = ", ".join(_q(h) for h in heads)
-            add(
-                f"keep-copy-{sid}",
-                "regression_text",
-                sid,
-                "The page keeps its headings, in order.",
-                f'{{ kind = "text_order", selector = "h1, h2, h3", values = [{values}] }}',
-            )
-        for a in anchors:
-            if a["tag"] not in ("h1", "header", "nav", "footer") or a["box"]["width"] < 1:
-                continue
-            b = a["box"]
-            sel = _anchor_selector(a, anchors)
-            same = [r for r in ref_anchors if r["tag"] == a["tag"] and r["id"] == a["id"]]
-            nth = [x for x in anchors if x["tag"] == a["tag"] and x["id"] == a["id"]].index(a)
-            kept = same[nth]["box"] if nth < len(same) else None
-            if kept is None or any(abs(kept[k] - b[k]) > 4 for k in b):
-                skipped.append(f"{sid}: {sel} box: the reference moves it")
-                continue
-            add(
-                f"keep-{a['tag']}-box-{sid}" + (f"-{a['index']}" if a["tag"] == "nav" else ""),
-                "visual_anchors",
-                sid,
-                f"The {a['tag']} keeps its place and size.",
-                f'{{ kind = "box", selector = {_q(sel)}, x = {b["x"]:.0f}, y = {b["y"]:.0f},'
-                f" width = {b['width']:.0f}, height = {b['height']:.0f}, tolerance = 4 }}",
-            )
-        ref_navs = {n["index"]: n for n in (ref or ev).get("navs", [])}
-        for n in ev.get("navs", []):
-            if not n["links"]:
-                continue
-            if ref_navs.get(n["index"], {}).get("links") != n["links"]:
-                skipped.append(f"{sid}: navigation {n['index']}: the reference changes it")
-                continue
-            sel = f'role=navigation[name="{n["label"]}"]' if n["label"] else "nav"
-            entries = ", ".join(f"{{ text = {_q(t)}, href = {_q(h)} }}" for t, h in n["links"])
-            add(
-                f"keep-nav-{sid}-{n['index']}",
-                "navigation",
-                sid,
-                "The navigation keeps its entries and targets, in order.",
-                f'{{ kind = "links", selector = {_q(sel)}, entries = [{entries}] }}',
-            )
-            if not n["label"]:
-                break  # `nav` matches the first one only
-        ref_tokens = [
-            (r["tag"], r["id"], r["property"], r["token"]) for r in (ref or ev).get("tokens", [])
-        ]
-        for t in ev.get("tokens", []):
-            if t["index"] >= len(anchors):
-                continue
-            if (t["tag"], t["id"], t["property"], t["token"]) not in ref_tokens:
-                skipped.append(f"{sid}: {t['token']} on {t['tag']}: not kept by the reference")
-                continue
-            a = anchors[t["index"]]
-            sel = _anchor_selector(a, anchors)
-            prop = t["property"]
-            add(
-                f"keep-token-{sid}-{a['tag']}{t['index']}-{prop}",
-                "design_tokens",
-                sid,
-                f"The {a['tag']}'s {prop} still follows {t['token']}.",
-                f'{{ kind = "token", selector = {_q(sel)}, property = "{prop}",'
-                f' token = "{t["token"]}" }}',
-            )
-    return "\n".join(out), skipped
+        _headings(props, sid, ev, ref)
+        _boxes(props, sid, ev, ref)
+        _navs(props, sid, ev, ref)
+        _tokens(props, sid, ev, ref)
+    return "\n".join(props.out), props.skipped
+
+
+Evidence = dict[str, Any]  # a state's `*.anchors.json` (R0's, or the reference's)
+
+
+def _headings(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
+    """R0's headings the reference keeps, in order."""
+    anchors: list[dict[str, Any]] = ev["anchors"]
+    ref_anchors: list[dict[str, Any]] = ref["anchors"] if ref else anchors
+    ref_heads = [a["text"] for a in ref_anchors if a["tag"] in ("h1", "h2", "h3")]
+    heads: list[str] = []
+    at = 0
+    for a in anchors:
+        if a["tag"] in ("h1", "h2", "h3") and a["text"] and a["text"] in ref_heads[at:]:
+            at = ref_heads.index(a["text"], at) + 1
+            heads.append(a["text"])
+    if heads:
+        values = ", ".join(_q(h) for h in heads)
+        props.add(
+            f"keep-copy-{sid}",
+            "regression_text",
+            sid,
+            "The page keeps its headings, in order.",
+            f'{{ kind = "text_order", selector = "h1, h2, h3", values = [{values}] }}',
+        )
+
+
+def _boxes(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
+    """The boxes of the page's landmarks (h1, header, nav, footer) the reference keeps."""
+    anchors: list[dict[str, Any]] = ev["anchors"]
+    ref_anchors: list[dict[str, Any]] = ref["anchors"] if ref else anchors
+    for a in anchors:
+        if a["tag"] not in ("h1", "header", "nav", "footer") or a["box"]["width"] < 1:
+            continue
+        b = a["box"]
+        sel = _anchor_selector(a, anchors)
+        same = [r for r in ref_anchors if r["tag"] == a["tag"] and r["id"] == a["id"]]
+        nth = [x for x in anchors if x["tag"] == a["tag"] and x["id"] == a["id"]].index(a)
+        kept = same[nth]["box"] if nth < len(same) else None
+        if kept is None or any(abs(kept[k] - b[k]) > 4 for k in b):
+            props.skipped.append(f"{sid}: {sel} box: the reference moves it")
+            continue
+        props.add(
+            f"keep-{a['tag']}-box-{sid}" + (f"-{a['index']}" if a["tag"] == "nav" else ""),
+            "visual_anchors",
+            sid,
+            f"The {a['tag']} keeps its place and size.",
+            f'{{ kind = "box", selector = {_q(sel)}, x = {b["x"]:.0f}, y = {b["y"]:.0f},'
+            f" width = {b['width']:.0f}, height = {b['height']:.0f}, tolerance = 4 }}",
+        )
+
+
+def _navs(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
+    """The navigations whose entries the reference keeps, unchanged."""
+    ref_navs = {n["index"]: n for n in (ref or ev).get("navs", [])}
+    for n in ev.get("navs", []):
+        if not n["links"]:
+            continue
+        if ref_navs.get(n["index"], {}).get("links") != n["links"]:
+            props.skipped.append(f"{sid}: navigation {n['index']}: the reference changes it")
+            continue
+        sel = f'role=navigation[name="{n["label"]}"]' if n["label"] else "nav"
+        entries = ", ".join(f"{{ text = {_q(t)}, href = {_q(h)} }}" for t, h in n["links"])
+        props.add(
+            f"keep-nav-{sid}-{n['index']}",
+            "navigation",
+            sid,
+            "The navigation keeps its entries and targets, in order.",
+            f'{{ kind = "links", selector = {_q(sel)}, entries = [{entries}] }}',
+        )
+        if not n["label"]:
+            break  # `nav` matches the first one only
+
+
+def _tokens(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
+    """The anchors' colours that follow a design token the reference keeps."""
+    anchors: list[dict[str, Any]] = ev["anchors"]
+    ref_tokens = [
+        (r["tag"], r["id"], r["property"], r["token"]) for r in (ref or ev).get("tokens", [])
+    ]
+    for t in ev.get("tokens", []):
+        if t["index"] >= len(anchors):
+            continue
+        if (t["tag"], t["id"], t["property"], t["token"]) not in ref_tokens:
+            props.skipped.append(f"{sid}: {t['token']} on {t['tag']}: not kept by the reference")
+            continue
+        a = anchors[t["index"]]
+        sel = _anchor_selector(a, anchors)
+        prop = t["property"]
+        props.add(
+            f"keep-token-{sid}-{a['tag']}{t['index']}-{prop}",
+            "design_tokens",
+            sid,
+            f"The {a['tag']}'s {prop} still follows {t['token']}.",
+            f'{{ kind = "token", selector = {_q(sel)}, property = "{prop}",'
+            f' token = "{t["token"]}" }}',
+        )
