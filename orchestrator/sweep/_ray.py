@@ -96,6 +96,7 @@ class RayEngine:
     nodes: dict[str, _Node] = field(default_factory=dict)
     changed: anyio.Event = field(default_factory=anyio.Event)
     cancelled: set[str] = field(default_factory=set)  # cells whose attempt was cancelled
+    refreshing: anyio.Lock = field(default_factory=anyio.Lock)
 
     def _spawn(self, node_id: str, resources: dict[str, float]) -> _Node:
         host = host_on(node_id, self.version)
@@ -116,16 +117,22 @@ class RayEngine:
             baselines=known_baselines(self.run_dir),
         )
 
-    def refresh(self) -> list[_Node]:
-        """Start a `CellNode` on every live node declaring `pwb_cells` not yet seen."""
-        new = []
-        for info in ray.nodes():  # type: ignore[no-untyped-call]
-            nid = info["NodeID"]
-            if not info.get("Alive") or nid in self.nodes or CELLS not in info["Resources"]:
-                continue
-            self.nodes[nid] = node = self._spawn(nid, dict(info["Resources"]))
-            new.append(node)
+    async def refresh(self) -> list[_Node]:
+        """Start a `CellNode` on every live node declaring `pwb_cells` not yet seen. Its
+        Ray calls are GCS round trips: a worker thread makes them, one refresh at a time."""
+        async with self.refreshing:
+            new = await anyio.to_thread.run_sync(self._spawn_new, set(self.nodes))
+            for node in new:
+                self.nodes[node.node_id] = node
         return new
+
+    def _spawn_new(self, seen: set[str]) -> list[_Node]:
+        """Blocking: a node for every live one declaring `pwb_cells` and not in `seen`."""
+        return [
+            self._spawn(info["NodeID"], dict(info["Resources"]))
+            for info in ray.nodes()  # type: ignore[no-untyped-call]
+            if info.get("Alive") and info["NodeID"] not in seen and CELLS in info["Resources"]
+        ]
 
     def _lost(self, node: _Node) -> None:
         node.alive = False
@@ -142,14 +149,14 @@ class RayEngine:
                 node = min(free, key=lambda n: n.busy / n.slots)
                 node.busy += 1
                 return node
-            if not any(n.alive for n in self.nodes.values()) and not self.refresh():
+            if not any(n.alive for n in self.nodes.values()) and not await self.refresh():
                 raise CellFailure(
                     InfraError(error=f"no live Ray node declares the resource {CELLS}"),
                     retryable=True,
                 )
             with anyio.move_on_after(2.0):  # or a node joins
                 await self.changed.wait()
-            self.refresh()
+            await self.refresh()
 
     async def attempt(self, job: Job, n: int, ledger: Ledger) -> Delivered:
         # The node enforces the cell's wall time; the driver's deadline is a backstop.
@@ -205,7 +212,7 @@ class RayEngine:
         return CellFailure(InfraError(error=why), retryable=True)
 
     async def start(self) -> BackendName:
-        self.refresh()
+        await self.refresh()
         if not self.nodes:
             raise EngineUnavailable(
                 f"engine 'ray': no node of the cluster declares the resource {CELLS}"
@@ -285,7 +292,7 @@ async def open_ray_engine(
         run_dir=run_dir,
         ids=ids,
         tasks=tasks,
-        ledger_actor=start_ledger_actor(ledger),
+        ledger_actor=await anyio.to_thread.run_sync(start_ledger_actor, ledger),
         version=code_version(),
         packages=await anyio.to_thread.run_sync(_put_packages, tasks),
     )

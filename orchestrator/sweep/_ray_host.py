@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import anyio
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -86,16 +87,26 @@ class NodeHost:
 async def retire_stale_hosts(version: str) -> None:
     """Kill the idle node hosts of other harness versions (the code was updated since
     they started); a host still serving a sweep of its version is left alone."""
+    for name, host in await anyio.to_thread.run_sync(_stale_hosts, version):
+        try:
+            if not await host.open_sessions.remote():
+                ray.kill(host)
+        except Exception as exc:  # gone meanwhile, or its node is
+            log.info("node host %s: %s", name, describe(exc))
+
+
+def _stale_hosts(version: str) -> list[tuple[str, Any]]:
+    """Blocking (GCS lookups): the node hosts of other harness versions, by name."""
+    hosts = []
     for entry in ray.util.list_named_actors(all_namespaces=True):
         name = entry["name"] if isinstance(entry, dict) else entry
         if not name.startswith("pwb-node-") or name.startswith(f"pwb-node-{version}-"):
             continue
         try:
-            host = ray.get_actor(name, namespace=HOST_NAMESPACE)
-            if not await host.open_sessions.remote():
-                ray.kill(host)
+            hosts.append((name, ray.get_actor(name, namespace=HOST_NAMESPACE)))
         except Exception as exc:  # gone meanwhile, or its node is
             log.info("node host %s: %s", name, describe(exc))
+    return hosts
 
 
 def code_version() -> str:
