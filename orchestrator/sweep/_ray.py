@@ -6,12 +6,8 @@ SIGINT. Each worker node that declares the custom resource `pwb_cells` runs one
 the first sweep against the cluster starts it, later sweeps reuse its process, so a
 sweep does not pay a Ray worker process and the harness's import on every node. On it
 each sweep opens a session (`CellNode`) holding that node's cell resources (backend,
-browser pool, providers, limiters: `_runner.open_resources`) for the whole sweep; the
-node's capacity comes from its declared resources:
-
-    pwb_cells             cells in flight on the node
-    pwb_browser_contexts  its browser contexts (default: bench.toml's)
-    pwb_sandbox_starts    its concurrent sandbox starts (default: bench.toml's)
+browser pool, providers, limiters: `_runner.open_resources`) for the whole sweep, sized
+by the node's declared resources (`_ray_cell`).
 
 The driver sends a cell to the least loaded live node with a free cell slot. Task
 packages travel by contract hash (`_packages`): the driver puts each into the object
@@ -23,8 +19,6 @@ directory by the driver (`_delivery`); no filesystem is shared. What a node is h
 open a session is a `NodeSession`. The node's own images are built on first use by
 content hash (ImageBuilder).
 
-Money: one ledger for the whole cluster (`_ray_ledger`).
-
 Faults where they enter: a node (or its actor process) lost mid-cell — Ray's
 `RayActorError` / `NodeDiedError` / `WorkerCrashedError` / `ObjectLostError` — is a
 retryable `infra_error`; the retry goes to another live node. Cancellation (SIGINT, the
@@ -34,7 +28,7 @@ the credits for its own waits); the driver's deadline is only a backstop.
 
 One job per module: `_ray` (this one) the driver's engine, `_ray_host` the node hosts,
 `_ray_cell` a sweep's session on a node and its replies, `_ray_ledger` the cluster's one
-ledger, `_ray_gc` garbage collection on every node. Only the `_ray*` modules
+ledger (money), `_ray_gc` garbage collection on every node. Only the `_ray*` modules
 import Ray (ruff TID251); the engine needs the asyncio backend.
 """
 

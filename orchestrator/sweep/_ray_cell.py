@@ -3,7 +3,12 @@ one (`NodeSession`), and how each remote attempt ends (`NodeReply`).
 
 The node's cell resources (backend, browser pool, providers, limiters) are opened once
 per sweep on an anyio loop in a thread of the node host's process, and every cell of the
-sweep on the node runs there; see `_ray` for the whole engine.
+sweep on the node runs there; see `_ray` for the whole engine. Their capacity comes from
+the node's declared resources:
+
+    pwb_cells             cells in flight on the node
+    pwb_browser_contexts  its browser contexts (default: bench.toml's)
+    pwb_sandbox_starts    its concurrent sandbox starts (default: bench.toml's)
 """
 
 from __future__ import annotations
