@@ -27,7 +27,7 @@ from .cell import CellContext, CellReport, run_cell
 from .checkpoint import Checkpointer
 from .contract import COMPLETION_GATES, Negative, TaskPackage
 from .events import CheckpointSummary
-from .results import VerifyReport
+from .results import CheckResult, VerifyReport
 from .solvers import ReferenceSolver
 from .verifier import BrowserPool
 from .workspace import Workspace, discard_under
@@ -40,8 +40,9 @@ class ControlResult(msgspec.Struct, frozen=True, kw_only=True):
     expected_gates: tuple[str, ...] = ()
     # Negatives: gates failed beyond `expected_gates`, reported, not a rejection.
     extra_gates: tuple[str, ...] = ()
-    # Negatives: check id -> passed, from the first run.
-    checks: dict[str, bool] = {}
+    # Negatives: check id -> passed, from the first run; null for a check that was not
+    # applicable (a moot `build` or `serve`, a state that never loaded): never a failure.
+    checks: dict[str, bool | None] = {}
     # Negatives: how many times the suite ran on it, and the checks that changed verdict.
     runs: int = 1
     unstable_checks: tuple[str, ...] = ()
@@ -55,11 +56,14 @@ class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
     controls: tuple[ControlResult, ...]
     flaky_checks: tuple[str, ...] = ()
     # The first reference run's "checkpoint:check" -> passed: the verdicts two machines
-    # (or an idle and a loaded run) must agree on.
-    reference_checks: dict[str, bool] = {}
+    # (or an idle and a loaded run) must agree on; null where the check was not applicable.
+    reference_checks: dict[str, bool | None] = {}
     # How many times the task was admitted: an infrastructure fault (a lost container
     # or daemon) starts the task's admission again, up to `INFRA_ATTEMPTS` times.
     attempts: int = 1
+    # How many times each control ran (`admit --repeat`): `--resume` keeps only results of
+    # the repeat it is asked for.
+    repeat: int = 1
     # Why the admission could not be completed ("infra_error: ..." after every attempt,
     # "harness_error: ..." for a bug of ours): no verdict on the task, never admitted.
     error: str = ""
@@ -181,12 +185,13 @@ class Admitter:
             controls=tuple(controls),
             flaky_checks=tuple(sorted(flaky)),
             reference_checks=first,
+            repeat=repeat,
         )
 
 
 def judge_negative(neg: Negative, reports: list[VerifyReport]) -> ControlResult:
     """A negative's control from its runs (first run reported, every run must miss)."""
-    runs = [{c.id: c.passed for c in rep.checks} for rep in reports]
+    runs = [{c.id: verdict(c) for c in rep.checks} for rep in reports]
     first = runs[0]
     unstable = sorted(k for k in first if any(run.get(k, first[k]) != first[k] for run in runs))
     failing = _failing(reports[0])
@@ -215,9 +220,16 @@ def judge_negative(neg: Negative, reports: list[VerifyReport]) -> ControlResult:
     )
 
 
-def _verdicts(history: tuple[CheckpointSummary, ...]) -> dict[str, bool]:
-    """(checkpoint, check) -> passed, from a cell's in-memory checkpoint history."""
-    return {f"{cp.index}:{c.id}": c.passed for cp in history for c in cp.checks}
+def verdict(check: CheckResult) -> bool | None:
+    """What admission.json stores for a check: passed, or null when not applicable (a moot
+    gate is stored `passed = False, applicable = False` and is no failure)."""
+    return check.passed if check.applicable else None
+
+
+def _verdicts(history: tuple[CheckpointSummary, ...]) -> dict[str, bool | None]:
+    """(checkpoint, check) -> passed (null: not applicable), from a cell's in-memory
+    checkpoint history."""
+    return {f"{cp.index}:{c.id}": verdict(c) for cp in history for c in cp.checks}
 
 
 INFRA_ATTEMPTS = 3
@@ -252,6 +264,7 @@ async def admit_one(admitter: Admitter, task: TaskPackage, repeat: int) -> TaskA
                 admitted=False,
                 controls=(),
                 attempts=attempt,
+                repeat=repeat,
                 error=f"{status}: {faults.describe(cause)} (traceback: {log})",
             )
         return msgspec.structs.replace(result, attempts=attempt)

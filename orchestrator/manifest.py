@@ -25,8 +25,15 @@ from .jsonl import JsonlRead, read_jsonl
 from .records import ManifestRow, Status
 
 # Rows that are a verdict on the solver; others (infra_error, cancelled, harness_error)
-# are re-run on resume.
+# are re-run on resume. An `llm_error` or `budget` row is a verdict only when it carries
+# the result of a final checkpoint (`has_result`): without one it is no result (the
+# report never scores it) and resume runs it again.
 FINAL_STATUSES: frozenset[Status] = frozenset({"ok", "llm_error", "budget"})
+
+
+def has_result(row: ManifestRow) -> bool:
+    """The row carries what the solver delivered (a final checkpoint ran)."""
+    return row.result is not None
 
 
 class RunLocked(Exception):

@@ -1,13 +1,23 @@
 """The shipped suite as a whole: its composition (`tasks` prints it) and which tasks CI
 admits (tests/integration/test_suite_admission.py).
 
-CI admits the ten tasks the suite started with on every run, plus a rotating window of
-the others: admitting all of a growing suite does not fit CI's 90 minutes. The extra
-tasks are sorted by id and cut into windows of `size` (the last one wraps around to the
-start, so every window has `size` tasks); rotation `r` takes window `r mod windows`, so
-`windows` consecutive rotations admit every task at least once. The rotation is the UTC
-day number unless `PWB_ADMIT_ROTATION` fixes it; `PWB_ADMIT_SAMPLE` sets `size`;
-`PWB_ADMIT_ALL=1` admits the whole suite (the documented slow run; so does
+Admitting the whole suite takes hours (`tasks/ADMISSION.md`), so CI admits three kinds of
+task, and trusts `tasks/ADMISSION.json` (`admission_record`) for the rest — a fast test
+fails when any task's contract has no recorded admission:
+
+- the **sentinels** (`SENTINELS`), on every run: a fixed set with a task on every stack
+  and, among their negatives, one failing every gate any negative of the suite fails
+  (`sentinel_gaps` says what a grown suite adds that they miss);
+- the **changed** tasks: every task whose package changed since the commit in
+  `.ci/landed` (the main a submission started from; `PWB_ADMIT_BASE` overrides it, and
+  an unknown or missing base admits every task: the safe side);
+- a **window** of the others: sorted by id and cut into windows of `size` (the last one
+  wraps around to the start, so every window has `size` tasks); rotation `r` takes window
+  `r mod windows`, so `windows` consecutive rotations admit every task at least once. The
+  rotation is the UTC day number unless `PWB_ADMIT_ROTATION` fixes it; `PWB_ADMIT_SAMPLE`
+  sets `size`.
+
+`PWB_ADMIT_ALL=1` admits the whole suite (the `full` tier; so does
 `python -m orchestrator admit --repeat 3` with no task named); `PWB_ADMIT_TASKS=a,b`
 admits exactly the tasks named (an author checking a new task the way CI will).
 """
@@ -15,6 +25,7 @@ admits exactly the tasks named (an author checking a new task the way CI will).
 from __future__ import annotations
 
 import os
+import subprocess
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -24,71 +35,120 @@ import msgspec
 
 from .contract import Contract, ContractError, TaskPackage, load_task, twin_problems
 
-# The suite of issue #10: admitted on every CI run.
-CORE: frozenset[str] = frozenset(
+# Admitted on every CI run: the cheapest set (states x controls) with a task on each of
+# the 7 stacks whose negatives fail every gate the suite's negatives fail.
+SENTINELS: frozenset[str] = frozenset(
     {
-        "bikeshare-faq-content",
-        "build-bakery-site",
-        "build-gig-board",
-        "build-tool-library",
-        "clinic-booking-repair",
-        "coworking-pricing-toggle",
-        "fernhill-save-tools",
-        "library-events-tokens",
-        "plantcare-mobile-nav",
-        "recipes-shared-components",
+        "ashdown-repair-cafe",  # php: navigation, regression_text, layout_overflow
+        "brindle-hill-badges",  # svelte: console, design_tokens
+        "hollin-ridge-sessions",  # static: dom, text, console
+        "orchard-harvest-content",  # hugo: assets, routes
+        "plantcare-mobile-nav",  # vite: a11y, containment, interaction, state_artifacts
+        "quillmere-bindery-tokens",  # react: design_tokens, navigation
+        "recipes-shared-components",  # node: visual_anchors, visual_regression
     }
 )
-# Two extras a run: with the ten core tasks, CI's admission takes ~30 of its 90 minutes.
-SAMPLE_SIZE = 2
+# One other task a run besides the sentinels and the changed tasks.
+SAMPLE_SIZE = 1
+LANDED = Path(".ci/landed")
 
 
 class Selection(msgspec.Struct, frozen=True, kw_only=True):
     """Which tasks a CI run admits, and why."""
 
-    core: tuple[str, ...]  # every CORE task, each run
+    sentinels: tuple[str, ...]  # every SENTINELS task, each run
+    changed: tuple[str, ...] = ()  # changed since the base commit (not sentinels)
     sampled: tuple[str, ...]  # this rotation's window of the others
-    left_out: tuple[str, ...]  # admitted by other rotations (and the slow full run)
+    left_out: tuple[str, ...]  # admitted by other rotations (and the full tier)
     rotation: int
     windows: int  # rotations it takes to admit every task
     named: bool = False  # PWB_ADMIT_TASKS chose the tasks, not the rotation
 
     @property
     def admitted(self) -> tuple[str, ...]:
-        return tuple(sorted(self.core + self.sampled))
+        return tuple(sorted(self.sentinels + self.changed + self.sampled))
 
     def describe(self) -> str:
         if self.named:
             return f"admitting the tasks PWB_ADMIT_TASKS names: {', '.join(self.admitted)}"
         if not self.left_out:
             return f"admitting all {len(self.admitted)} tasks"
+        changed = ", ".join(self.changed) or "none"
         return (
-            f"admitting {len(self.core)} core tasks + window {self.rotation % self.windows} of "
-            f"{self.windows} ({', '.join(self.sampled)}); {len(self.left_out)} others on "
-            "other rotations (PWB_ADMIT_ALL=1: the whole suite)"
+            f"admitting {len(self.sentinels)} sentinels, the tasks changed since the base "
+            f"({changed}) and window {self.rotation % self.windows} of {self.windows} "
+            f"({', '.join(self.sampled) or 'none'}); {len(self.left_out)} others on other "
+            "rotations (PWB_ADMIT_ALL=1: the whole suite)"
         )
 
 
-def ci_selection(task_ids: Iterable[str], rotation: int, size: int = SAMPLE_SIZE) -> Selection:
-    """The core tasks and window `rotation` of the others (module docstring)."""
+def ci_selection(
+    task_ids: Iterable[str],
+    rotation: int,
+    size: int = SAMPLE_SIZE,
+    changed: Iterable[str] = (),
+) -> Selection:
+    """The sentinels, the changed tasks and window `rotation` of the rest (docstring)."""
     ids = sorted(set(task_ids))
-    missing = sorted(CORE - set(ids))
+    missing = sorted(SENTINELS - set(ids))
     if missing:
-        raise ValueError(f"core task(s) missing from the suite: {', '.join(missing)}")
+        raise ValueError(f"sentinel task(s) missing from the suite: {', '.join(missing)}")
     if size < 0:
         raise ValueError(f"sample size {size}: expected 0 or more")
-    rest = [i for i in ids if i not in CORE]
+    moved = sorted((set(changed) & set(ids)) - SENTINELS)
+    rest = [i for i in ids if i not in SENTINELS and i not in moved]
     take = min(size, len(rest))
     windows = -(-len(rest) // take) if take else 1
     start = (rotation % windows) * take
     sampled = sorted({rest[(start + j) % len(rest)] for j in range(take)})
     return Selection(
-        core=tuple(i for i in ids if i in CORE),
+        sentinels=tuple(i for i in ids if i in SENTINELS),
+        changed=tuple(moved),
         sampled=tuple(sampled),
         left_out=tuple(i for i in rest if i not in sampled),
         rotation=rotation,
         windows=windows,
     )
+
+
+def sentinel_gaps(contracts: Iterable[Contract]) -> list[str]:
+    """What the suite has that the sentinels do not cover: a stack with no sentinel task, a
+    gate some negative fails that no sentinel's negative is expected to fail."""
+    cs = list(contracts)
+    mine = [c for c in cs if c.id in SENTINELS]
+    gaps = [f"stack {s}" for s in sorted({c.stack for c in cs} - {c.stack for c in mine})]
+    gates = {g for c in cs for n in c.negatives for g in n.expect_fail}
+    covered = {g for c in mine for n in c.negatives for g in n.expect_fail}
+    return gaps + [f"gate {g}" for g in sorted(gates - covered)]
+
+
+def changed_since(root: Path, base: str) -> set[str] | None:
+    """Task ids under `root/tasks` whose files differ between `base` and the work tree
+    (committed or not); None when git cannot tell (no repository, an unknown base)."""
+    diff = subprocess.run(
+        ["git", "-C", str(root), "diff", "--name-only", base, "--", "tasks"],
+        capture_output=True,
+        text=True,
+    )
+    new = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "--others", "--exclude-standard", "--", "tasks"],
+        capture_output=True,
+        text=True,
+    )
+    if diff.returncode != 0 or new.returncode != 0:
+        return None
+    paths = diff.stdout.splitlines() + new.stdout.splitlines()
+    return {p.split("/")[1] for p in paths if p.count("/") >= 2}
+
+
+def _base(root: Path, env: Mapping[str, str]) -> str | None:
+    named = env.get("PWB_ADMIT_BASE", "").strip()
+    if named:
+        return named
+    try:
+        return (root / LANDED).read_text().strip() or None
+    except OSError:
+        return None
 
 
 def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
@@ -109,8 +169,8 @@ def _named(ids: Sequence[str], named: Sequence[str], everything: bool) -> Select
         raise ValueError(f"PWB_ADMIT_TASKS: no such task(s) in the suite: {', '.join(unknown)}")
     chosen = set(named)
     return Selection(
-        core=tuple(sorted(chosen & CORE)),
-        sampled=tuple(sorted(chosen - CORE)),
+        sentinels=tuple(sorted(chosen & SENTINELS)),
+        sampled=tuple(sorted(chosen - SENTINELS)),
         left_out=tuple(i for i in sorted(ids) if i not in chosen),
         rotation=0,
         windows=1,
@@ -119,9 +179,13 @@ def _named(ids: Sequence[str], named: Sequence[str], everything: bool) -> Select
 
 
 def ci_selection_from_env(
-    task_ids: Iterable[str], env: Mapping[str, str] = os.environ, now: datetime | None = None
+    task_ids: Iterable[str],
+    env: Mapping[str, str] = os.environ,
+    now: datetime | None = None,
+    root: Path | None = None,
 ) -> Selection:
-    """`ci_selection` as CI runs it: rotation = UTC day number, overridable (docstring)."""
+    """`ci_selection` as CI runs it: rotation = UTC day number, overridable; the changed
+    tasks from git against the base commit (module docstring) when `root` is given."""
     ids = list(task_ids)
     everything = env.get("PWB_ADMIT_ALL", "").strip()
     if everything not in ("", "0", "1"):
@@ -132,7 +196,12 @@ def ci_selection_from_env(
     day = (now or datetime.now(UTC)).date().toordinal()
     rotation = _int_env(env, "PWB_ADMIT_ROTATION", day)
     size = len(ids) if everything == "1" else _int_env(env, "PWB_ADMIT_SAMPLE", SAMPLE_SIZE)
-    return ci_selection(ids, rotation, size)
+    changed: Iterable[str] = ()
+    if root is not None:
+        base = _base(root, env)
+        found = changed_since(root, base) if base else None
+        changed = ids if found is None else found
+    return ci_selection(ids, rotation, size, changed)
 
 
 def suite_twin_problems(tasks: Sequence[TaskPackage]) -> list[str]:

@@ -1,4 +1,14 @@
-"""Shared test helpers. Docker/Chromium tests skip on a laptop but FAIL under CI=true."""
+"""Shared test helpers. Docker/Chromium tests skip on a laptop but FAIL under CI=true.
+
+Every test is in exactly one tier (README "Tests"), given here as a marker at collection:
+
+- `full`: marked `full` (or `dockerd_restart`): every agent, dockerd restarts, the
+  whole-suite admission, load tests; run by `scripts/test full` only;
+- `ci`: needs Docker or Chromium (marked `docker`/`browser`, or using the
+  `require_docker`/`require_chromium` fixtures, directly or through another fixture);
+- `fast`: everything else. A fast test that launches Chromium or talks to a Docker daemon
+  fails (`_fast_tier_guard`), so a test cannot drift into the fast tier unmarked.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +17,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -39,10 +50,88 @@ def require_chromium() -> None:
         _missing("Chromium at /usr/bin/chromium")
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _collect_test_sweeps() -> Iterator[None]:
-    """Remove what every sweep id of `tests.sweeps.new_sweep` left, at the session's end."""
-    yield
+TIERS = ("fast", "ci", "full")
+
+
+def tier_of(item: pytest.Item) -> str:
+    """The one tier `item` runs in (module docstring)."""
+    marks = {m.name for m in item.iter_markers()}
+    if marks & {"full", "dockerd_restart"}:
+        return "full"
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if marks & {"docker", "browser"} or fixtures & {"require_docker", "require_chromium"}:
+        return "ci"
+    return "fast"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = tier_of(item)
+        if item.get_closest_marker(tier) is None:
+            item.add_marker(getattr(pytest.mark, tier))
+
+
+class FastTierViolation(AssertionError):
+    """A test in the fast tier reached for Chromium or a Docker daemon."""
+
+
+# The item whose setup, call or teardown is running: a module-scoped fixture that launches
+# Chromium does so in the first item's setup, and is charged to that item.
+_RUNNING: list[pytest.Item] = []
+_NO_DOCKER = "unix:///nonexistent/pwb-fast-tier-has-no-docker.sock"
+
+
+def _refuse(what: str, marker: str) -> None:
+    if _RUNNING and _RUNNING[-1].get_closest_marker("fast") is not None:
+        raise FastTierViolation(
+            f"{_RUNNING[-1].nodeid} is in the fast tier but {what}: mark it {marker} "
+            f"(or use the require_{'chromium' if marker == 'browser' else marker} fixture)"
+        )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Guard Chromium's launch and the Docker client for the whole session (`_refuse`)."""
+    from playwright.async_api import BrowserType
+
+    launch = BrowserType.launch
+
+    async def guarded_launch(self: BrowserType, *args: Any, **kwargs: Any) -> Any:
+        _refuse("launched Chromium", "browser")
+        return await launch(self, *args, **kwargs)
+
+    BrowserType.launch = guarded_launch  # type: ignore[method-assign]
+    import aiodocker
+
+    init = aiodocker.Docker.__init__
+
+    def guarded_init(self: aiodocker.Docker, *args: Any, **kwargs: Any) -> None:
+        _refuse("opened a Docker client", "docker")
+        init(self, *args, **kwargs)
+
+    aiodocker.Docker.__init__ = guarded_init  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    fast = item.get_closest_marker("fast") is not None
+    saved = os.environ.get("DOCKER_HOST")
+    if fast:  # subprocesses of a fast test find no Docker daemon either
+        os.environ["DOCKER_HOST"] = _NO_DOCKER
+    _RUNNING.append(item)
+    try:
+        yield
+    finally:
+        _RUNNING.pop()
+        if fast:
+            if saved is None:
+                os.environ.pop("DOCKER_HOST", None)
+            else:
+                os.environ["DOCKER_HOST"] = saved
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Remove what every sweep id of `tests.sweeps.new_sweep` left, at the session's end
+    (after every test and fixture, outside any test's tier guard)."""
     from tests.sweeps import HANDED_OUT
 
     if HANDED_OUT and docker_ok():

@@ -10,7 +10,9 @@ from orchestrator.records import (
     CellResult,
     HarnessError,
     InfraError,
+    Labels,
     LlmError,
+    ManifestRow,
     Ok,
     Outage,
     Outcome,
@@ -58,3 +60,31 @@ def outcome(status: str, error: str = "", res: CellResult | None = None) -> Outc
         case "harness_error":
             return HarnessError(error=error)
     raise ValueError(status)
+
+
+def manifest_row(
+    task: str,
+    solver: str,
+    labels: Labels,
+    *,
+    arm: str = "staged",
+    repeat: int = 0,
+    status: str = "ok",
+    res: CellResult | None = None,
+    attempts: int = 1,
+    error: str = "",
+) -> ManifestRow:
+    """A current row of one cell (contract and config hashes are placeholders)."""
+    return ManifestRow(
+        sweep="s",
+        cell=f"{task}/{solver}/{arm}/{repeat}",
+        task=task,
+        labels=labels,
+        contract_hash="0" * 64,
+        config_hash="cfg",
+        solver=solver,
+        arm=arm,  # type: ignore[arg-type]
+        repeat=repeat,
+        outcome=outcome(status, error, res),
+        attempts=attempts,
+    )

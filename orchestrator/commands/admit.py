@@ -1,4 +1,12 @@
-"""`python -m orchestrator admit [TASK...]`: admission of task packages (DESIGN.md §6)."""
+"""`python -m orchestrator admit [TASK...]`: admission of task packages (DESIGN.md §6).
+
+`--resume DIR` continues an admission that was interrupted (or run in batches) in DIR:
+the tasks and `--repeat` come from `DIR/admit.json`, a task whose `DIR/<task>/admission.json`
+holds a verdict on its current contract at that repeat keeps it, the others (unfinished,
+changed since, or ended by an infrastructure fault or a bug of ours) are admitted again.
+`--record` writes every admitted task's contract hash and controls into
+`<tasks-dir>/ADMISSION.json` (`orchestrator.admission_record`; needs `--repeat 3`).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +20,15 @@ import msgspec
 from sandbox import open_backend
 
 from ..admission import ControlResult, TaskAdmission, admit_all
+from ..admission_record import (
+    MIN_REPEAT,
+    RECORD_NAME,
+    AdmissionRecordError,
+    load_record,
+    record_path,
+    with_results,
+    write_record,
+)
 from ..contract import ContractError, TaskPackage, discover_tasks, load_task
 from ..report import wilson
 from ..suite import suite_twin_problems
@@ -38,6 +55,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--out",
         type=Path,
         help="an empty or new directory (default: runs/admission/<UTC time>)",
+    )
+    p.add_argument(
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help="continue the admission in DIR: only tasks without a verdict there are admitted",
+    )
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help=f"record admitted tasks' contracts in <tasks-dir>/{RECORD_NAME} (--repeat >= 3)",
     )
     p.add_argument("--parallel", type=int, default=2, help="tasks admitted at once")
     p.add_argument(
@@ -128,28 +156,105 @@ def _out_dir(out: Path | None) -> Path:
     return out
 
 
+class Selection(msgspec.Struct, frozen=True, kw_only=True):
+    """`DIR/admit.json`: what an admission in DIR admits (read back by `--resume`)."""
+
+    tasks: list[str]  # task directories, as given or discovered
+    repeat: int
+
+
+SELECTION_NAME = "admit.json"
+
+
+def _resume_selection(args: argparse.Namespace) -> None:
+    """Point `args` at the admission in `args.resume` (its tasks and repeat)."""
+    if args.out is not None:
+        raise ValueError("--resume DIR and --out: expected one of them")
+    path = args.resume / SELECTION_NAME
+    try:
+        chosen = msgspec.json.decode(path.read_bytes(), type=Selection)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ValueError(f"--resume {args.resume}: not an admission directory ({exc})") from None
+    if args.tasks:
+        raise ValueError("--resume DIR takes its tasks from DIR/admit.json: name none")
+    args.out, args.tasks, args.repeat = args.resume, chosen.tasks, chosen.repeat
+
+
+def _kept(out: Path, task: TaskPackage, repeat: int) -> TaskAdmission | None:
+    """The verdict an earlier run in `out` reached on `task`'s current contract, if any."""
+    try:
+        got = msgspec.json.decode(
+            (out / task.contract.id / "admission.json").read_bytes(), type=TaskAdmission
+        )
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if got.contract_hash != task.contract_hash or got.repeat != repeat:
+        return None
+    if got.error.startswith(("infra_error", "harness_error")):
+        return None  # no verdict: admitted again, like a sweep's --resume
+    return got
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    if args.resume is not None:
+        _resume_selection(args)
+    else:
+        args.out = _out_dir(args.out)
+    if args.repeat < 1 or args.parallel < 1:
+        raise ValueError(f"--repeat {args.repeat} --parallel {args.parallel}: expected >= 1")
+    if args.record and args.repeat < MIN_REPEAT:
+        raise ValueError(f"--record: expected --repeat {MIN_REPEAT} or more, got {args.repeat}")
+
+
+def _record_file(tasks: list[TaskPackage]) -> Path:
+    """The record the admitted tasks go into: their tasks directory's, which must be one."""
+    parents = sorted({t.root.resolve().parent for t in tasks})
+    if len(parents) != 1:
+        raise ValueError(f"--record: expected tasks of one tasks directory, got {len(parents)}")
+    path = record_path(parents[0])
+    load_record(path)  # unreadable: say so before admitting anything
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
     try:
-        args.out = _out_dir(args.out)
-    except ValueError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    try:
+        _check_args(args)
         tasks = _load(args)
-    except ContractError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    try:
-        results = run_async(_admit, args, tasks)
-    except EnvironmentDrift as exc:
+        record = _record_file(tasks) if args.record else None
+    except (ValueError, ContractError) as exc:
         print(exc, file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.resume is None:
+        roots = [str(t.root) for t in tasks]
+        selection = Selection(tasks=roots, repeat=args.repeat)
+        (args.out / SELECTION_NAME).write_bytes(msgspec.json.encode(selection))
+    kept = {t.contract.id: k for t in tasks if (k := _kept(args.out, t, args.repeat))}
+    todo = [t for t in tasks if t.contract.id not in kept]
+    if kept:
+        print(
+            f"resuming {args.out}: {len(kept)} task(s) kept, {len(todo)} to admit", file=sys.stderr
+        )
+    try:
+        fresh = run_async(_admit, args, todo) if todo else []
+    except EnvironmentDrift as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    by_id = kept | {r.task: r for r in fresh}
+    results = [by_id[t.contract.id] for t in tasks]
     text = render(results)
     (args.out / "admission.md").write_text(text)
     (args.out / "admission.json").write_bytes(msgspec.json.format(msgspec.json.encode(results)))
     print(text)
     print(f"admission written to {args.out}", file=sys.stderr)
+    if record is not None:
+        try:
+            updated = with_results(load_record(record), results, args.repeat, str(args.out))
+        except AdmissionRecordError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        write_record(record, updated)
+        print(f"admission recorded in {record}", file=sys.stderr)
     bad = [r.task for r in results if not r.admitted]
     if bad:
         print(f"not admitted: {', '.join(bad)}", file=sys.stderr)

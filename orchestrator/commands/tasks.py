@@ -1,5 +1,6 @@
 """`python -m orchestrator tasks`: list tasks with labels and hashes, then the suite's
-composition (regime × capability × facet × stack); non-zero on an invalid task."""
+composition (regime × capability × facet × stack); non-zero on an invalid task. A task
+whose contract has no recorded admission (`ADMISSION.json` beside it) is named on stderr."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..admission_record import AdmissionRecordError, load_record, record_path, unadmitted
 from ..contract import ContractError, TaskPackage, discover_tasks, load_task
 from ..suite import composition, suite_twin_problems
 from ._task import task_root
@@ -52,6 +54,16 @@ def run(args: argparse.Namespace) -> int:
     if valid:
         print()
         print(composition(t.contract for t in valid), end="")
+    for parent in sorted({t.root.resolve().parent for t in valid}):
+        try:
+            record = load_record(record_path(parent))
+        except AdmissionRecordError as exc:
+            bad += 1
+            print(exc, file=sys.stderr)
+            continue
+        mine = [t for t in valid if t.root.resolve().parent == parent]
+        for line in unadmitted(mine, record):
+            print(f"unadmitted: {line}", file=sys.stderr)
     if bad:
         print(f"{bad} invalid task(s)", file=sys.stderr)
     return 1 if bad else 0

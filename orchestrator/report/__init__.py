@@ -1,8 +1,10 @@
 """Reports over a run directory (DESIGN.md §10): Markdown, static HTML, plots, cell pages.
 
 Modules, one job each: `_load` (manifest, stale filter), `_stats` (intervals, rank
-correlation), `_measures` / `_aggregate` / `_regressions` (numbers), `_cells` (a cell's
-log), `_tables` / `_markdown` / `_html` / `_plots` (rendering), `_build` (writing files).
+correlation), `_measures` / `_aggregate` / `_regressions` (numbers), `_analyses` /
+`_twins` / `_paper` / `_trajectory` / `_rankings` / `_sizes` (the paper's further
+analyses, each with its population), `_cells` (a cell's log), `_tables` / `_markdown` /
+`_html` / `_plots` (rendering), `_build` (writing files).
 """
 
 from ._aggregate import aggregate as aggregate

@@ -11,12 +11,12 @@ both regression channels are read on Change tasks, Build apart.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from ..records import UNSCORED, ManifestRow, cell_dir_name
+from ..records import ManifestRow, cell_dir_name
 from ._analyses import Cards, ablations, breakdown, cost, grid, max_repeats, variability
 from ._load import LoadedRun
-from ._measures import completing, mean, rate, row_flips, row_mean, row_rate
+from ._measures import DELIVERING, completing, mean, no_result, rate, row_flips, row_mean, row_rate
 from ._model import (
     ARM_ORDER,
     CellEntry,
@@ -24,14 +24,25 @@ from ._model import (
     Correlation,
     Header,
     PairedRow,
+    Rate,
     RegressionRow,
     Report,
     ScoreTable,
     SolverScores,
 )
+from ._paper import (
+    baseline_all_covered,
+    further_statistics,
+    gate19,
+    gate_measures,
+    per_model_common,
+)
+from ._rankings import coherence, scaffold_rank, spreads
 from ._regressions import gate_counts, regression_rows
+from ._sizes import effects
 from ._stats import permutation_p, spearman
-from ._twins import twin_rows
+from ._trajectory import plan_lengths, turns_vs_stages
+from ._twins import TWIN, twin_rows
 
 
 def group(rows: Sequence[ManifestRow]) -> dict[tuple[str, str], list[ManifestRow]]:
@@ -67,6 +78,7 @@ def score_table(rows: Sequence[ManifestRow], cards: Cards, *, infra_as_zero: boo
                     c: row_mean([r for r in pop if r.labels.capability == c], lambda s: s.gate)
                     for c in caps
                 },
+                gate19=mean([gate19(r) for r in pop], [r.task for r in pop]),
             )
         )
     title = "infra_error counted as zero" if infra_as_zero else "infra_error excluded"
@@ -130,25 +142,47 @@ def paired_rows(rows: Sequence[ManifestRow]) -> tuple[PairedRow, ...]:
 
 
 def correlations(
-    table: ScoreTable, regressions: Sequence[RegressionRow], arm: str
+    table: ScoreTable,
+    regressions: Sequence[RegressionRow],
+    arm: str,
+    baseline_all: Mapping[str, Rate] | None = None,
 ) -> tuple[Correlation, ...]:
     """Across the models under test (>= 3; no control, no scripted provider): Gate% vs
-    protected-flip rate, and mean WCS vs baseline regression rate."""
+    protected-flip rate, mean WCS vs baseline regression rate (covered completing runs),
+    and mean WCS vs the baseline rate over every covered run (`baseline_all`, solver ->
+    rate; the paper's rho = -0.88)."""
     scores = {r.solver: r for r in table.rows if r.arm == arm and r.role == "model"}
     regs = {r.solver: r for r in regressions if r.solver in scores}
-    out = []
+    pairs: list[tuple[str, str, dict[str, float], dict[str, float]]] = []
     for x, y, xs, ys in (
         ("Gate%", "protected-flip rate", "gate", "flip"),
         ("mean WCS", "baseline regression rate", "wcs", "baseline"),
     ):
-        pts = [
-            (getattr(scores[s], xs).value, getattr(regs[s], ys).value)
-            for s in sorted(regs)
-            if getattr(regs[s], ys).n > 0 and getattr(scores[s], xs).n > 0
-        ]
-        if len(pts) >= 3:
-            a, b = [p[0] for p in pts], [p[1] for p in pts]
-            out.append(Correlation(x=x, y=y, n=len(pts), rho=spearman(a, b), p=permutation_p(a, b)))
+        pairs.append(
+            (
+                x,
+                y,
+                {s: getattr(r, xs).value for s, r in scores.items() if getattr(r, xs).n > 0},
+                {s: getattr(r, ys).value for s, r in regs.items() if getattr(r, ys).n > 0},
+            )
+        )
+    if baseline_all is not None:
+        pairs.append(
+            (
+                "mean WCS",
+                "baseline regression rate, all covered runs",
+                {s: r.wcs.value for s, r in scores.items() if r.wcs.n > 0},
+                {s: r.value for s, r in baseline_all.items() if s in scores and r.n > 0},
+            )
+        )
+    out = []
+    for x, y, xv, yv in pairs:
+        shared = sorted(set(xv) & set(yv))
+        if len(shared) >= 3:
+            a, b = [xv[s] for s in shared], [yv[s] for s in shared]
+            out.append(
+                Correlation(x=x, y=y, n=len(shared), rho=spearman(a, b), p=permutation_p(a, b))
+            )
     return tuple(out)
 
 
@@ -174,7 +208,14 @@ def header(all_rows: Sequence[ManifestRow], cards: Cards) -> Header:
     names = sorted({r.solver for r in all_rows})
     return Header(
         statuses=dict(sorted(Counter(r.status for r in all_rows).items())),
-        cancelled=sum(r.status in UNSCORED for r in all_rows),
+        cancelled=sum(no_result(r) for r in all_rows),
+        undelivered=dict(
+            sorted(
+                Counter(
+                    r.status for r in all_rows if no_result(r) and r.status in DELIVERING
+                ).items()
+            )
+        ),
         controls=tuple(n for n in names if cards(n).role == "control"),
         scripted=tuple(n for n in names if cards(n).role == "scripted"),
         repeats=max_repeats(all_rows),
@@ -189,13 +230,25 @@ def header(all_rows: Sequence[ManifestRow], cards: Cards) -> Header:
 def aggregate(run: LoadedRun, run_dir: str) -> Report:
     cards: Cards = run.card
     everything = run.rows
-    rows = [r for r in everything if r.status not in UNSCORED]  # no result: not scored
+    rows = [r for r in everything if not no_result(r)]  # no result: never scored
     arms = {r.arm for r in rows}
     reg_arm = "staged" if "staged" in arms or not arms else "full-spec"
     change = [r for r in rows if r.labels.regime == "change"]
     reg_rows = [r for r in change if r.arm == reg_arm]
     regs = regression_rows(reg_rows, lambda s: cards(s).role == "model")
+
+    def model(r: ManifestRow) -> bool:
+        return cards(r.solver).role == "model"
+
     table = score_table(rows, cards, infra_as_zero=False)
+    the_grid = grid(rows, cards)
+
+    def regime(r: ManifestRow) -> str:
+        return TWIN if r.task in run.twins else r.labels.regime
+
+    # Greenfield twins are their own study: never pooled into Build or its category.
+    untwinned = [r for r in rows if r.task not in run.twins]
+
     return Report(
         run_dir=run_dir,
         load=run.stats,
@@ -204,19 +257,32 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         scores=table,
         scores_infra_zero=score_table(rows, cards, infra_as_zero=True),
         continuity=continuity_rows(change, cards),
-        continuity_build=continuity_rows([r for r in rows if r.labels.regime == "build"], cards),
+        continuity_build=continuity_rows(
+            [r for r in rows if r.labels.regime == "build" and r.task not in run.twins], cards
+        ),
         regressions=regs,
         regression_arm=reg_arm,
-        gate_counts=gate_counts([r for r in reg_rows if completing(r)]),
+        gate_counts=gate_counts([r for r in reg_rows if completing(r) and model(r)]),
         paired=paired_rows(rows),
-        twins=twin_rows(rows, run.twins),
-        correlations=correlations(table, regs, reg_arm),
+        twins=twin_rows(rows, run.twins, lambda s: cards(s).role == "model"),
+        correlations=correlations(table, regs, reg_arm, baseline_all_covered(reg_rows)),
         cost=cost(everything, cards),
-        regimes=breakdown(rows, lambda r: r.labels.regime),
-        facets=breakdown(rows, lambda r: r.labels.facet),
-        stacks=breakdown(rows, lambda r: r.labels.stack),
+        # A greenfield twin is a Build task made to match a Change source: its own group,
+        # never pooled into Build (the paper's Build panel and its twin study are apart).
+        regimes=breakdown(rows, regime, cards),
+        facets=breakdown(rows, lambda r: r.labels.facet, cards),
+        stacks=breakdown(rows, lambda r: r.labels.stack, cards),
         variability=variability(rows),
         ablations=ablations(rows, cards),
-        grid=grid(rows, cards),
+        grid=the_grid,
+        statistics=further_statistics(rows, reg_arm, cards),
+        common=per_model_common(rows, reg_arm, cards),
+        gate_measures=gate_measures(rows, cards),
+        plans=plan_lengths(rows, regime),
+        turns=turns_vs_stages(rows, set(run.twins), cards),
+        coherence=coherence(untwinned, reg_arm, cards),
+        spreads=spreads(the_grid),
+        scaffold_rank=scaffold_rank(the_grid),
+        effects=effects(untwinned, reg_arm, cards),
         cells=cell_entries(everything),
     )

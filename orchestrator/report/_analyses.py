@@ -36,33 +36,45 @@ def _by_solver_arm(rows: Sequence[ManifestRow]) -> dict[tuple[str, str], list[Ma
 
 
 def _scored(rows: Sequence[ManifestRow]) -> list[ManifestRow]:
-    return [r for r in rows if r.status != "infra_error"]
+    """Rows a solver is scored on: infrastructure faults and bugs of ours are not theirs."""
+    return [r for r in rows if r.status not in ("infra_error", "harness_error")]
 
 
 EMPTY = Mean(n=0, tasks=0, value=math.nan, lo=math.nan, hi=math.nan)
 
 
+def _breakdown_row(solver: str, arm: str, group: str, pop: list[ManifestRow]) -> BreakdownRow:
+    return BreakdownRow(
+        solver=solver,
+        arm=arm,
+        group=group,
+        cells=len(pop),
+        gate=row_mean(pop, lambda s: s.gate),
+        stage=row_mean(pop, lambda s: s.stage) if arm == "staged" else EMPTY,
+        wcs=row_mean(pop, lambda s: s.wcs),
+    )
+
+
 def breakdown(
-    rows: Sequence[ManifestRow], key: Callable[[ManifestRow], str]
+    rows: Sequence[ManifestRow], key: Callable[[ManifestRow], str], cards: Cards
 ) -> tuple[BreakdownRow, ...]:
-    """Gate%, Stage% and WCS per (solver, arm) within each group `key` names."""
+    """Gate%, Stage% and WCS per (solver, arm) within each group `key` names, then an
+    "all" row per (arm, group) pooling the models under test (no control, no scripted
+    solver): the paper's pooled Build 0.240 vs Change 0.348."""
     out = []
+    pooled: dict[tuple[str, str], list[ManifestRow]] = defaultdict(list)
     for (solver, arm), members in _by_solver_arm(_scored(rows)).items():
         groups: dict[str, list[ManifestRow]] = defaultdict(list)
         for r in members:
             groups[key(r)].append(r)
+            if cards(solver).role == "model":
+                pooled[(arm, key(r))].append(r)
         for group, pop in sorted(groups.items()):
-            out.append(
-                BreakdownRow(
-                    solver=solver,
-                    arm=arm,
-                    group=group,
-                    cells=len(pop),
-                    gate=row_mean(pop, lambda s: s.gate),
-                    stage=row_mean(pop, lambda s: s.stage) if arm == "staged" else EMPTY,
-                    wcs=row_mean(pop, lambda s: s.wcs),
-                )
-            )
+            out.append(_breakdown_row(solver, arm, group, pop))
+    for (arm, group), pop in sorted(
+        pooled.items(), key=lambda kv: (ARM_ORDER.index(kv[0][0]), kv[0][1])
+    ):
+        out.append(_breakdown_row("all", arm, group, pop))
     return tuple(out)
 
 

@@ -19,20 +19,21 @@ from pathlib import Path
 
 import msgspec
 
-from ..records import UNSCORED
 from ._aggregate import aggregate
 from ._cells import CellView, cell_view
 from ._evidence import crop_region
 from ._html import render_cell, render_index
 from ._load import load_run
 from ._markdown import render_markdown
-from ._measures import row_flips
+from ._measures import no_result, row_flips
 from ._model import Report
 from ._plots import (
     ablation_deltas,
     cell_timeline,
+    continuity_gap,
     gate_pass_rates,
     group_wcs,
+    regression_channels,
     rerun_variability,
     score_distributions,
 )
@@ -82,11 +83,25 @@ def write_report(run_dir: Path, tasks_dir: Path) -> ReportFiles:
     for sub in ("cells", "plots", "tasks"):
         shutil.rmtree(out / sub, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    results = [r for r in run.rows if r.status not in UNSCORED]
+    results = [r for r in run.rows if not no_result(r)]
     plots = [
         ("Score distributions per solver", score_distributions(results, out / "plots/scores.png")),
         ("Final pass rate per gate", gate_pass_rates(results, out / "plots/gates.png")),
     ]
+    if rep.continuity:
+        plots.append(
+            (
+                "Completion vs continuity (Change): complete but not cleared",
+                continuity_gap(rep.continuity, out / "plots/continuity.png"),
+            )
+        )
+    if rep.regressions:
+        plots.append(
+            (
+                f"Regression channels (Change, {rep.regression_arm} arm)",
+                regression_channels(rep.regressions, out / "plots/regressions.png"),
+            )
+        )
     if rep.regimes:
         plots.append(
             ("Build vs Change: mean WCS", group_wcs(rep.regimes, out / "plots/regimes.png"))

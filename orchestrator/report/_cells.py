@@ -160,7 +160,7 @@ def _full_page(task_root: Path | None) -> dict[str, bool]:
 def _regions(
     final: CheckpointSummary | None, finals: dict[str, Path], task_root: Path | None
 ) -> tuple[DiffRegion, ...]:
-    failing = [c for c in final.checks if c.region is not None and not c.passed] if final else []
+    failing = [c for c in final.checks if c.region is not None and c.failed] if final else []
     if not failing:
         return ()
     full = _full_page(task_root)
@@ -183,9 +183,12 @@ def _regions(
 
 
 def _failing(row: ManifestRow, final: CheckpointSummary | None) -> tuple[FailingGate, ...]:
+    """Gates that failed, with their failing checks' grounded messages. A check that was
+    not applicable (`passed = False, applicable = False`: a moot `build` or `serve`, the
+    health checks of a state that never loaded) is not a failure and is never listed."""
     msgs: dict[Gate, list[str]] = {g: [] for g, s in row.final_gates.items() if s == "fail"}
     for c in final.checks if final else ():
-        if not c.passed:
+        if c.failed:
             msgs.setdefault(c.gate, []).append(c.message or f"{c.id} ({c.state}): {c.observed}")
     return tuple(FailingGate(gate=g, messages=tuple(m)) for g, m in sorted(msgs.items()))
 

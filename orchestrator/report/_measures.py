@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from ..records import BaselineRegression, Flip, ManifestRow, Scores, UnitOutcome
+from ..records import UNSCORED, BaselineRegression, Flip, ManifestRow, Scores, UnitOutcome
 from ._model import Mean, Rate
 from ._stats import cluster_bootstrap, wilson
 
@@ -31,6 +31,19 @@ def row_mean(rows: Sequence[ManifestRow], get: Callable[[Scores], float]) -> Mea
 
 def row_rate(rows: Sequence[ManifestRow], get: Callable[[Scores], bool]) -> Rate:
     return rate(bool(r.scores and get(r.scores)) for r in rows)
+
+
+# Statuses whose row is scored on what the solver delivered, when it delivered something.
+DELIVERING = frozenset({"llm_error", "budget"})
+
+
+def no_result(row: ManifestRow) -> bool:
+    """A row that is no result: never scored on any measure, counted in the report header,
+    re-run by `--resume` (`orchestrator.manifest.has_result`). `cancelled`, `outage` and
+    `task_error` always; `llm_error` and `budget` when no final checkpoint ran (a sweep
+    cap that stopped the cell before it started, an in-harness provider failure): there
+    is nothing to score, and a zero would drag down whichever solver was queued late."""
+    return row.status in UNSCORED or (row.status in DELIVERING and row.result is None)
 
 
 def completing(row: ManifestRow) -> bool:

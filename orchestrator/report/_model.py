@@ -53,6 +53,8 @@ class SolverScores(_Rec, frozen=True, kw_only=True):
     stage: Mean
     wcs: Mean
     capability_gate: dict[str, Mean]
+    # Gate% on the paper's scale: passing final gates over all 19 (`_paper.gate19`).
+    gate19: Mean | None = None
 
 
 class ScoreTable(_Rec, frozen=True, kw_only=True):
@@ -100,12 +102,13 @@ class PairedRow(_Rec, frozen=True, kw_only=True):
 class TwinRow(_Rec, frozen=True, kw_only=True):
     """Greenfield twins vs their Change sources for one solver and arm (`_twins`)."""
 
-    solver: str
+    solver: str  # "all" for the pooled row
     arm: str
     pairs: int  # (twin, source) task pairs this solver ran in this arm
     wcs_source: Mean
     wcs_twin: Mean
     wcs_delta: Mean  # twin minus source, clustered by pair
+    t: float = math.nan  # paired t statistic of the deltas (NaN under two pairs)
 
 
 class CostRow(_Rec, frozen=True, kw_only=True):
@@ -121,7 +124,7 @@ class CostRow(_Rec, frozen=True, kw_only=True):
 class BreakdownRow(_Rec, frozen=True, kw_only=True):
     """One solver's scores within one group (regime, facet or stack)."""
 
-    solver: str
+    solver: str  # "all" for the row pooling the models under test
     arm: str
     group: str
     cells: int
@@ -168,9 +171,89 @@ class GridCell(_Rec, frozen=True, kw_only=True):
     final: Rate
 
 
+class Statistic(_Rec, frozen=True, kw_only=True):
+    """One of the paper's further statistics (`_paper`): a rate over a named population."""
+
+    id: str
+    solver: str = "all"  # "all": pooled over the models under test
+    label: str
+    population: str
+    rate: Rate
+
+
+class GateMeasure(_Rec, frozen=True, kw_only=True):
+    """What a gate that rarely or never fails measured on one population (`_paper`)."""
+
+    gate: str
+    population: str
+    rows: int
+    passed: int
+    failed: int
+    not_applicable: int
+    note: str
+
+
+class PlanRow(_Rec, frozen=True, kw_only=True):
+    """Plan length (units per task) of one regime group (`_trajectory`)."""
+
+    group: str
+    tasks: int
+    mean: float
+    median: float
+    shortest: int
+    longest: int
+
+
+class TurnsRow(_Rec, frozen=True, kw_only=True):
+    """Turns vs units cleared in one plan-length bucket of Build runs (`_trajectory`)."""
+
+    units: int
+    runs: int
+    rho: float  # NaN under 3 runs or without spread
+    p: float
+
+
+class RankRow(_Rec, frozen=True, kw_only=True):
+    """A rank correlation between two orderings of solvers (`_rankings`)."""
+
+    x: str
+    y: str
+    n: int  # solvers (or scaffolds) ranked in both
+    rho: float
+    p: float
+
+
+class SpreadRow(_Rec, frozen=True, kw_only=True):
+    """Scaffold study (`_rankings`): how far one factor moves the component mean with the
+    other held fixed."""
+
+    held: str  # "backbone" or "scaffold": the factor held fixed
+    value: str  # its value
+    varied: int  # how many values of the other factor
+    spread: float  # max minus min of the component mean, in points
+    low: str  # the value of the varied factor at the minimum
+    high: str
+
+
+class Effect(_Rec, frozen=True, kw_only=True):
+    """One term of the size-controlled regression of WCS (`_sizes`): a category's
+    difference from the baseline category, or the slope per unit of task size."""
+
+    term: str
+    rows: int
+    coef: float
+    lo: float  # task-clustered bootstrap 95% interval
+    hi: float
+    mean_all: float = math.nan  # a category's mean WCS over every task (NaN for "size")
+    mean_small: float = math.nan  # ... over the smallest quartile of tasks by size
+
+
 class Header(_Rec, frozen=True, kw_only=True):
     statuses: dict[str, int]  # current rows by status
-    cancelled: int  # rows that are no result (cancelled, outage, task_error): never scored
+    # Rows that are no result (cancelled, outage, task_error, and llm_error / budget rows
+    # without a final checkpoint: `_measures.no_result`): never scored on any measure.
+    cancelled: int
+    undelivered: dict[str, int] = {}  # of those, llm_error / budget rows by status
     controls: tuple[str, ...]  # reference / negative / noop / thrash
     scripted: tuple[str, ...]  # solvers on a scripted provider (fake)
     repeats: int  # most repeats of any (task, solver, arm)
@@ -222,4 +305,13 @@ class Report(_Rec, frozen=True, kw_only=True):
     variability: tuple[VariabilityRow, ...] = ()
     ablations: tuple[AblationRow, ...] = ()
     grid: tuple[GridCell, ...] = ()
+    statistics: tuple[Statistic, ...] = ()  # pooled further statistics (`_paper`)
+    common: tuple[Statistic, ...] = ()  # per model, on commonly completed tasks
+    gate_measures: tuple[GateMeasure, ...] = ()  # what scope and serve measured
+    plans: tuple[PlanRow, ...] = ()  # plan lengths per regime group
+    turns: tuple[TurnsRow, ...] = ()  # turns vs units cleared on Build plans
+    coherence: tuple[RankRow, ...] = ()  # Gate% rankings across capability slices
+    spreads: tuple[SpreadRow, ...] = ()  # scaffold study
+    scaffold_rank: tuple[RankRow, ...] = ()  # scaffold orderings under two backbones
+    effects: tuple[Effect, ...] = ()  # categories controlled for task size
     cells: tuple[CellEntry, ...]

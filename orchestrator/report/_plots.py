@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -13,7 +14,15 @@ from matplotlib.ticker import MaxNLocator
 from ..contract import GATES
 from ..events import CheckpointSummary
 from ..records import Flip, ManifestRow
-from ._model import AblationRow, BreakdownRow, Mean, VariabilityRow
+from ._model import (
+    AblationRow,
+    BreakdownRow,
+    ContinuityRow,
+    Mean,
+    Rate,
+    RegressionRow,
+    VariabilityRow,
+)
 
 DPI = 100
 
@@ -176,4 +185,66 @@ def ablation_deltas(rows: Sequence[AblationRow], out: Path) -> Path:
     )
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("ΔGate% (points), a minus b")
+    return _save(fig, out)
+
+
+def _rate_bars(
+    ax: Any, labels: Sequence[str], series: Sequence[tuple[str, Sequence[Rate]]]
+) -> None:
+    """Grouped bars of rates (percent) with Wilson 95% intervals; an empty population
+    draws no bar."""
+    width = 0.8 / max(1, len(series))
+    for j, (name, rates) in enumerate(series):
+        xs = [i + j * width for i, r in enumerate(rates) if r.n]
+        shown = [r for r in rates if r.n]
+        ax.bar(
+            xs,
+            [100 * r.value for r in shown],
+            width=width,
+            # Wilson bounds can sit a rounding error past the rate (k = 0 or k = n)
+            yerr=[
+                [max(0.0, 100 * (r.value - r.lo)) for r in shown],
+                [max(0.0, 100 * (r.hi - r.value)) for r in shown],
+            ],
+            capsize=3,
+            label=name,
+        )
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))], labels=list(labels))
+    ax.tick_params(axis="x", labelrotation=30)
+    ax.set_ylim(0, 105)
+    ax.legend(fontsize="small")
+
+
+def continuity_gap(rows: Sequence[ContinuityRow], out: Path) -> Path:
+    """Complete-but-not-cleared per solver and arm, conservative and broad, with Wilson
+    95% CIs (paper Figure 4)."""
+    fig = Figure(figsize=(4 + 0.7 * max(1, len(rows)), 3.5), layout="constrained")
+    ax = fig.subplots()
+    _rate_bars(
+        ax,
+        [_label(r.solver, r.arm) for r in rows],
+        [
+            ("conservative (gates 5-18)", [r.conservative for r in rows]),
+            ("broad (+ visual_regression)", [r.broad for r in rows]),
+        ],
+    )
+    ax.set_ylabel("% of completing runs")
+    return _save(fig, out)
+
+
+def regression_channels(rows: Sequence[RegressionRow], out: Path) -> Path:
+    """Protected flip, baseline regression and their union per solver, with Wilson 95%
+    CIs (paper Figure 5)."""
+    fig = Figure(figsize=(4 + 0.7 * max(1, len(rows)), 3.5), layout="constrained")
+    ax = fig.subplots()
+    _rate_bars(
+        ax,
+        [r.solver for r in rows],
+        [
+            ("protected flip (completing)", [r.flip for r in rows]),
+            ("baseline (covered completing)", [r.baseline for r in rows]),
+            ("union (covered completing)", [r.union for r in rows]),
+        ],
+    )
+    ax.set_ylabel("% of runs")
     return _save(fig, out)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 from ._model import Report, ScoreTable
 from ._tables_analyses import analysis_tables
 from ._tables_fmt import Table as Table
 from ._tables_fmt import fmt_mean as fmt_mean
 from ._tables_fmt import fmt_rate as fmt_rate
+from ._tables_paper import paper_tables
 
 
 def scores_table(t: ScoreTable, id: str) -> Table:
@@ -16,8 +19,14 @@ def scores_table(t: ScoreTable, id: str) -> Table:
         note="Task% with Wilson 95% CI, or a task-clustered bootstrap CI when tasks were "
         "repeated; Gate%, Stage%, WCS means with task-clustered bootstrap 95% CI. Stage% "
         "is undefined for full-spec (—). llm_error and budget rows keep the scores of their "
-        "final checkpoint, zero when unscored; cancelled rows are left out. Controls and "
-        "scripted solvers are labelled in the role column.",
+        "final checkpoint; without one they are no result and left out, like cancelled "
+        "rows. Controls and "
+        "scripted solvers are labelled in the role column. Gate% is over the gates that "
+        "applied. Gate%/19 is the paper's scale (its Appendix B, 49-62% across models): the "
+        "gates that did not fail over all 19, a gate that did not apply counting as passed "
+        "as a signal that cannot fail does there; it reads at least as high as Gate%. "
+        "'What scope, serve and build measured' accounts for the gates that pass by "
+        "construction or do not apply.",
         headers=(
             "solver",
             "arm",
@@ -26,6 +35,7 @@ def scores_table(t: ScoreTable, id: str) -> Table:
             "infra",
             "Task%",
             "Gate%",
+            "Gate%/19",
             "Stage%",
             "WCS",
             *(f"Gate% {c}" for c in t.capabilities),
@@ -41,6 +51,7 @@ def scores_table(t: ScoreTable, id: str) -> Table:
                 if r.task_clustered is None
                 else f"{fmt_mean(r.task_clustered)} ({r.task.k}/{r.task.n}, clustered)",
                 fmt_mean(r.gate),
+                "—" if r.gate19 is None else fmt_mean(r.gate19),
                 fmt_mean(r.stage),
                 fmt_mean(r.wcs, percent=False),
                 *(fmt_mean(r.capability_gate[c]) for c in t.capabilities),
@@ -71,7 +82,8 @@ def tables(rep: Report) -> tuple[Table, ...]:
         Table(
             id="continuity-build",
             title="Completion vs continuity (Build tasks, reported apart)",
-            note="The same reading on Build tasks, which the paper reports apart.",
+            note="The same reading on Build tasks, which the paper reports apart; "
+            "greenfield twins (`twin_of`) are left out, their own study.",
             headers=("solver", "arm", "conservative", "broad"),
             rows=tuple(
                 (c.solver, c.arm, fmt_rate(c.conservative), fmt_rate(c.broad))
@@ -120,7 +132,9 @@ def tables(rep: Report) -> tuple[Table, ...]:
         Table(
             id="regression-gates",
             title="Gates each regression channel rests on",
-            note="Completing runs; flips counted as events and as runs, baseline as runs.",
+            note="Completing runs of the models under test (controls such as thrash and the "
+            "negatives, and scripted solvers, left out, as in every pooled row); flips counted "
+            "as events and as runs, baseline as runs.",
             headers=("gate", "flips", "runs with a flip", "runs with a baseline regression"),
             rows=tuple(
                 (g.gate, str(g.flips), str(g.flip_runs), str(g.baseline_runs))
@@ -171,8 +185,10 @@ def tables(rep: Report) -> tuple[Table, ...]:
                 "baseline under the same checks, with as many stages and reworks (paper §5, "
                 "twin study). Paired by (twin, source) for each solver and arm, repeats "
                 "averaged; ΔWCS is twin minus source in points of 100 × WCS, with a "
-                "pair-clustered bootstrap 95% CI.",
-                headers=("solver", "arm", "pairs", "WCS source", "WCS twin", "ΔWCS (pt)"),
+                "pair-clustered bootstrap 95% CI and the paired t statistic over cells. 'all' "
+                "pools the paired cells of the models under test, clustered by twin (the "
+                "paper's −11.82 points, t = −4.74 over 105 paired cells).",
+                headers=("solver", "arm", "pairs", "WCS source", "WCS twin", "ΔWCS (pt)", "t"),
                 rows=tuple(
                     (
                         t.solver,
@@ -181,6 +197,7 @@ def tables(rep: Report) -> tuple[Table, ...]:
                         fmt_mean(t.wcs_source),
                         fmt_mean(t.wcs_twin),
                         fmt_mean(t.wcs_delta),
+                        "—" if math.isnan(t.t) else f"{t.t:+.2f}",
                     )
                     for t in rep.twins
                 ),
@@ -199,6 +216,7 @@ def tables(rep: Report) -> tuple[Table, ...]:
                 ),
             )
         )
+    out += paper_tables(rep)
     out += analysis_tables(rep)
     return tuple(out)
 
@@ -228,12 +246,20 @@ def header_note(rep: Report) -> str:
     return (
         f"Rows by status: {counts}. {h.cancelled} row(s) that are no result (cancelled: a "
         "user stop; outage: the provider was down past its pause bound; task_error: the "
-        "task's own R0 cannot serve, or its package is broken) are left out of every "
-        "score table. "
+        "task's own R0 cannot serve, or its package is broken; llm_error or budget without "
+        "a final checkpoint: nothing was delivered to score"
+        + (
+            " — " + ", ".join(f"{n} {s}" for s, n in h.undelivered.items()) + " of them"
+            if h.undelivered
+            else ""
+        )
+        + ") are left out of every score table and never scored as zero; --resume runs "
+        "them again. "
         + ("; ".join(roles) + ". " if roles else "")
         + f"Repeats per cell: up to {h.repeats}. Gate% is over applicable gates: build without "
         "a build command, serve on a static file server and the health gates of a state that "
-        "never loaded are not applicable (the paper divides by all 19 signals)."
+        "never loaded are not applicable; Gate%/19 divides the gates that did not fail by "
+        "all 19 signals, as the paper does."
         + (
             f" {h.env_drift} row(s) were graded under environment drift (--allow-env-drift): "
             "their visual gates (visual_anchors, visual_regression) are not applicable."

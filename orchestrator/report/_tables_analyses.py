@@ -12,7 +12,8 @@ def _breakdown(id: str, title: str, group: str, rows: Sequence[BreakdownRow], no
     return Table(
         id=id,
         title=title,
-        note=note + " Means with task-clustered bootstrap 95% CI; Stage% — for full-spec.",
+        note=note + " Means with task-clustered bootstrap 95% CI; Stage% — for full-spec. "
+        "'all' pools the models under test (no control, no scripted solver) per arm.",
         headers=("solver", "arm", group, "cells", "Gate%", "Stage%", "WCS"),
         rows=tuple(
             (
@@ -55,7 +56,8 @@ def analysis_tables(rep: Report) -> list[Table]:
             "regime",
             rep.regimes,
             "Build and Change are different regimes (paper §5): Build plans are longer, so a "
-            "gap here mixes regime and trajectory length.",
+            "gap here mixes regime and trajectory length. Greenfield twins (`twin_of`) are "
+            "their own group ('build twin'), never pooled into Build.",
         ),
         _breakdown("facets", "Per facet", "facet", rep.facets, "Per task facet."),
         _breakdown("stacks", "Per stack", "stack", rep.stacks, "Per framework stack."),

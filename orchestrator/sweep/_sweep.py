@@ -17,7 +17,7 @@ import msgspec
 from ..budget import Ledger
 from ..config import BenchConfig, SolverConfig
 from ..contract import TaskPackage
-from ..manifest import FINAL_STATUSES, Manifest, latest_by_cell
+from ..manifest import FINAL_STATUSES, Manifest, has_result, latest_by_cell
 from ..records import BackendName, ManifestRow
 from ..solver_cards import write_cards
 from ._core import Job, Scheduler
@@ -50,7 +50,9 @@ class SweepOutcome:
 
 
 def pending_jobs(jobs: list[Job], existing: list[ManifestRow]) -> list[Job]:
-    """Jobs without a current final row (same contract and config hash)."""
+    """Jobs without a current final row (same contract and config hash) that delivered a
+    result: a row a sweep cap stopped before it started, or an `llm_error` without a final
+    checkpoint, is no result and runs again."""
     latest = latest_by_cell(existing)
     out = []
     for job in jobs:
@@ -61,6 +63,7 @@ def pending_jobs(jobs: list[Job], existing: list[ManifestRow]) -> list[Job]:
             and row.config_hash == job.template.config_hash
             and row.status in FINAL_STATUSES
             and row.attempts > 0
+            and has_result(row)
         )
         if not current:
             out.append(job)

@@ -58,3 +58,23 @@ def test_report_columns() -> None:
     assert "| extra gates | stable |" in text
     assert "| containment, layout_overflow | containment | layout_overflow | 2/2 runs |" in text
     assert "NO (1 of 3 checks changed in 2 runs)" in text
+
+
+def test_a_moot_check_is_stored_as_not_applicable_never_as_false() -> None:
+    """Moot gates are `passed = False, applicable = False`: admission.json stores null
+    for them, and an older file with booleans still reads (issue #37)."""
+    import msgspec
+
+    from orchestrator.admission import verdict
+
+    moot = CheckResult(id="build@run", gate="build", state="run", passed=False, applicable=False)
+    checks = (*report(box=False, wide=False, h1=True).checks, moot)
+    c = judge_negative(NEG, [VerifyReport(checks=checks, gates=gate_results(checks))])
+    assert c.checks == {"box": False, "wide": False, "h1": True, "build@run": None}
+    assert verdict(moot) is None and verdict(checks[2]) is True
+    adm = TaskAdmission(task="t", contract_hash="h", admitted=True, controls=(c,))
+    data = msgspec.json.encode(adm)
+    assert b'"build@run":null' in data
+    assert msgspec.json.decode(data, type=TaskAdmission) == adm
+    old = data.replace(b'"build@run":null', b'"build@run":false')
+    assert msgspec.json.decode(old, type=TaskAdmission).controls[0].checks["build@run"] is False

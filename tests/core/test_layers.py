@@ -30,6 +30,7 @@ LAYERS: list[set[str]] = [
     {"__main__"},
     {"cli"},  # loads `commands` by name (importlib): no static arrow
     {"commands"},
+    {"admission_record"},  # the admitted contracts a suite's admission wrote
     {"admission", "sweep"},  # many cells: a suite's admission, a sweep
     {"cell", "report"},  # one cell; the report over a run's rows
     {"solvers", "solver_cards"},

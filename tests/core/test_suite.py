@@ -1,6 +1,7 @@
 """The suite as a whole: `tasks` prints its composition (regime × capability × facet ×
-stack), and CI admits the ten core tasks plus a rotating window of the others that
-covers every task within `windows` rotations (orchestrator/suite.py)."""
+stack); CI admits the sentinels, the changed tasks and a rotating window of the others
+that covers every task within `windows` rotations (orchestrator/suite.py), and every
+task's current contract has a recorded admission (tasks/ADMISSION.json)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ import pytest
 from orchestrator.authoring import scaffold
 from orchestrator.contract import Contract, Negative, Unit, discover_tasks, load_task
 from orchestrator.suite import (
-    CORE,
+    SENTINELS,
     ci_selection,
     ci_selection_from_env,
     composition,
+    sentinel_gaps,
     suite_twin_problems,
 )
 
@@ -27,32 +29,32 @@ ROOT = Path(__file__).resolve().parents[2]
 EXTRA = [f"extra-{i:02d}" for i in range(13)]
 
 
-def test_every_core_task_is_shipped_and_the_real_suite_selects_them() -> None:
+def test_every_sentinel_is_shipped_and_the_real_suite_selects_them() -> None:
     shipped = [p.name for p in discover_tasks(ROOT / "tasks")]
-    assert set(CORE) <= set(shipped)
+    assert set(SENTINELS) <= set(shipped)
     sel = ci_selection(shipped, rotation=0)
-    assert set(sel.core) == CORE and set(sel.admitted) >= CORE
+    assert set(sel.sentinels) == SENTINELS and set(sel.admitted) >= SENTINELS
     # `windows` consecutive rotations admit every shipped task (the twins included).
     covered = set().union(*(ci_selection(shipped, r).admitted for r in range(sel.windows)))
     assert covered == set(shipped)
 
 
 @pytest.mark.parametrize("rotation", range(9))
-def test_a_window_is_the_core_plus_size_extras_each_admitted_once(rotation: int) -> None:
-    sel = ci_selection([*EXTRA, *sorted(CORE)], rotation, size=4)
+def test_a_window_is_the_sentinels_plus_size_extras_each_admitted_once(rotation: int) -> None:
+    sel = ci_selection([*EXTRA, *sorted(SENTINELS)], rotation, size=4)
     assert sel.windows == 4  # 13 extras in windows of 4
-    assert set(sel.core) == CORE and len(sel.sampled) == 4
+    assert set(sel.sentinels) == SENTINELS and len(sel.sampled) == 4
     assert set(sel.sampled) <= set(EXTRA)
     assert set(sel.sampled) | set(sel.left_out) == set(EXTRA)
     assert not set(sel.sampled) & set(sel.left_out)
-    assert sel.admitted == tuple(sorted([*CORE, *sel.sampled]))
+    assert sel.admitted == tuple(sorted([*SENTINELS, *sel.sampled]))
     # Deterministic, and periodic in the number of windows.
-    assert ci_selection(reversed([*EXTRA, *CORE]), rotation, 4) == sel
-    assert ci_selection([*EXTRA, *CORE], rotation + sel.windows, 4).sampled == sel.sampled
+    assert ci_selection(reversed([*EXTRA, *SENTINELS]), rotation, 4) == sel
+    assert ci_selection([*EXTRA, *SENTINELS], rotation + sel.windows, 4).sampled == sel.sampled
 
 
 def test_consecutive_rotations_cover_every_task_and_move_on() -> None:
-    ids = [*CORE, *EXTRA]
+    ids = [*SENTINELS, *EXTRA]
     sels = [ci_selection(ids, r, size=4) for r in range(100, 104)]  # 100 % 4 == 0
     assert set().union(*(s.sampled for s in sels)) == set(EXTRA)
     # Windows are consecutive runs of the sorted ids; the last wraps to the start.
@@ -64,27 +66,27 @@ def test_consecutive_rotations_cover_every_task_and_move_on() -> None:
     ]
 
 
-def test_no_extras_or_a_zero_sample_admits_only_the_core() -> None:
-    assert ci_selection(CORE, 7).admitted == tuple(sorted(CORE))
-    sel = ci_selection([*CORE, *EXTRA], 7, size=0)
+def test_no_extras_or_a_zero_sample_admits_only_the_sentinels() -> None:
+    assert ci_selection(SENTINELS, 7).admitted == tuple(sorted(SENTINELS))
+    sel = ci_selection([*SENTINELS, *EXTRA], 7, size=0)
     assert sel.sampled == () and set(sel.left_out) == set(EXTRA)
-    big = ci_selection([*CORE, *EXTRA], 7, size=50)
-    assert set(big.admitted) == {*CORE, *EXTRA} and big.left_out == () and big.windows == 1
+    big = ci_selection([*SENTINELS, *EXTRA], 7, size=50)
+    assert set(big.admitted) == {*SENTINELS, *EXTRA} and big.left_out == () and big.windows == 1
 
 
-def test_a_missing_core_task_or_a_bad_size_is_an_error() -> None:
-    gone = sorted(CORE)[3]
+def test_a_missing_sentinel_or_a_bad_size_is_an_error() -> None:
+    gone = sorted(SENTINELS)[3]
     with pytest.raises(ValueError, match=gone):
-        ci_selection([i for i in [*CORE, *EXTRA] if i != gone], 0)
+        ci_selection([i for i in [*SENTINELS, *EXTRA] if i != gone], 0)
     with pytest.raises(ValueError, match="sample size -1"):
-        ci_selection([*CORE, *EXTRA], 0, size=-1)
+        ci_selection([*SENTINELS, *EXTRA], 0, size=-1)
 
 
 def test_the_environment_picks_rotation_size_or_everything() -> None:
-    ids = [*CORE, *EXTRA]
+    ids = [*SENTINELS, *EXTRA]
     day = datetime(2026, 11, 30, 23, 59, tzinfo=UTC)
     sel = ci_selection_from_env(ids, env={}, now=day)
-    assert sel == ci_selection(ids, day.date().toordinal(), 2) and len(sel.sampled) == 2
+    assert sel == ci_selection(ids, day.date().toordinal(), 1) and len(sel.sampled) == 1
     assert ci_selection_from_env(ids, env={"PWB_ADMIT_ROTATION": "2"}, now=day).rotation == 2
     three = ci_selection_from_env(ids, env={"PWB_ADMIT_SAMPLE": "3"}, now=day)
     assert len(three.sampled) == 3
@@ -94,9 +96,9 @@ def test_the_environment_picks_rotation_size_or_everything() -> None:
     one = ci_selection_from_env(ids, env={"PWB_ADMIT_TASKS": " extra-03 ,"}, now=day)
     assert one.admitted == ("extra-03",) and one.named and len(one.left_out) == len(ids) - 1
     assert "extra-03" in one.describe()
-    core = sorted(CORE)[0]
-    pair = ci_selection_from_env(ids, env={"PWB_ADMIT_TASKS": f"extra-01,{core}"}, now=day)
-    assert (pair.core, pair.sampled) == ((core,), ("extra-01",))
+    sentinel = sorted(SENTINELS)[0]
+    pair = ci_selection_from_env(ids, env={"PWB_ADMIT_TASKS": f"extra-01,{sentinel}"}, now=day)
+    assert (pair.sentinels, pair.sampled) == ((sentinel,), ("extra-01",))
     with pytest.raises(ValueError, match=r"PWB_ADMIT_TASKS: no such task.*extra-99"):
         ci_selection_from_env(ids, env={"PWB_ADMIT_TASKS": "extra-01,extra-99"}, now=day)
     with pytest.raises(ValueError, match="PWB_ADMIT_TASKS and PWB_ADMIT_ALL"):
@@ -168,3 +170,73 @@ def test_tasks_prints_the_composition_of_the_shipped_suite() -> None:
     contracts = [load_task(p).contract for p in discover_tasks(ROOT / "tasks")]
     assert out.stdout.endswith(composition(contracts))
     assert f"composition: {len(contracts)} tasks" in out.stdout
+
+
+def test_the_sentinels_cover_every_stack_and_every_gate_a_negative_fails() -> None:
+    shipped = [load_task(p).contract for p in discover_tasks(ROOT / "tasks")]
+    assert sentinel_gaps(shipped) == []
+    # A suite growing a stack or a negative's gate the sentinels miss is named.
+    new = msgspec.structs.replace(
+        shipped[0],
+        id="zz-new",
+        stack="astro",
+        negatives=(Negative(name="n", expect_fail=("network",), why="w"),),
+    )
+    assert sentinel_gaps([*shipped, new]) == ["stack astro", "gate network"]
+    # Without the hugo sentinel, the other hugo tasks and the assets/routes negatives
+    # of other tasks are not covered.
+    gone = [c for c in shipped if c.id != "orchard-harvest-content"]
+    assert sentinel_gaps(gone) == ["stack hugo", "gate assets", "gate routes"]
+
+
+def _git(root: Path, *args: str) -> str:
+    out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_the_changed_tasks_are_those_whose_package_differs_from_the_base(tmp_path: Path) -> None:
+    from orchestrator.suite import changed_since
+
+    ids = [*SENTINELS, *EXTRA]
+    for i in ids:
+        (tmp_path / "tasks" / i).mkdir(parents=True)
+        (tmp_path / "tasks" / i / "task.toml").write_text(f"id = '{i}'\n")
+    (tmp_path / "tasks" / "ADMISSION.json").write_text("{}")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    base = _git(tmp_path, "rev-parse", "HEAD")
+    assert changed_since(tmp_path, base) == set()
+    (tmp_path / "tasks" / "extra-04" / "task.toml").write_text("id = 'changed'\n")  # uncommitted
+    (tmp_path / "tasks" / "extra-09" / "new.txt").write_text("untracked")
+    (tmp_path / "tasks" / "ADMISSION.json").write_text("{} ")  # the record is not a task
+    assert changed_since(tmp_path, base) == {"extra-04", "extra-09"}
+    assert changed_since(tmp_path, "0" * 40) is None  # an unknown base
+    day = datetime(2026, 12, 2, tzinfo=UTC)
+    (tmp_path / ".ci").mkdir()
+    (tmp_path / ".ci" / "landed").write_text(base + "\n")
+    sel = ci_selection_from_env(ids, env={}, now=day, root=tmp_path)
+    assert sel.changed == ("extra-04", "extra-09") and len(sel.sampled) == 1
+    assert set(sel.admitted) == {*SENTINELS, "extra-04", "extra-09", *sel.sampled}
+    assert not {"extra-04", "extra-09"} & {*sel.sampled, *sel.left_out}
+    assert "extra-04, extra-09" in sel.describe()
+    # A base git does not know, or none at all, admits every task: the safe side.
+    bad = ci_selection_from_env(ids, env={"PWB_ADMIT_BASE": "nope"}, now=day, root=tmp_path)
+    assert set(bad.admitted) == set(ids) and bad.left_out == ()
+    (tmp_path / ".ci" / "landed").unlink()
+    assert set(ci_selection_from_env(ids, env={}, now=day, root=tmp_path).admitted) == set(ids)
+
+
+def test_every_shipped_task_has_a_recorded_admission_of_its_current_contract() -> None:
+    """No task changes unadmitted: a changed package needs `admit --repeat 3 --record`."""
+    from orchestrator.admission_record import load_record, record_path, unadmitted
+
+    shipped = [load_task(p) for p in discover_tasks(ROOT / "tasks")]
+    record = load_record(record_path(ROOT / "tasks"))
+    assert unadmitted(shipped, record) == []
+    for t in shipped:
+        got = record.tasks[t.contract.id]
+        assert got.repeat >= 3 and all(c.ok for c in got.controls), t.contract.id
+        names = {c.control for c in got.controls}
+        assert names == {"reference", "r0", *(f"negative:{n.name}" for n in t.contract.negatives)}

@@ -140,6 +140,7 @@ async def test_aider_clears_a_static_task_through_the_metering_gateway(
     assert run.exit_code == 0 and any("Applied edit to index.html" in line for line in run.output)
 
 
+@pytest.mark.full
 async def test_a_low_cap_stops_the_agent_mid_run_and_its_delivery_is_scored(
     require_docker: None, require_chromium: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -182,6 +183,7 @@ def _keyed_provider(fake: FakeProvider) -> ProviderConfig:
     )
 
 
+@pytest.mark.full
 async def test_a_provider_401_is_llm_error_never_ok(
     require_docker: None, require_chromium: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -210,6 +212,7 @@ SHELL_AGENTS = [
 ]
 
 
+@pytest.mark.full
 @pytest.mark.parametrize(("name", "path", "streams"), SHELL_AGENTS)
 async def test_a_shell_agent_clears_a_static_task_through_the_gateway(
     require_docker: None,
@@ -237,6 +240,7 @@ async def test_a_shell_agent_clears_a_static_task_through_the_gateway(
     assert run.exit_code == 0 and not run.killed
 
 
+@pytest.mark.full
 @pytest.mark.parametrize(("name", "path", "streams"), SHELL_AGENTS)
 async def test_a_cap_stops_a_shell_agent_after_its_first_call(
     require_docker: None,
@@ -270,6 +274,7 @@ async def test_a_cap_stops_a_shell_agent_after_its_first_call(
     assert cleared(row) == [edited] * 3
 
 
+@pytest.mark.full
 @pytest.mark.parametrize(("name", "path", "streams"), SHELL_AGENTS)
 async def test_a_provider_401_ends_a_shell_agent_llm_error(
     require_docker: None,
@@ -297,6 +302,7 @@ async def test_a_provider_401_ends_a_shell_agent_llm_error(
             assert b"sk-wrong-key" not in p.read_bytes(), p
 
 
+@pytest.mark.full
 async def test_an_agent_killed_by_the_memory_limit_says_so(
     require_docker: None, require_chromium: None, tmp_path: Path
 ) -> None:

@@ -79,6 +79,7 @@ def test_new_suggest_capture_admit(require_chromium: None, tmp_path: Path) -> No
 VITE_H1 = "Demo Vite ships on Mondays"
 
 
+@pytest.mark.full
 @pytest.mark.docker
 @pytest.mark.slow
 def test_new_vite_capture_admit(
@@ -127,6 +128,7 @@ HEADLINE = {
 }
 
 
+@pytest.mark.full
 @pytest.mark.docker
 @pytest.mark.slow
 @pytest.mark.timeout(1800)

@@ -159,6 +159,7 @@ def _can_unshare() -> bool:
     return done.returncode == 0
 
 
+@pytest.mark.full
 @pytest.mark.browser
 def test_cells_come_back_to_a_run_directory_no_node_can_see(
     require_chromium: None, cluster: Any, tmp_path: Path
@@ -230,6 +231,7 @@ def _hosts() -> dict[str, tuple[int, list[str]]]:
     return {k: (v[0], v[1]) for k, v in out.items()}
 
 
+@pytest.mark.full
 @pytest.mark.browser
 @pytest.mark.anyio
 async def test_sweeps_reuse_the_node_hosts(
@@ -253,6 +255,7 @@ async def test_sweeps_reuse_the_node_hosts(
     assert _hosts() == hosts  # the same processes, nothing left open
 
 
+@pytest.mark.full
 @pytest.mark.browser
 @pytest.mark.anyio
 async def test_nodes_run_cells_from_their_package_cache(
@@ -297,6 +300,7 @@ def _llm_bench(tmp: Path, repeats: int, extra: str = "") -> Path:
     )
 
 
+@pytest.mark.full
 @pytest.mark.browser
 @pytest.mark.anyio
 async def test_money_cap_holds_cluster_wide(
@@ -376,6 +380,7 @@ while True:
 """
 
 
+@pytest.mark.full
 @pytest.mark.browser
 @pytest.mark.anyio
 async def test_scaffold_gateways_on_every_node_share_the_cluster_cap(
@@ -456,6 +461,7 @@ async def test_scaffold_gateways_on_every_node_share_the_cluster_cap(
     assert len({c["node"] for c in charges}) == 2
 
 
+@pytest.mark.full
 @pytest.mark.browser
 @pytest.mark.anyio
 async def test_worker_node_lost_mid_sweep_retries_its_cells(
@@ -495,6 +501,7 @@ def _driver(config: Path, address: str, *extra: str) -> list[str]:
     return [*_cli(config, "--engine", "ray", "--ray-address", address), *extra]
 
 
+@pytest.mark.full
 @pytest.mark.docker
 @pytest.mark.browser
 def test_sigint_cancels_remote_docker_cells_and_resume_finishes_them(
@@ -605,6 +612,7 @@ def _images(repo: str) -> set[str]:
     return set(ls.stdout.split())
 
 
+@pytest.mark.full
 @pytest.mark.docker
 @pytest.mark.browser
 @pytest.mark.anyio
@@ -668,6 +676,7 @@ def _containers(run_name: str) -> dict[str, tuple[str, str]]:
     return {r[0]: (r[1], r[2]) for r in rows if r[1].startswith(f"{run_name}-")}
 
 
+@pytest.mark.full
 @pytest.mark.browser
 def test_driver_killed_mid_sweep_then_resume_loses_and_duplicates_nothing(
     require_chromium: None, cluster: Any, tmp_path: Path
@@ -716,6 +725,7 @@ def test_driver_killed_mid_sweep_then_resume_loses_and_duplicates_nothing(
             assert kept[r.cell] == r
 
 
+@pytest.mark.full
 @pytest.mark.docker
 def test_gc_runs_on_every_worker_node(require_docker: None, cluster: Any, tmp_path: Path) -> None:
     """`gc --engine ray` runs gc on each worker node (each its own Docker daemon on a real

@@ -67,6 +67,7 @@ def _verdicts(events: Path) -> list[Any]:
     return rows
 
 
+@pytest.mark.full
 @pytest.mark.timeout(3600)  # two cells of a real task; ~20 min under heavy load
 @pytest.mark.parametrize(("task_id", "solver"), _cells())
 async def test_reuse_grades_exactly_like_a_full_replay(

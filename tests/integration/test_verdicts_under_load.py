@@ -26,6 +26,7 @@ def _controls(a: TaskAdmission) -> list[tuple[str, bool, tuple[str, ...]]]:
     return [(c.control, c.ok, c.failing_gates) for c in a.controls]
 
 
+@pytest.mark.full
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("name", SAMPLE)
 async def test_admission_under_saturated_cores_matches_idle(

@@ -53,12 +53,16 @@ def test_gate_per_capability_reads_only_that_capabilitys_rows() -> None:
 
 
 def test_paired_arms_leave_out_infra_and_harness_errors_and_count_a_missing_score_as_zero() -> None:
+    zero = scores(0.0, 0, 0, completion=False, cons=False, broad=False)
     rows = [
         r("t1", "m1", scores=scores(1.0, 1, 1)),
         r("t1", "m1", "full-spec", scores=scores(0.5, 1, 1)),
         r("t1", "m1", rep=1, status="infra_error"),  # no result: not a pair member
         r("t1", "m1", rep=2, status="harness_error"),
-        r("t1", "m1", "full-spec", rep=1, status="llm_error"),  # its own failure: zero
+        # its own failure, delivered and scored zero: a member
+        r("t1", "m1", "full-spec", rep=1, status="llm_error", scores=zero),
+        # no final checkpoint: no result, never a zero (issue #37)
+        r("t1", "m1", "full-spec", rep=2, status="llm_error"),
     ]
     (p,) = report(rows).paired
     assert p.gate_staged.value == pytest.approx(1.0)

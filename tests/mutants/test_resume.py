@@ -8,14 +8,21 @@ import msgspec
 from orchestrator.manifest import FINAL_STATUSES, latest_by_cell
 from orchestrator.records import Labels, ManifestRow
 from orchestrator.sweep import Job, pending_jobs
-from tests.rows import outcome
+from tests.rows import outcome, result
 
 LABELS = Labels(regime="change", capability="edit", facet="state", stack="static", framework="html")
 
 
 def _row(
-    cell: str, status: str = "ok", contract: str = "c1", config: str = "k1", attempts: int = 1
+    cell: str,
+    status: str = "ok",
+    contract: str = "c1",
+    config: str = "k1",
+    attempts: int = 1,
+    delivered: bool = True,
 ) -> ManifestRow:
+    """`delivered`: an `llm_error` or `budget` row carries its final checkpoint's result."""
+    res = result() if delivered and status in ("llm_error", "budget") else None
     return ManifestRow(
         sweep="s",
         cell=cell,
@@ -25,7 +32,7 @@ def _row(
         config_hash=config,
         solver="noop",
         arm="staged",
-        outcome=outcome(status),
+        outcome=outcome(status, res=res),
         attempts=attempts,
     )
 
@@ -56,6 +63,14 @@ def test_resume_reruns_rows_that_never_started_an_attempt() -> None:
     assert _pending([_row("a", "budget", attempts=0)]) == ["a"]
     assert _pending([_row("a", "ok", attempts=0)]) == ["a"]
     assert _pending([_row("a", "budget", attempts=1)]) == []
+
+
+def test_resume_reruns_rows_that_delivered_no_result() -> None:
+    # No final checkpoint ran (a cap stopped the cell, an in-harness provider failed it):
+    # no result, never scored by the report, so resume runs it again (issue #37).
+    for status in ("llm_error", "budget"):
+        assert _pending([_row("a", status, delivered=False)]) == ["a"], status
+        assert _pending([_row("a", status, delivered=True)]) == [], status
 
 
 def test_resume_reruns_non_final_and_missing_rows() -> None:

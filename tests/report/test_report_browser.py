@@ -44,9 +44,10 @@ def test_html_report_opens_from_disk(known_run: KnownRun, chromium: None) -> Non
             first = page.locator("table#scores tbody tr").first.inner_text()
             assert "33.3 [0.0, 50.0] (1/3, clustered)" in first  # t1 was repeated
             plots = page.locator("img.plot")
-            # scores, gates, Build vs Change, facets, rerun variability (t1/a was repeated)
-            assert plots.count() == 5
-            assert plots.evaluate_all(LOADED_IMAGES) == [True] * 5
+            # scores, gates, continuity, regression channels, Build vs Change, facets,
+            # rerun variability (t1/a was repeated)
+            assert plots.count() == 7
+            assert plots.evaluate_all(LOADED_IMAGES) == [True] * 7
 
             page.get_by_role("link", name=SHOT_CELL, exact=True).click()
             page.wait_for_load_state("load")

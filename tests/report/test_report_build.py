@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
+import msgspec
 from PIL import Image
-from report_run import HERO_MESSAGE, SHOT_CELL, KnownRun
+from report_run import HERO_MESSAGE, SHOT_CELL, KnownRun, row, scores
 
 from orchestrator.cli import main
 
@@ -95,3 +96,31 @@ def test_failing_visual_check_shows_the_region_that_differs(known_run: KnownRun)
             # 10x8 plus the margin, clipped to the 40x30 image.
             assert im.size == (min(40, 5 + 10 + 24), min(30, 5 + 8 + 24))
             assert im.getpixel((5, 5)) == (220, 0, 0)  # the box is outlined
+
+
+def test_a_moot_gate_is_never_listed_as_failing_on_a_cell_page() -> None:
+    """Moot gates are stored passed=False, applicable=False: not a failure (issue #37)."""
+    from orchestrator.events import CheckpointSummary
+    from orchestrator.report._cells import _failing
+    from orchestrator.results import CheckResult
+
+    moot = [
+        CheckResult(id=f"{g}@run", gate=g, state="run", passed=False, applicable=False)
+        for g in ("build", "serve")
+    ]
+    bad = CheckResult(id="c1", gate="dom", state="home", passed=False, message="no h1")
+    final = CheckpointSummary(
+        index=1,
+        unit="",
+        build_ok=True,
+        serve_ok=True,
+        passed=0,
+        failed=1,
+        gates={"dom": "fail", "build": "n/a", "serve": "n/a"},
+        checks=(*moot, bad),
+    )
+    r = row("t1", "a", "staged", 0, {}, scores=scores(0.5, 1.0, 0.5), final_gates=final.gates)
+    assert [(f.gate, f.messages) for f in _failing(r, final)] == [("dom", ("no h1",))]
+    clean = msgspec.structs.replace(final, checks=tuple(moot), gates={"build": "n/a"})
+    passing = row("t1", "a", "staged", 0, {}, scores=scores(1.0, 1.0, 1.0), final_gates=clean.gates)
+    assert _failing(passing, clean) == ()

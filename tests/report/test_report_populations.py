@@ -133,7 +133,13 @@ def test_completing_means_every_completion_gate_and_channels_read_change_tasks_o
     m1 = next(g for g in rep.regressions if g.solver == "m1")
     assert (m1.flip.k, m1.flip.n) == (1, 1)
     regimes = {(b.solver, b.group): b.cells for b in rep.regimes}
-    assert regimes == {("m1", "build"): 1, ("m1", "change"): 2}
+    # m1 is the only model under test: its rows are also the pooled "all" rows
+    assert regimes == {
+        ("m1", "build"): 1,
+        ("m1", "change"): 2,
+        ("all", "build"): 1,
+        ("all", "change"): 2,
+    }
     assert {b.group for b in rep.facets} == {"content", "construction"}
     assert {b.group for b in rep.stacks} == {"static", "vite"}
 
@@ -237,3 +243,44 @@ def test_a_row_without_a_delivery_is_never_covered_by_the_baseline(status: str) 
         "t1", "m", "staged", 0, {}, scores=scores(1.0, 1.0, 1.0), baseline_covered=False
     )
     assert row_covered(covered) and not row_covered(uncovered)
+
+
+@pytest.mark.parametrize("status", ["budget", "llm_error"])
+def test_a_row_without_a_result_is_no_result_never_a_zero(status: str) -> None:
+    """A budget row a sweep cap stopped before it started (attempts == 0) and an in-harness
+    llm_error with no final checkpoint delivered nothing: counted in the header, never
+    scored as 0 on any measure (issue #37)."""
+    bare = msgspec.structs.replace(r("t2", "m1", status=status, error="cap"), attempts=0)
+    assert bare.result is None
+    rows = [r("t1", "m1", scores=scores(1.0, 1.0, 1.0, whole=True)), bare]
+    rep = report(rows)
+    for table in (rep.scores, rep.scores_infra_zero):
+        (m1,) = [s for s in table.rows if s.solver == "m1"]
+        assert m1.cells == 1 and m1.gate.value == 1.0 and m1.wcs.value == 1.0
+        assert m1.gate19 is not None and m1.gate19.n == 1
+    assert {(b.group, b.cells) for b in rep.facets if b.solver == "m1"} == {("content", 1)}
+    assert rep.header.cancelled == 1 and rep.header.undelivered == {status: 1}
+    assert f"1 {status} of them" in header_note(rep)
+    assert "never scored as zero" in header_note(rep)
+    # with a final checkpoint it is a result, scored on what it delivered
+    delivered = r("t2", "m1", status=status, scores=scores(0.0, 0.0, 0.0, completion=False))
+    (m1,) = [s for s in report([rows[0], delivered]).scores.rows if s.solver == "m1"]
+    assert m1.cells == 2 and m1.gate.value == 0.5
+
+
+def test_regression_gate_table_pools_the_models_only_and_breakdowns_have_pooled_rows() -> None:
+    thrash = SolverCard(name="thrash", kind="thrash", role="control")
+    rows = [
+        r("t1", "m1", flips=FLIP, scores=scores(0.9, 0.5, 0.5, cons=False, breaks=1)),
+        r("t1", "m2", scores=scores(0.7, 0.5, 0.4)),
+        r("t1", "thrash", flips=FLIP * 3, scores=scores(0.5, 0.5, 0.1, cons=False, breaks=3)),
+        r("t1", "fake-llm", flips=FLIP, scores=scores(0.9, 0.5, 0.5, cons=False, breaks=1)),
+    ]
+    stats = LoadStats(lines=4, torn=0, superseded=0, stale_hash=0, missing_task=0, kept=4)
+    run = LoadedRun(rows=tuple(rows), stats=stats, task_roots={}, cards=CARDS | {"thrash": thrash})
+    rep = aggregate(run, "run")
+    (text,) = rep.gate_counts
+    assert (text.gate, text.flips, text.flip_runs) == ("text", 1, 1)  # m1's flip only
+    (pooled,) = [b for b in rep.facets if b.solver == "all"]
+    assert pooled.cells == 2 and pooled.gate.value == pytest.approx(0.8)
+    assert {b.solver for b in rep.stacks} == {"all", "fake-llm", "m1", "m2", "thrash"}

@@ -52,16 +52,22 @@ def test_twins_are_paired_with_their_sources_per_solver_and_arm(tmp_path: Path) 
     run = load_run(run_dir, tasks)
     assert run.twins == {"s1-twin": "s1", "s2-twin": "s2"}
     rep = aggregate(run, "run")
-    (t,) = rep.twins
+    t, pooled = rep.twins  # solver a, then "all" over the models (a alone here)
     assert (t.solver, t.arm, t.pairs) == ("a", "staged", 2)
+    assert (pooled.solver, pooled.arm, pooled.pairs) == ("all", "staged", 2)
+    assert pooled.wcs_delta == t.wcs_delta
+    # paired t over the cells: mean -0.25, SD 0.0707 over 2 pairs -> -5.00
+    assert t.t == pytest.approx(-5.0)
     assert t.wcs_source.value == pytest.approx((0.8 + 0.6) / 2)
     assert t.wcs_twin.value == pytest.approx((0.5 + 0.4) / 2)
     assert t.wcs_delta.value == pytest.approx(((0.5 - 0.8) + (0.4 - 0.6)) / 2)
     assert (t.wcs_delta.lo, t.wcs_delta.hi) == pytest.approx((-0.3, -0.2))
     (table,) = [x for x in tables(rep) if x.id == "twins"]
-    assert table.rows == (
-        ("a", "staged", "2", "70.0 [60.0, 80.0]", "45.0 [40.0, 50.0]", "-25.0 [-30.0, -20.0]"),
-    )
+    one = ("2", "70.0 [60.0, 80.0]", "45.0 [40.0, 50.0]", "-25.0 [-30.0, -20.0]", "-5.00")
+    assert table.rows == (("a", "staged", *one), ("all", "staged", *one))
+    # A twin is never pooled into Build: it is its own group of the regime breakdown.
+    groups = {(b.solver, b.arm, b.group) for b in rep.regimes}
+    assert ("a", "staged", "build twin") in groups and ("a", "staged", "build") not in groups
     # No twin in a run: no table.
     plain = aggregate(msgspec.structs.replace(run, twins={}), "run")
     assert plain.twins == () and "twins" not in {x.id for x in tables(plain)}

@@ -43,7 +43,7 @@ def site_url() -> Iterator[str]:
         server.server_close()
 
 
-def require_chromium() -> None:
+def need_chromium() -> None:
     if CHROMIUM.exists():
         return
     if os.environ.get("CI") == "true":
@@ -52,8 +52,8 @@ def require_chromium() -> None:
 
 
 @pytest.fixture(scope="module")
-async def pool() -> AsyncIterator[BrowserPool]:
-    require_chromium()
+async def pool(require_chromium: None) -> AsyncIterator[BrowserPool]:
+    need_chromium()
     async with BrowserPool() as p:
         yield p
 

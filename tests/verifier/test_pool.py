@@ -15,7 +15,7 @@ from orchestrator.verifier import (
     verify,
 )
 
-from .conftest import check, make_task, require_chromium
+from .conftest import check, make_task, need_chromium
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 VP = Viewport(width=800, height=600)
@@ -28,7 +28,7 @@ async def test_launch_failure_is_an_infra_error() -> None:
 
 
 async def test_crash_is_relaunched_and_retried_once(site_url: str) -> None:
-    require_chromium()
+    need_chromium()
     attempts = 0
 
     async def crash_first(session: BrowserSession) -> str:
@@ -46,7 +46,7 @@ async def test_crash_is_relaunched_and_retried_once(site_url: str) -> None:
 
 
 async def test_second_crash_fails_the_state(site_url: str) -> None:
-    require_chromium()
+    need_chromium()
 
     async def always_crash(session: BrowserSession) -> None:
         assert session.context.browser is not None
@@ -66,7 +66,7 @@ async def test_second_crash_fails_the_state(site_url: str) -> None:
 
 
 async def test_browser_is_recycled_after_n_contexts(site_url: str) -> None:
-    require_chromium()
+    need_chromium()
 
     async def noop(session: BrowserSession) -> None:
         return None
@@ -78,7 +78,7 @@ async def test_browser_is_recycled_after_n_contexts(site_url: str) -> None:
 
 
 async def test_off_origin_navigation_is_blocked(site_url: str) -> None:
-    require_chromium()
+    need_chromium()
 
     async def visit(session: BrowserSession) -> str:
         try:
@@ -139,7 +139,7 @@ async def test_harness_side_timeout_is_retried_not_scored_against_the_site(
     """A Playwright timeout in the harness's own calls (a loaded host) re-runs the state."""
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-    require_chromium()
+    need_chromium()
     attempts = 0
 
     async def slow_host_first(session: BrowserSession) -> str:
@@ -161,7 +161,7 @@ async def test_a_timeout_that_persists_is_the_pages(site_url: str) -> None:
 
     from orchestrator.verifier import HarnessTimeout, ReplayError
 
-    require_chromium()
+    need_chromium()
 
     async def always(session: BrowserSession) -> None:
         raise PlaywrightTimeout("Timeout 30000ms exceeded")

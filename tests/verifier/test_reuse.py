@@ -21,7 +21,7 @@ from orchestrator.verifier import BrowserPool, ReuseCache, verify
 from orchestrator.verifier._reuse import Uncertain, is_static, request_scoped, static_view
 from orchestrator.workspace import Workspace
 
-from .conftest import _QuietHandler, check, make_task, require_chromium
+from .conftest import _QuietHandler, check, make_task, need_chromium
 
 pytestmark = pytest.mark.anyio
 
@@ -37,9 +37,9 @@ PAGES = {
 
 
 @pytest.fixture(scope="module")
-async def full_pool() -> AsyncIterator[BrowserPool]:
+async def full_pool(require_chromium: None) -> AsyncIterator[BrowserPool]:
     """The audit side: every state in a fresh context (the module `pool` reuses them)."""
-    require_chromium()
+    need_chromium()
     async with BrowserPool(replay="full") as p:
         yield p
 

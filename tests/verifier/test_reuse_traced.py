@@ -28,7 +28,7 @@ from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth, verif
 from orchestrator.verifier._reuse import is_static, request_scoped
 from orchestrator.workspace import Workspace
 
-from .conftest import check, make_task, require_chromium
+from .conftest import check, make_task, need_chromium
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(300)]
 
@@ -56,17 +56,17 @@ http.createServer((req, res) => {
 
 
 @pytest.fixture(scope="module")
-async def full_pool() -> AsyncIterator[BrowserPool]:
-    require_chromium()
+async def full_pool(require_chromium: None) -> AsyncIterator[BrowserPool]:
+    need_chromium()
     async with BrowserPool(replay="full") as p:
         yield p
 
 
 @pytest.fixture(scope="module")
-async def one_pool() -> AsyncIterator[BrowserPool]:
+async def one_pool(require_chromium: None) -> AsyncIterator[BrowserPool]:
     """One state at a time: the windows of states replayed together are unioned (more
     dependencies), so which states a change replays is only exact without overlap."""
-    require_chromium()
+    need_chromium()
     async with BrowserPool(max_contexts=1) as p:
         yield p
 

@@ -28,7 +28,7 @@ from orchestrator.verifier._replay import ReplayOptions
 from orchestrator.verifier._share import cannot_follow, replay_key, share
 from orchestrator.verifier._verify import _plan
 
-from .conftest import _QuietHandler, check, make_task, require_chromium
+from .conftest import _QuietHandler, check, make_task, need_chromium
 
 pytestmark = pytest.mark.anyio
 
@@ -78,8 +78,8 @@ CHECKS = [
 
 
 @pytest.fixture(scope="module")
-async def full_pool() -> AsyncIterator[BrowserPool]:
-    require_chromium()
+async def full_pool(require_chromium: None) -> AsyncIterator[BrowserPool]:
+    need_chromium()
     async with BrowserPool(replay="full") as p:
         yield p
 

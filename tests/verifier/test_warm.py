@@ -24,7 +24,7 @@ from playwright.async_api import Page
 from orchestrator.contract import Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession
 from orchestrator.verifier._browser_warm import WarmContext, WarmContexts
-from tests.verifier.conftest import _QuietHandler, require_chromium
+from tests.verifier.conftest import _QuietHandler, need_chromium
 
 pytestmark = pytest.mark.anyio
 
@@ -319,6 +319,7 @@ async def test_leftover_storage_is_detected_after_clearing(
     assert "cookie jar is not empty" in warm.discarded[0]
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("planted", [False, True], ids=["reset", "planted-no-reset"])
 async def test_a_later_checkpoint_reuses_the_context_and_sees_nothing_of_an_earlier_one(
     warm_site: str, planted: bool, monkeypatch: pytest.MonkeyPatch
@@ -327,7 +328,7 @@ async def test_a_later_checkpoint_reuses_the_context_and_sees_nothing_of_an_earl
     a state of checkpoint 2 gets checkpoint 1's context, reset exactly as within one."""
     if planted:
         monkeypatch.setattr(WarmContext, "reset", _no_reset)
-    require_chromium()
+    need_chromium()
     async with BrowserPool() as pool:
         first = pool.warm_contexts()
         try:
@@ -356,12 +357,13 @@ async def test_a_later_checkpoint_reuses_the_context_and_sees_nothing_of_an_earl
         assert int(seen["count"]) == count_a + 1  # not answered from A's cached response
 
 
+@pytest.mark.browser
 async def test_the_pool_keeps_at_most_its_cap_of_idle_contexts_closing_the_oldest(
     warm_site: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Idle contexts of finished cells (another origin, another viewport) do not pile
     up: past the store's cap the least recently used are closed, the rest reused."""
-    require_chromium()
+    need_chromium()
     monkeypatch.setattr(BrowserPool, "WARM_PER_SLOT", 2)
     async with BrowserPool(max_contexts=1) as pool:  # cap 2
         views = [Viewport(width=500 + 10 * i, height=400) for i in range(4)]

@@ -1,0 +1,125 @@
+"""The suite's admission record: which contract of each task was admitted, and how.
+
+`tasks/ADMISSION.json` (beside the human-readable `tasks/ADMISSION.md`) holds, per task
+id, the contract hash that `admit --repeat 3 --record` admitted and its controls. A task
+whose current contract hash is not the recorded one is *unadmitted*: CI fails on it (a
+changed task must be admitted again and recorded), and `tasks` says so.
+
+Only a `--repeat` of at least `MIN_REPEAT` is recorded: one run of each control cannot
+tell a flaky check from a stable one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+
+from .admission import TaskAdmission
+from .contract import TaskPackage
+
+RECORD_NAME = "ADMISSION.json"
+MIN_REPEAT = 3
+VERSION = 1
+
+
+class RecordedControl(msgspec.Struct, frozen=True, kw_only=True):
+    control: str  # "reference", "r0", "negative:<name>"
+    ok: bool
+    failing_gates: tuple[str, ...] = ()
+
+
+class RecordedAdmission(msgspec.Struct, frozen=True, kw_only=True):
+    contract: str  # the full contract hash that was admitted
+    repeat: int
+    admitted_at: str  # UTC date, YYYY-MM-DD
+    source: str  # how it was admitted (the command's out directory, or a note)
+    controls: tuple[RecordedControl, ...]
+
+
+class AdmissionRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    version: int = VERSION
+    tasks: dict[str, RecordedAdmission] = {}
+
+
+class AdmissionRecordError(ValueError):
+    """The record file is unreadable: one line naming the file and what is wrong."""
+
+
+def record_path(tasks_dir: Path) -> Path:
+    return tasks_dir / RECORD_NAME
+
+
+def load_record(path: Path) -> AdmissionRecord:
+    """The record at `path`; a missing file is an empty record."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return AdmissionRecord()
+    try:
+        record = msgspec.json.decode(raw, type=AdmissionRecord)
+    except msgspec.ValidationError as exc:
+        raise AdmissionRecordError(f"{path}: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise AdmissionRecordError(f"{path}: not JSON: {exc}") from None
+    if record.version != VERSION:
+        raise AdmissionRecordError(f"{path}: version {record.version}, expected {VERSION}")
+    return record
+
+
+def unadmitted(tasks: Iterable[TaskPackage], record: AdmissionRecord) -> list[str]:
+    """One line per task whose current contract has no recorded admission."""
+    problems = []
+    for t in tasks:
+        got = record.tasks.get(t.contract.id)
+        if got is None:
+            problems.append(
+                f"{t.contract.id}: contract {t.contract_hash[:12]} has no recorded admission"
+            )
+        elif got.contract != t.contract_hash:
+            problems.append(
+                f"{t.contract.id}: contract {t.contract_hash[:12]} is not the admitted one "
+                f"({got.contract[:12]}, {got.admitted_at}): admit it again with --record"
+            )
+    return problems
+
+
+def recorded(result: TaskAdmission, repeat: int, source: str, day: str) -> RecordedAdmission:
+    return RecordedAdmission(
+        contract=result.contract_hash,
+        repeat=repeat,
+        admitted_at=day,
+        source=source,
+        controls=tuple(
+            RecordedControl(control=c.control, ok=c.ok, failing_gates=c.failing_gates)
+            for c in result.controls
+        ),
+    )
+
+
+def with_results(
+    record: AdmissionRecord,
+    results: Sequence[TaskAdmission],
+    repeat: int,
+    source: str,
+    now: datetime | None = None,
+) -> AdmissionRecord:
+    """`record` with every admitted task of `results` recorded (the others are left as
+    they were: a failed admission never erases an earlier one, and is never recorded)."""
+    if repeat < MIN_REPEAT:
+        raise ValueError(f"--repeat {repeat}: a recorded admission needs {MIN_REPEAT} or more")
+    day = (now or datetime.now(UTC)).strftime("%Y-%m-%d")
+    tasks = dict(record.tasks)
+    for r in results:
+        if r.admitted:
+            tasks[r.task] = recorded(r, repeat, source, day)
+    return AdmissionRecord(tasks=dict(sorted(tasks.items())))
+
+
+def write_record(path: Path, record: AdmissionRecord) -> None:
+    """Write `record` whole (a temporary file renamed over the old one)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(record)) + b"\n")
+    tmp.replace(path)

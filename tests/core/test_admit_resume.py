@@ -1,0 +1,190 @@
+"""`admit --resume DIR` continues an admission, `admit --record` writes the suite's
+admission record (tasks/ADMISSION.json), and a changed contract is unadmitted."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from orchestrator.admission import ControlResult, TaskAdmission
+from orchestrator.admission_record import (
+    AdmissionRecord,
+    AdmissionRecordError,
+    load_record,
+    record_path,
+    unadmitted,
+    with_results,
+    write_record,
+)
+from orchestrator.commands.admit import SELECTION_NAME, Selection, _kept
+from orchestrator.contract import TaskPackage, load_task
+from tests.fixtures.tinytask import make_tiny_task
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _result(
+    task: TaskPackage, repeat: int = 3, admitted: bool = True, error: str = ""
+) -> TaskAdmission:
+    controls = (
+        ControlResult(control="reference", ok=admitted),
+        ControlResult(control="r0", ok=True, failing_gates=("text",)),
+    )
+    return TaskAdmission(
+        task=task.contract.id,
+        contract_hash=task.contract_hash,
+        admitted=admitted,
+        controls=() if error else controls,
+        repeat=repeat,
+        error=error,
+    )
+
+
+def _save(out: Path, result: TaskAdmission) -> None:
+    path = out / result.task / "admission.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(msgspec.json.encode(result))
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> list[TaskPackage]:
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    return [load_task(make_tiny_task(tasks, name)) for name in ("tiny-a", "tiny-b", "tiny-c")]
+
+
+def _admit(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "orchestrator", "admit", *args]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_resume_keeps_only_verdicts_on_the_current_contract_at_the_same_repeat(
+    suite: list[TaskPackage], tmp_path: Path
+) -> None:
+    a, b, c = suite
+    out = tmp_path / "adm"
+    _save(out, _result(a))
+    _save(out, _result(b, error="infra_error: the daemon went away"))
+    assert _kept(out, a, 3) == _result(a)
+    assert _kept(out, a, 1) is None  # another repeat: admitted again
+    assert _kept(out, b, 3) is None  # no verdict: admitted again
+    assert _kept(out, c, 3) is None  # never finished
+    _save(out, _result(b, admitted=False))
+    assert _kept(out, b, 3) == _result(b, admitted=False)  # a verdict, even a refusal
+    stale = msgspec.structs.replace(_result(c), contract_hash="0" * 64)
+    _save(out, stale)
+    assert _kept(out, c, 3) is None  # the task changed since
+    (out / "tiny-c" / "admission.json").write_text("{not json")
+    assert _kept(out, c, 3) is None
+
+
+def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
+    suite: list[TaskPackage], tmp_path: Path
+) -> None:
+    """No Docker and no browser here (the fast tier's guard would fail the test): every
+    task already has its verdict in DIR, so `--resume` only writes the report and record."""
+    out = tmp_path / "adm"
+    out.mkdir()
+    roots = [str(t.root) for t in suite]
+    (out / SELECTION_NAME).write_bytes(msgspec.json.encode(Selection(tasks=roots, repeat=3)))
+    for t in suite:
+        _save(out, _result(t, admitted=t.contract.id != "tiny-b"))
+    proc = _admit("--resume", str(out), "--record")
+    assert proc.returncode == 1, proc.stderr  # tiny-b is not admitted
+    assert "3 task(s) kept, 0 to admit" in proc.stderr
+    assert "not admitted: tiny-b" in proc.stderr
+    report = (out / "admission.md").read_text()
+    assert all(f"| {t.contract.id} | reference |" in report for t in suite)
+    record = load_record(record_path(tmp_path / "tasks"))
+    assert sorted(record.tasks) == ["tiny-a", "tiny-c"]  # a refusal is never recorded
+    assert record.tasks["tiny-a"].contract == suite[0].contract_hash
+    assert record.tasks["tiny-a"].repeat == 3 and record.tasks["tiny-a"].source == str(out)
+    assert unadmitted(suite, record) == [
+        f"tiny-b: contract {suite[1].contract_hash[:12]} has no recorded admission"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--resume", "{tmp}"), "not an admission directory"),
+        (("--resume", "{tmp}/adm", "tiny-a"), "name none"),
+        (("--resume", "{tmp}/adm", "--out", "{tmp}/x"), "--resume DIR and --out"),
+        (("--record", "--out", "{tmp}/new", "--tasks-dir", "{tmp}/tasks"), "--repeat 3 or more"),
+        (("--repeat", "0", "--out", "{tmp}/new", "--tasks-dir", "{tmp}/tasks"), "--repeat 0"),
+    ],
+)
+def test_bad_resume_or_record_arguments_are_one_line_and_exit_2(
+    suite: list[TaskPackage], tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    out = tmp_path / "adm"
+    out.mkdir()
+    roots = [str(suite[0].root)]
+    (out / SELECTION_NAME).write_bytes(msgspec.json.encode(Selection(tasks=roots, repeat=3)))
+    proc = _admit(*(a.format(tmp=tmp_path) for a in args))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], proc.stderr
+    assert not (tmp_path / "new").exists() and not record_path(tmp_path / "tasks").exists()
+
+
+def test_a_changed_task_is_unadmitted_until_recorded_again(
+    suite: list[TaskPackage], tmp_path: Path
+) -> None:
+    a, b, _ = suite
+    day = datetime(2026, 12, 2, tzinfo=UTC)
+    record = with_results(AdmissionRecord(), [_result(a), _result(b)], 3, "first", now=day)
+    assert unadmitted([a, b], record) == []
+    (a.root / "repo" / "index.html").write_text("<h1>changed</h1>\n")
+    changed = load_task(a.root)
+    assert changed.contract_hash != a.contract_hash
+    (line,) = unadmitted([changed, b], record)
+    assert line.startswith(f"tiny-a: contract {changed.contract_hash[:12]} is not the admitted")
+    # A failed admission of the changed task leaves the earlier record as it was ...
+    failed = with_results(record, [_result(changed, admitted=False)], 3, "second", now=day)
+    assert failed.tasks["tiny-a"] == record.tasks["tiny-a"]
+    # ... a passing one replaces it; fewer than 3 runs are never recorded.
+    again = with_results(record, [_result(changed)], 3, "second", now=day)
+    assert unadmitted([changed, b], again) == [] and again.tasks["tiny-a"].source == "second"
+    assert again.tasks["tiny-a"].admitted_at == "2026-12-02"
+    with pytest.raises(ValueError, match="--repeat 1"):
+        with_results(record, [_result(changed, repeat=1)], 1, "x")
+
+
+def test_an_unreadable_record_names_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "ADMISSION.json"
+    assert load_record(path) == AdmissionRecord()  # none yet: nothing admitted
+    write_record(path, AdmissionRecord())
+    assert load_record(path) == AdmissionRecord()
+    for text, says in (
+        ("{", "not JSON"),
+        ('{"version": 1, "tasks": {}, "extra": 1}', "extra"),
+        ('{"version": 2}', "version 2"),
+        ('{"tasks": {"t": {"contract": 5}}}', "contract"),
+    ):
+        path.write_text(text)
+        with pytest.raises(AdmissionRecordError, match=f"^{path}: .*{says}"):
+            load_record(path)
+
+
+def test_tasks_names_every_unadmitted_task_and_an_unreadable_record(
+    suite: list[TaskPackage], tmp_path: Path
+) -> None:
+    tasks = tmp_path / "tasks"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "orchestrator", "tasks", "--tasks-dir", str(tasks)]
+    write_record(record_path(tasks), with_results(AdmissionRecord(), [_result(suite[0])], 3, "s"))
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    named = [line for line in proc.stderr.splitlines() if line.startswith("unadmitted: ")]
+    assert [line.split()[1] for line in named] == ["tiny-b:", "tiny-c:"]
+    record_path(tasks).write_text("[]")
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and f"{record_path(tasks)}: " in proc.stderr
