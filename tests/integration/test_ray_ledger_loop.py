@@ -43,6 +43,7 @@ def anyio_backend() -> str:
     return "asyncio"  # Ray's ObjectRefs are awaited on asyncio
 
 
+@pytest.mark.full  # a Ray head of its own (~30 s): not for the fast tier
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_charges_and_checks_leave_the_cells_loop_free(head: Any) -> None:
