@@ -72,6 +72,16 @@ class Ledger:
     def check(self) -> None:
         if self.parent is not None:
             self.parent.check()
+        self._check_caps()
+
+    async def acheck(self) -> None:
+        """`check` for async callers: a ledger whose totals live elsewhere (the Ray
+        engine's `ClusterLedger`) awaits them instead of blocking the event loop."""
+        if self.parent is not None:
+            await self.parent.acheck()
+        self._check_caps()
+
+    def _check_caps(self) -> None:
         if self.max_usd is not None and self.spent_usd >= self.max_usd:
             raise BudgetExceeded("money", f"${self.spent_usd:.4f} of ${self.max_usd:.2f}")
         if self.max_tokens is not None and self.spent_tokens >= self.max_tokens:

@@ -10,7 +10,7 @@ from typing import Literal
 
 import msgspec
 
-from .contract._load import located_error
+from .contract import located_error
 from .llm import AgentOptions, ProviderConfig
 from .persona import Wording
 from .records import Arm

@@ -131,10 +131,6 @@ class DockerSandbox:
     def workspace(self) -> Path:
         return self._workspace
 
-    @property
-    def container_id(self) -> str:
-        return str(self._c.id)
-
     async def _exec(
         self, argv: list[str], tail: Tail, extra_env: Mapping[str, str] | None = None
     ) -> int:

@@ -215,7 +215,8 @@ async def adhoc_sweep(prefix: str) -> AsyncIterator[AdhocSweep]:
         yield AdhocSweep(sweep=sweep, lock=str(lock))
     finally:
         try:
-            with anyio.CancelScope(shield=True):
+            # Bounded: what a hung pass leaves, the next `gc` removes (the lock is gone).
+            with anyio.move_on_after(4 * _CLEANUP_S, shield=True):
                 try:
                     await collect_garbage(sweep=sweep, force=True)
                 except SandboxError as exc:  # no daemon: nothing of ours can be running

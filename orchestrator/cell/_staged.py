@@ -21,8 +21,7 @@ from ..persona import SimulatedUser
 from ..records import Arm, CellResult, UnitOutcome
 from ..results import CheckResult, GateStatus, StateRun, VerifyReport
 from ..scoring import baseline_regressions, score_cell
-from ..solvers import MessageKind, Solver, SolverTurn, Usage, UserMessage
-from ..solvers._scaffold import SandboxedSolver
+from ..solvers import MessageKind, SandboxedSolver, Solver, SolverTurn, Usage, UserMessage
 from ..workspace import (
     DiskLimitExceeded,
     EditEvent,

@@ -50,7 +50,7 @@ async def _capture_one(
                 out = task.evidence / name
                 summaries = await capture(pool, task, url, out)
         finally:
-            with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(60.0, shield=True):
                 await ws.discard()
     for s in summaries:
         print(f"{name}/{s.state}: status {s.status} {s.error}".rstrip())

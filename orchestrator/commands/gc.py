@@ -9,7 +9,7 @@ import anyio
 
 from sandbox import Removed, SandboxError, collect_garbage
 
-from ..sweep._engine import EngineUnavailable, gc_cluster
+from ..sweep import EngineUnavailable, gc_cluster
 
 HELP = (
     "remove pwb-labelled containers and networks of sweeps that are not alive "

@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         check_engine(cfg)
-        run_dir, rows = run_async(run_sweep, cfg, opts)
+        out = run_async(run_sweep, cfg, opts)
     except (
         ContractError,
         RunLocked,
@@ -143,18 +143,19 @@ def run(args: argparse.Namespace) -> int:
     except SandboxError as exc:  # e.g. no Docker daemon when the sweep starts
         print(f"sandbox backend: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    run_dir, rows = out.run_dir, out.rows
     statuses: dict[str, int] = {}
     for row in rows:
         statuses[row.status] = statuses.get(row.status, 0) + 1
     print(f"{run_dir}/manifest.jsonl: {len(rows)} row(s) written {statuses}")
-    if opts.stopped and not opts.interrupted and not args.no_report:
+    if out.stopped and not out.interrupted and not args.no_report:
         # Stopped early (a cap, a refused setup, an outage): the rows written so far are
         # reported; rows without a result are counted in its header, never scored.
         _report(run_dir, Path(cfg.sweep.tasks_dir))
-    if opts.interrupted or opts.stopped:
+    if out.interrupted or out.stopped:
         # The run directory remembers its filters: this reproduces the same cells.
         print(f"resume with: python -m orchestrator --config {args.config} --resume {run_dir}")
-        if opts.interrupted:
+        if out.interrupted:
             # Everything is written; the process is leaving. A late second Ctrl-C must not
             # land in interpreter shutdown, which resets Python's handlers to the default
             # and would end the process by the signal instead of with 130.

@@ -9,6 +9,7 @@ from ._load import contract_hash as contract_hash
 from ._load import decode_contract as decode_contract
 from ._load import discover_tasks as discover_tasks
 from ._load import load_task as load_task
+from ._load import located_error as located_error
 from ._load import twin_problems as twin_problems
 from ._types import *  # noqa: F403
 from ._types import __all__ as _types_all
@@ -23,6 +24,7 @@ __all__ = [
     "discover_tasks",
     "grader_only_files",
     "load_task",
+    "located_error",
     "twin_problems",
     *_types_all,
 ]

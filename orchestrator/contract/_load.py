@@ -6,7 +6,7 @@ import hashlib
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -86,35 +86,48 @@ def decode_contract(text: str, where: str) -> Contract:
 
 def cross_reference_problems(c: Contract, root: Path, where: str) -> list[str]:
     """Every dangling name, cycle or missing file in a decoded contract."""
-    problems: list[str] = []
+    p = _Problems(where)
+    p.dupes("states", [s.id for s in c.states])
+    p.dupes("checks", [k.id for k in c.checks])
+    p.dupes("units", [u.id for u in c.units])
+    _state_problems(p, c)
+    _check_problems(p, c)
+    _unit_problems(p, c, root)
+    _package_problems(p, c, root)
+    return p.problems
 
-    def bad(path: str, expected: str, got: object) -> None:
-        problems.append(f"{where}:{path}: expected {expected}, got {got!r}")
 
-    def dupes(kind: str, ids: list[str]) -> None:
+@dataclass
+class _Problems:
+    where: str  # the contract's file, first in every problem
+    problems: list[str] = field(default_factory=list)
+
+    def bad(self, path: str, expected: str, got: object) -> None:
+        self.problems.append(f"{self.where}:{path}: expected {expected}, got {got!r}")
+
+    def dupes(self, kind: str, ids: list[str]) -> None:
         seen: set[str] = set()
         for i, x in enumerate(ids):
             if x in seen:
-                bad(f"{kind}[{i}].id", f"a unique {kind[:-1]} id", x)
+                self.bad(f"{kind}[{i}].id", f"a unique {kind[:-1]} id", x)
             seen.add(x)
 
-    state_ids = [s.id for s in c.states]
-    check_ids = [k.id for k in c.checks]
-    dupes("states", state_ids)
-    dupes("checks", check_ids)
-    dupes("units", [u.id for u in c.units])
-    states = set(state_ids)
+
+def _state_problems(p: _Problems, c: Contract) -> None:
+    states = {s.id for s in c.states}
     for i, s in enumerate(c.states):
         if isinstance(s.viewport, str) and s.viewport not in NAMED_VIEWPORTS:
-            bad(f"states[{i}].viewport", f"one of {sorted(NAMED_VIEWPORTS)} or a table", s.viewport)
+            p.bad(
+                f"states[{i}].viewport", f"one of {sorted(NAMED_VIEWPORTS)} or a table", s.viewport
+            )
         if isinstance(s.viewport, Viewport) and (s.viewport.width < 1 or s.viewport.height < 1):
-            bad(f"states[{i}].viewport", "positive width and height", s.viewport)
+            p.bad(f"states[{i}].viewport", "positive width and height", s.viewport)
         if s.status is not None and not 100 <= s.status <= 599:
-            bad(f"states[{i}].status", "an HTTP status from 100 to 599", s.status)
+            p.bad(f"states[{i}].status", "an HTTP status from 100 to 599", s.status)
         if not s.route.startswith("/"):
-            bad(f"states[{i}].route", "a path starting with '/'", s.route)
+            p.bad(f"states[{i}].route", "a path starting with '/'", s.route)
         if s.from_ is not None and s.from_ not in states:
-            bad(f"states[{i}].from", "a known state id", s.from_)
+            p.bad(f"states[{i}].from", "a known state id", s.from_)
     # `from` cycles: follow each chain, bounded by the number of states.
     by_id = {s.id: s for s in c.states}
     for i, s in enumerate(c.states):
@@ -122,55 +135,65 @@ def cross_reference_problems(c: Contract, root: Path, where: str) -> list[str]:
         cur = s.from_
         while cur is not None and cur in by_id:
             if cur in seen:
-                bad(f"states[{i}].from", "no cycle", " -> ".join([*seen, cur]))
+                p.bad(f"states[{i}].from", "no cycle", " -> ".join([*seen, cur]))
                 break
             seen.append(cur)
             cur = by_id[cur].from_
+
+
+def _check_problems(p: _Problems, c: Contract) -> None:
+    states = {s.id for s in c.states}
     for i, k in enumerate(c.checks):
         if k.gate in STATE_HEALTH_GATES | RUN_HEALTH_GATES:
-            bad(f"checks[{i}].gate", "an authored gate (health gates are automatic)", k.gate)
+            p.bad(f"checks[{i}].gate", "an authored gate (health gates are automatic)", k.gate)
         if k.state not in states:
-            bad(f"checks[{i}].state", "a known state id", k.state)
+            p.bad(f"checks[{i}].state", "a known state id", k.state)
         if k.changed_from is not None and k.changed_from not in states:
-            bad(f"checks[{i}].changed_from", "a known state id", k.changed_from)
+            p.bad(f"checks[{i}].changed_from", "a known state id", k.changed_from)
         if not k.describe.strip():
-            bad(f"checks[{i}].describe", "a non-empty sentence", k.describe)
-    known_checks = set(check_ids)
+            p.bad(f"checks[{i}].describe", "a non-empty sentence", k.describe)
+
+
+def _unit_problems(p: _Problems, c: Contract, root: Path) -> None:
+    known_checks = {k.id for k in c.checks}
     owner: dict[str, str] = {}
     for i, u in enumerate(c.units):
         if not u.checks:
-            bad(f"units[{i}].checks", "at least one check id", [])
+            p.bad(f"units[{i}].checks", "at least one check id", [])
         for j, cid in enumerate(u.checks):
             if cid not in known_checks:
-                bad(f"units[{i}].checks[{j}]", "a known check id", cid)
+                p.bad(f"units[{i}].checks[{j}]", "a known check id", cid)
             elif cid in owner and u.kind == "stage":
-                bad(f"units[{i}].checks[{j}]", f"a check not owned by unit {owner[cid]!r}", cid)
+                p.bad(f"units[{i}].checks[{j}]", f"a check not owned by unit {owner[cid]!r}", cid)
             owner.setdefault(cid, u.id)
         if not (root / "reference" / f"{u.id}.patch").is_file():
-            bad(f"units[{i}].id", f"a patch file reference/{u.id}.patch", "missing file")
+            p.bad(f"units[{i}].id", f"a patch file reference/{u.id}.patch", "missing file")
     if not c.units:
-        bad("units", "at least one unit", [])
+        p.bad("units", "at least one unit", [])
     if c.turns_per_unit < 1:
-        bad("turns_per_unit", "a positive integer", c.turns_per_unit)
+        p.bad("turns_per_unit", "a positive integer", c.turns_per_unit)
+
+
+def _package_problems(p: _Problems, c: Contract, root: Path) -> None:
+    """The negatives' patches, the twin, the directory and its repo/."""
     unit_ids = {u.id for u in c.units}
     for i, n in enumerate(c.negatives):
         if not (root / "negatives" / f"{n.name}.patch").is_file():
-            bad(f"negatives[{i}].name", f"a patch file negatives/{n.name}.patch", "missing file")
+            p.bad(f"negatives[{i}].name", f"a patch file negatives/{n.name}.patch", "missing file")
         if n.after_unit and n.after_unit not in unit_ids:
-            bad(f"negatives[{i}].after_unit", "a known unit id or ''", n.after_unit)
+            p.bad(f"negatives[{i}].after_unit", "a known unit id or ''", n.after_unit)
         for j, g in enumerate(n.expect_fail):
             if g not in GATES:
-                bad(f"negatives[{i}].expect_fail[{j}]", "a gate name", g)
+                p.bad(f"negatives[{i}].expect_fail[{j}]", "a gate name", g)
     if c.twin_of is not None:
         if c.regime != "build":
-            bad("twin_of", "only on a build task (a greenfield twin is regime build)", c.regime)
+            p.bad("twin_of", "only on a build task (a greenfield twin is regime build)", c.regime)
         if c.twin_of == c.id:
-            bad("twin_of", "the id of another task", c.twin_of)
+            p.bad("twin_of", "the id of another task", c.twin_of)
     if root.name != c.id:
-        bad("id", f"the directory name {root.name!r}", c.id)
+        p.bad("id", f"the directory name {root.name!r}", c.id)
     if not (root / "repo").is_dir():
-        problems.append(f"{where}: expected a repo/ directory beside task.toml, got none")
-    return problems
+        p.problems.append(f"{p.where}: expected a repo/ directory beside task.toml, got none")
 
 
 def _unit_kinds(c: Contract) -> str:

@@ -128,13 +128,13 @@ class Account:
     config: str = ""  # the provider refused the setup (no credit, no key, a bad parameter)
     overshoot_usd: float = 0.0  # spend past `max_usd` (a call's usage beyond its estimate)
 
-    def over_cap(self) -> tuple[BudgetKind, str] | None:
+    async def over_cap(self) -> tuple[BudgetKind, str] | None:
         if self.max_usd is not None and self.spent_usd >= self.max_usd:
             return "money", f"the cell spent ${self.spent_usd:.4f} of its ${self.max_usd:g} cap"
         if self.max_tokens is not None and self.spent_tokens >= self.max_tokens:
             return "tokens", f"the cell spent {self.spent_tokens} of {self.max_tokens} tokens"
-        try:  # `check`, not `exhausted`: on a Ray cluster it reads the cluster-wide totals
-            self.ledger.check()
+        try:  # `acheck`, not `exhausted`: on a Ray cluster it reads the cluster-wide totals
+            await self.ledger.acheck()
         except BudgetExceeded as exc:
             return exc.kind, "the sweep's money/token cap is reached"
         return None
@@ -333,7 +333,7 @@ class Gateway:
             resp = _error(api, 404, f"pwb gateway: no route {req.method} {path}", "not_found_error")
             self._record(acct, req, path, resp.status, t0, error="no such route", refused=True)
             return resp
-        if metered and (cap := acct.over_cap()) is not None:
+        if metered and (cap := await acct.over_cap()) is not None:
             return self._refuse(acct, req, path, api, cap, t0)
         if metered and (setup := self._setup_refusal(acct)):
             return self._refuse_setup(acct, req, path, api, setup, t0)

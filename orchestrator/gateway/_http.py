@@ -149,7 +149,7 @@ async def serve_connection(stream: ByteStream, handler: Handler) -> None:
                 if response.stream is not None:
                     aclose = getattr(response.stream, "aclose", None)
                     if aclose is not None:
-                        with anyio.CancelScope(shield=True):
+                        with anyio.move_on_after(10.0, shield=True):
                             await aclose()
             if conn.our_state is not h11.DONE or conn.their_state is not h11.DONE:
                 return

@@ -8,6 +8,7 @@ from ._client import ChatClient as ChatClient
 from ._config import AgentOptions as AgentOptions
 from ._config import ProviderConfig as ProviderConfig
 from ._config import ProviderKind as ProviderKind
+from ._dialect import json_object as json_object
 from ._errors import ContextTooLong as ContextTooLong
 from ._errors import LLMError as LLMError
 from ._errors import ProviderOutage as ProviderOutage
@@ -50,6 +51,7 @@ __all__ = [
     "ToolSpec",
     "UserMsg",
     "error_info",
+    "json_object",
     "missing_key",
     "refusal_reason",
 ]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..solvers._protocol import SolverError, Usage
+from ..usage import SolverError, Usage
 
 if TYPE_CHECKING:
     from ._types import Completion

@@ -13,12 +13,18 @@ from ._protocol import SolverTurn as SolverTurn
 from ._protocol import TurnEnd as TurnEnd
 from ._protocol import Usage as Usage
 from ._protocol import UserMessage as UserMessage
+from ._scaffold import JudgedSolver as JudgedSolver
+from ._scaffold import SandboxedSolver as SandboxedSolver
+from ._scaffold import ScaffoldSolver as ScaffoldSolver
 
 __all__ = [
+    "JudgedSolver",
     "MessageKind",
     "NegativeSolver",
     "NoopSolver",
     "ReferenceSolver",
+    "SandboxedSolver",
+    "ScaffoldSolver",
     "Solver",
     "SolverError",
     "SolverTurn",

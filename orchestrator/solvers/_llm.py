@@ -8,8 +8,6 @@ checked before the next one, so `BudgetExceeded` is raised cleanly between reque
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..budget import BudgetExceeded, Ledger
 from ..llm import (
     AgentOptions,
@@ -23,8 +21,8 @@ from ..llm import (
     ProviderRefused,
     ToolResultMsg,
     UserMsg,
+    json_object,
 )
-from ..llm._dialect import json_object
 from ..workspace import Workspace
 from ._llm_history import History
 from ._llm_tools import run_tool, tool_specs
@@ -45,14 +43,6 @@ _PRESERVE = (
 _VISION = " view_page shows screenshots of the site as of the last check of your work."
 
 
-@dataclass
-class Waits:
-    """Time not charged to the cell's working time (DESIGN.md: limiter and retry waits)."""
-
-    retry_s: float = 0.0
-    queue_s: float = 0.0
-
-
 class LLMSolver:
     def __init__(
         self,
@@ -65,8 +55,6 @@ class LLMSolver:
         self.name = name or f"llm:{client.config.name}"
         self.options = options
         self.usage = Usage()  # whole cell, including turns cut short by a budget
-        self.waits = Waits()  # whole cell
-        self.last_turn_waits = Waits()
         self._client = client
         self._ledger = ledger
         self._history = History()
@@ -95,7 +83,6 @@ class LLMSolver:
 
     async def _respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
         before = await workspace.tree_id()
-        self.last_turn_waits = Waits()
         self._history.start_turn(UserMsg(text=self._user_text(message)))
         usage, ends, note = Usage(), None, ""
         question = ""
@@ -156,7 +143,7 @@ class LLMSolver:
         """One request; a context-length refusal applies the history policy and retries once:
         keep half the turns, or when only the current turn is left, blank its older tool
         output."""
-        self._check_budget()
+        await self._check_budget()
         refused = Usage()
         try:
             return await self._client.complete(self._request(workspace)), refused
@@ -168,12 +155,12 @@ class LLMSolver:
                 self._keep_cap = max(1, kept // 2)
             elif not self._history.compact_current():
                 raise  # nothing left to drop
-        self._check_budget()
+        await self._check_budget()
         return await self._client.complete(self._request(workspace)), refused
 
-    def _check_budget(self) -> None:
+    async def _check_budget(self) -> None:
         if self._ledger is not None:
-            self._ledger.check()
+            await self._ledger.acheck()
         cap = self.options.max_cell_tokens
         spent = self.usage.input_tokens + self.usage.output_tokens
         if cap is not None and spent >= cap:
@@ -196,9 +183,6 @@ class LLMSolver:
             estimated_requests=int(c.usage_estimated),
         )
         self.usage += step
-        for w in (self.waits, self.last_turn_waits):
-            w.retry_s += c.retry_wait_s
-            w.queue_s += c.queue_wait_s
         if self._ledger is not None:
             self._ledger.charge(c.input_tokens + c.output_tokens, cost, estimated=c.usage_estimated)
         return step

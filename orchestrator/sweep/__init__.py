@@ -2,11 +2,12 @@
 
 from ._core import CellFailure as CellFailure
 from ._core import Delivered as Delivered
+from ._core import EngineUnavailable as EngineUnavailable
 from ._core import Job as Job
 from ._core import Scheduler as Scheduler
 from ._core import StopSweep as StopSweep
-from ._engine import EngineUnavailable as EngineUnavailable
 from ._engine import check_engine as check_engine
+from ._engine import gc_cluster as gc_cluster
 from ._jobs import cell_key as cell_key
 from ._jobs import plan_jobs as plan_jobs
 from ._jobs import select_tasks as select_tasks
@@ -15,6 +16,7 @@ from ._runspec import SweepInputError as SweepInputError
 from ._runspec import is_run_dir as is_run_dir
 from ._runspec import read_spec as read_spec
 from ._sweep import SweepOptions as SweepOptions
+from ._sweep import SweepOutcome as SweepOutcome
 from ._sweep import pending_jobs as pending_jobs
 from ._sweep import run_sweep as run_sweep
 
@@ -28,8 +30,10 @@ __all__ = [
     "StopSweep",
     "SweepInputError",
     "SweepOptions",
+    "SweepOutcome",
     "cell_key",
     "check_engine",
+    "gc_cluster",
     "is_run_dir",
     "pending_jobs",
     "plan_jobs",

@@ -35,6 +35,7 @@ import msgspec
 
 from ..budget import BudgetExceeded, BudgetKind, Ledger, cell_deadline
 from ..records import (
+    BackendName,
     BudgetStop,
     Cancelled,
     CellResult,
@@ -78,6 +79,19 @@ class Delivered(msgspec.Struct, frozen=True, kw_only=True):
 
 # (job, attempt number from 1, the cell's own ledger) -> Delivered
 Attempt = Callable[[Job, int, Ledger], Awaitable[Delivered]]
+
+
+class EngineUnavailable(Exception):
+    """The chosen engine cannot run cells (Ray missing, no worker node, ...)."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Where a sweep's cells run (`_engine`): the backend recorded on every row, and the
+    attempt function the Scheduler calls."""
+
+    backend: BackendName
+    attempt: Attempt
 
 
 class Progress(Protocol):

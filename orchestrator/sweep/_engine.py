@@ -10,29 +10,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..budget import Ledger
 from ..config import BenchConfig
 from ..contract import TaskPackage
-from ..records import BackendName
-from ._core import Attempt
+from ._core import Engine, EngineUnavailable
 from ._runner import SweepIds, open_resources
 
 if TYPE_CHECKING:
-    from ._ray import NodeGc
-
-
-class EngineUnavailable(Exception):
-    """The chosen engine cannot run cells (Ray missing, no worker node, ...)."""
-
-
-@dataclass(frozen=True)
-class Engine:
-    backend: BackendName  # where cells run, recorded on every row
-    attempt: Attempt
+    from ._ray_gc import NodeGc
 
 
 def check_engine(cfg: BenchConfig) -> None:
@@ -47,14 +35,14 @@ def check_engine(cfg: BenchConfig) -> None:
 
 
 def gc_cluster(address: str, sweep: str | None, expired: bool, force: bool) -> list[NodeGc]:
-    """`gc` on every worker node of a Ray cluster (`_ray.gc_cluster`; `NodeGc` per node)."""
+    """`gc` on every worker node of a Ray cluster (`_ray_gc.gc_cluster`; `NodeGc` per node)."""
     try:
-        from . import _ray
+        from . import _ray_gc
     except ImportError as exc:
         raise EngineUnavailable(
             f"engine 'ray': Ray is not installed ({exc}); pip install -e '.[ray]'"
         ) from exc
-    return _ray.gc_cluster(address, sweep, expired, force)
+    return _ray_gc.gc_cluster(address, sweep, expired, force)
 
 
 @asynccontextmanager

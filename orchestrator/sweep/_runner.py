@@ -39,8 +39,7 @@ from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
 from ..llm import ProviderOutage, ProviderPool, ProviderRefused
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
-from ..solvers import Solver, make_solver
-from ..solvers._scaffold import JudgedSolver, ScaffoldSolver
+from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
 from ..verifier import BrowserPool, Verifier, check_environment
 from ._agents import expose, open_gateway
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
@@ -121,7 +120,7 @@ class SweepResources:
             raise failure from exc
         finally:
             if solver is not None:
-                with anyio.CancelScope(shield=True):
+                with anyio.move_on_after(30.0, shield=True):
                     await solver.aclose()
         # A scaffold's agent may end the cell `budget` or `llm_error` (its delivery is
         # scored), `outage` or `config_error` (no result).

@@ -7,7 +7,7 @@ import secrets
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -15,7 +15,8 @@ import anyio.abc
 import msgspec
 
 from ..budget import Ledger
-from ..config import BenchConfig
+from ..config import BenchConfig, SolverConfig
+from ..contract import TaskPackage
 from ..manifest import FINAL_STATUSES, Manifest, has_result, latest_by_cell
 from ..records import BackendName, ManifestRow
 from ..solver_cards import write_cards
@@ -27,15 +28,25 @@ from ._runner import SweepIds
 from ._runspec import RunSpec, SweepInputError, check_selection, is_run_dir, write_spec
 
 
-@dataclass
+@dataclass(frozen=True)
 class SweepOptions:
     run_dir: Path | None = None  # None: a new runs/<name>-<timestamp>
     resume: bool = False
     tasks: tuple[str, ...] = ()
     solvers: tuple[str, ...] = ()
     progress: ProgressMode = "live"
-    interrupted: bool = field(default=False)
-    stopped: str = field(default="")  # why the sweep stopped early, if it did
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    """What a sweep left: its run directory, the rows it wrote (also when interrupted),
+    why it stopped early if it did (a budget cap, a provider that refuses every request,
+    cells ended `outage`), and whether the user interrupted it."""
+
+    run_dir: Path
+    rows: list[ManifestRow]
+    stopped: str = ""
+    interrupted: bool = False
 
 
 def pending_jobs(jobs: list[Job], existing: list[ManifestRow]) -> list[Job]:
@@ -76,7 +87,7 @@ def _leave_at_once(signum: int, frame: object) -> None:
 
 async def _watch_signals(
     scope: anyio.CancelScope,
-    opts: SweepOptions,
+    interrupted: anyio.Event,
     *,
     task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
@@ -88,28 +99,55 @@ async def _watch_signals(
     # a KeyboardInterrupt traceback in the middle of the teardown. It exits at once.
     signal.signal(signal.SIGINT, _leave_at_once)
     signal.signal(signal.SIGTERM, _leave_at_once)
-    opts.interrupted = True
+    interrupted.set()
     print("\ninterrupted: cancelling cells and tearing down sandboxes...", file=sys.stderr)
     scope.cancel()
 
 
-async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[ManifestRow]]:
-    """Run (or resume) a sweep; every input is checked before the run directory is touched.
-
-    `opts.stopped` tells why a sweep ended early (a budget cap, a provider that refuses
-    every request); `opts.interrupted` that the user stopped it.
-    """
-    run_dir = opts.run_dir or new_run_dir(cfg)
-    if opts.resume and not is_run_dir(run_dir):
-        raise SweepInputError(f"--resume {run_dir}: not a run directory (no manifest.jsonl)")
+def _plan(
+    cfg: BenchConfig, opts: SweepOptions, run_dir: Path
+) -> tuple[list[TaskPackage], list[SolverConfig], list[Job]]:
+    """The selected tasks and solvers, and every cell of the sweep (resumed or not)."""
     check_selection(cfg, opts.tasks, opts.solvers)
     tasks = select_tasks(cfg, opts.tasks)
     solvers = [s for s in cfg.solvers if not opts.solvers or s.name in opts.solvers]
     jobs = plan_jobs(cfg, tasks, solvers, run_dir.name)
     if not jobs:
         raise SweepInputError("no cells to run: the selected solvers apply to no selected task")
+    return tasks, solvers, jobs
+
+
+def _why_stopped(reason: str, ledger: Ledger, rows: list[ManifestRow]) -> str:
+    """Why the sweep ended early ('' if it did not): the scheduler's reason (a provider
+    refusing every request), the sweep's cap, or cells ended `outage`."""
+    outages = sum(r.status == "outage" for r in rows)
+    refused = sum(r.status == "config_error" for r in rows)
+    if reason:
+        return reason + (
+            f"\n{refused} cell(s) ended `config_error`: the setup's problem, not the "
+            "model's (never scored); fix it and --resume re-runs them"
+            if refused
+            else ""
+        )
+    if ledger.stopped:
+        return "sweep stopped: the sweep's money/token cap was reached"
+    if outages:
+        return (
+            f"sweep incomplete: {outages} cell(s) ended `outage` (their provider was down "
+            "longer than its pause bound, outage_max_pause_s); --resume re-runs them"
+        )
+    return ""
+
+
+async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
+    """Run (or resume) a sweep; every input is checked before the run directory is touched."""
+    run_dir = opts.run_dir or new_run_dir(cfg)
+    if opts.resume and not is_run_dir(run_dir):
+        raise SweepInputError(f"--resume {run_dir}: not a run directory (no manifest.jsonl)")
+    tasks, solvers, jobs = _plan(cfg, opts, run_dir)
     ledger = Ledger(max_usd=cfg.sweep.max_usd, max_tokens=cfg.sweep.max_tokens)
     sweep_id = f"{run_dir.name}-{secrets.token_hex(4)}"  # unique per sweep process
+    interrupted = anyio.Event()
     with Manifest(run_dir, sweep_id) as manifest:
         write_cards(run_dir, cfg, solvers)
         spec = RunSpec(
@@ -132,7 +170,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
             )
             try:
                 async with anyio.create_task_group() as tg:
-                    await tg.start(_watch_signals, tg.cancel_scope, opts)
+                    await tg.start(_watch_signals, tg.cancel_scope, interrupted)
                     tg.start_soon(manifest.sync_in_background)
                     if todo:
                         ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))
@@ -143,22 +181,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> tuple[Path, list[Ma
             finally:
                 # Rows written so far, even when the sweep was interrupted.
                 rows = list(scheduler.rows)
-        outages = sum(r.status == "outage" for r in rows)
-        refused = sum(r.status == "config_error" for r in rows)
-        if scheduler.stopped_reason:
-            opts.stopped = scheduler.stopped_reason + (
-                f"\n{refused} cell(s) ended `config_error`: the setup's problem, not the "
-                "model's (never scored); fix it and --resume re-runs them"
-                if refused
-                else ""
-            )
-        elif ledger.stopped:
-            opts.stopped = "sweep stopped: the sweep's money/token cap was reached"
-        elif outages:
-            opts.stopped = (
-                f"sweep incomplete: {outages} cell(s) ended `outage` (their provider was down "
-                "longer than its pause bound, outage_max_pause_s); --resume re-runs them"
-            )
-        if opts.stopped:
-            print(opts.stopped, file=sys.stderr)
-    return run_dir, rows
+        stopped = _why_stopped(scheduler.stopped_reason, ledger, rows)
+        if stopped:
+            print(stopped, file=sys.stderr)
+    return SweepOutcome(run_dir, rows, stopped=stopped, interrupted=interrupted.is_set())

@@ -22,16 +22,13 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import anyio
 import msgspec
 
 from ..contract import TaskPackage
 from ._errors import EnvironmentDrift, VerifierError, VerifierInfraError
-
-if TYPE_CHECKING:
-    from ._browser import BrowserPool
 
 # The gates whose verdicts compare pixels or boxes with evidence captured elsewhere.
 VISUAL_GATES = frozenset({"visual_anchors", "visual_regression"})
@@ -229,7 +226,15 @@ def drift(expected: RenderEnv | None, actual: RenderEnv) -> str:
     return "; ".join(expected.differences(actual))
 
 
-async def environment_drift(pool: BrowserPool, task: TaskPackage) -> str:
+class MeasuredEnvironment(Protocol):
+    """What the drift checks need of a browser pool (`_browser.BrowserPool`)."""
+
+    allow_env_drift: bool
+
+    async def environment(self) -> RenderEnv: ...
+
+
+async def environment_drift(pool: MeasuredEnvironment, task: TaskPackage) -> str:
     """How `pool`'s environment differs from the one `task`'s evidence was captured in
     ('' when it does not, or when the task has no visual check that could tell)."""
     if not any(c.gate in VISUAL_GATES for c in task.contract.checks):
@@ -238,7 +243,7 @@ async def environment_drift(pool: BrowserPool, task: TaskPackage) -> str:
     return drift(expected, await pool.environment())
 
 
-async def check_environment(pool: BrowserPool, tasks: Iterable[TaskPackage]) -> list[str]:
+async def check_environment(pool: MeasuredEnvironment, tasks: Iterable[TaskPackage]) -> list[str]:
     """Raise `EnvironmentDrift` for the first task whose evidence was rendered elsewhere;
     with `pool.allow_env_drift`, the warnings to print instead (visual gates n/a)."""
     warnings = []

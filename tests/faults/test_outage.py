@@ -74,14 +74,14 @@ async def test_a_60_second_429_storm_fails_no_cell(
         cfg = load_config(_config(tmp_path, fake.base_url, bound=150.0))
         start = time.monotonic()
         opts = SweepOptions(run_dir=tmp_path / "run", progress="quiet")
-        run_dir, _ = await run_sweep(cfg, opts)
+        out = await run_sweep(cfg, opts)
         elapsed = time.monotonic() - start
         during = [r for r in fake.requests if r.path == "/v1/chat/completions"]
-    rows = read_rows(run_dir / "manifest.jsonl")
+    rows = read_rows(out.run_dir / "manifest.jsonl")
     assert Counter(r.status for r in rows) == Counter({"ok": CELLS}), [r.error for r in rows]
     assert all(r.scores is not None and r.scores.whole_task for r in rows)
     assert all(r.attempts == 1 for r in rows)  # paused, not failed and retried
-    assert not opts.stopped
+    assert not out.stopped
     assert elapsed >= 60.0
     # Behind the breaker the provider saw about one probe every 2 s, not 4 cells
     # retrying: 60 s / 2 s = 30 probes, plus the requests before it tripped and the

@@ -62,9 +62,9 @@ def _task(tmp: Path, broken: bool) -> Path:
 async def _sweep(tmp: Path) -> list[str]:
     config = tmp / "bench.toml"
     config.write_text(BENCH.format(runs=tmp / "runs", tasks=tmp / "tasks"))
-    run_dir, _ = await run_sweep(
-        load_config(config), SweepOptions(run_dir=tmp / "run", progress="quiet")
-    )
+    run_dir = (
+        await run_sweep(load_config(config), SweepOptions(run_dir=tmp / "run", progress="quiet"))
+    ).run_dir
     return [r.status for r in read_rows(run_dir / "manifest.jsonl")]
 
 

@@ -105,7 +105,8 @@ def bench(
 
 
 async def sweep(tmp: Path, cfg: BenchConfig) -> tuple[ManifestRow, list[AgentRun]]:
-    run_dir, rows = await run_sweep(cfg, SweepOptions(run_dir=tmp / "run", progress="quiet"))
+    out = await run_sweep(cfg, SweepOptions(run_dir=tmp / "run", progress="quiet"))
+    run_dir, rows = out.run_dir, out.rows
     (row,) = rows
     events = read_events(run_dir / "cells" / row.cell.replace("/", "__") / "events.jsonl")
     return row, [e.run for e in events if isinstance(e, ev.Agent)]

@@ -86,10 +86,11 @@ async def test_rows_equal_a_single_host_sweep(
     config = bench(tmp_path, repeats=3, concurrency=4)
     config.write_text(config.read_text().replace("baseline = false", "baseline = true"))
     local_cfg = load_config(config)
-    _, local = await run_sweep(local_cfg, SweepOptions(run_dir=tmp_path / "a", progress="quiet"))
-    run_dir, rows = await run_sweep(
-        _ray(config), SweepOptions(run_dir=tmp_path / "b", progress="quiet")
-    )
+    local = (
+        await run_sweep(local_cfg, SweepOptions(run_dir=tmp_path / "a", progress="quiet"))
+    ).rows
+    out = await run_sweep(_ray(config), SweepOptions(run_dir=tmp_path / "b", progress="quiet"))
+    run_dir, rows = out.run_dir, out.rows
     on_disk = read_rows(run_dir / "manifest.jsonl")
     assert len(rows) == len(on_disk) == 3
     assert Counter(r.cell for r in on_disk) == Counter(
@@ -240,14 +241,16 @@ async def test_sweeps_reuse_the_node_hosts(
     the harness imported) a previous sweep started, one per worker node, and leaves no
     session open on them."""
     config = bench(tmp_path, repeats=2, concurrency=2)
-    _, first = await run_sweep(_ray(config), SweepOptions(run_dir=tmp_path / "a", progress="quiet"))
+    first = (
+        await run_sweep(_ray(config), SweepOptions(run_dir=tmp_path / "a", progress="quiet"))
+    ).rows
     hosts = _hosts()
     workers = {n["NodeID"] for n in ray.nodes() if n["Alive"] and "pwb_cells" in n["Resources"]}
     assert {name.rsplit("-", 1)[1] for name in hosts} == workers, hosts
     assert all(not sessions for _, sessions in hosts.values()), hosts
-    _, second = await run_sweep(
-        _ray(config), SweepOptions(run_dir=tmp_path / "b", progress="quiet")
-    )
+    second = (
+        await run_sweep(_ray(config), SweepOptions(run_dir=tmp_path / "b", progress="quiet"))
+    ).rows
     assert {r.status for r in first + second} == {"ok"}
     assert _hosts() == hosts  # the same processes, nothing left open
 
@@ -274,7 +277,7 @@ async def test_nodes_run_cells_from_their_package_cache(
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(move_tasks_away)
-        _, rows = await run_sweep(_ray(config), SweepOptions(run_dir=run_dir, progress="quiet"))
+        rows = (await run_sweep(_ray(config), SweepOptions(run_dir=run_dir, progress="quiet"))).rows
     assert not tasks.exists()
     on_disk = read_rows(run_dir / "manifest.jsonl")
     assert len(rows) == len(on_disk) == 6
@@ -311,16 +314,19 @@ async def test_money_cap_holds_cluster_wide(
     measured first (one uncapped cell on one host); the cap is 2.4 cells' worth, so a
     node alone (2 cells) stays under it, the cluster (4 cells) passes it. The run's
     `ledger.jsonl` shows every charge with its node, in the order the ledger took them."""
-    _, (calib,) = await run_sweep(
-        load_config(_llm_bench(tmp_path / "calib", 1)),
-        SweepOptions(run_dir=tmp_path / "calib" / "run", progress="quiet"),
-    )
+    (calib,) = (
+        await run_sweep(
+            load_config(_llm_bench(tmp_path / "calib", 1)),
+            SweepOptions(run_dir=tmp_path / "calib" / "run", progress="quiet"),
+        )
+    ).rows
     assert calib.status == "ok", calib.error
     cap = 2.4 * calib.spend.cost_usd
     config = _llm_bench(tmp_path / "sweep", 4, extra=f"max_usd = {cap}")
-    run_dir, rows = await run_sweep(
+    out = await run_sweep(
         _ray(config), SweepOptions(run_dir=tmp_path / "sweep" / "run", progress="quiet")
     )
+    run_dir, rows = out.run_dir, out.rows
     on_disk = read_rows(run_dir / "manifest.jsonl")
     assert len(rows) == len(on_disk) == 4 == len({r.cell for r in on_disk})
     charges = _charges(run_dir)
@@ -415,7 +421,8 @@ async def test_scaffold_gateways_on_every_node_share_the_cluster_cap(
         providers=(fake,),
         solvers=(standin,),
     )
-    run_dir, rows = await run_sweep(cfg, SweepOptions(run_dir=tmp_path / "run", progress="quiet"))
+    out = await run_sweep(cfg, SweepOptions(run_dir=tmp_path / "run", progress="quiet"))
+    run_dir, rows = out.run_dir, out.rows
     on_disk = read_rows(run_dir / "manifest.jsonl")
     assert len(rows) == len(on_disk) == 4 == len({r.cell for r in on_disk})
     # Every agent (both nodes) was stopped by the sweep's cap, none ran out of time.
@@ -473,7 +480,7 @@ async def test_worker_node_lost_mid_sweep_retries_its_cells(
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(kill_one_node)
-        _, rows = await run_sweep(_ray(config), SweepOptions(run_dir=run_dir, progress="quiet"))
+        rows = (await run_sweep(_ray(config), SweepOptions(run_dir=run_dir, progress="quiet"))).rows
     workers.append(add_worker(c))  # leave two workers for later tests
     on_disk = read_rows(run_dir / "manifest.jsonl")
     assert len(rows) == len(on_disk) == 6  # one row per cell, no retry wrote a row
@@ -620,9 +627,10 @@ async def test_a_docker_cell_on_the_cluster_builds_its_image_on_the_node(
     before = _images("pwb-task-vite")
     image = ""
     try:
-        run_dir, rows = await run_sweep(
+        out = await run_sweep(
             _ray(config), SweepOptions(run_dir=_unique(tmp_path), progress="quiet")
         )
+        run_dir, rows = out.run_dir, out.rows
         on_disk = read_rows(run_dir / "manifest.jsonl")
         assert len(rows) == len(on_disk) == 2
         assert Counter(r.cell for r in on_disk) == Counter(
@@ -633,9 +641,11 @@ async def test_a_docker_cell_on_the_cluster_builds_its_image_on_the_node(
         (image,) = {r.image for r in on_disk}
         assert image.startswith("pwb-task-vite:") and image not in before, (image, before)
         assert image in _images("pwb-task-vite")  # built by a node: the driver builds none
-        _, local = await run_sweep(
-            load_config(config), SweepOptions(run_dir=tmp_path / "local", progress="quiet")
-        )
+        local = (
+            await run_sweep(
+                load_config(config), SweepOptions(run_dir=tmp_path / "local", progress="quiet")
+            )
+        ).rows
         by_cell = {r.cell: r for r in local}
         for r in on_disk:
             assert r.scores is not None and r.scores.whole_task

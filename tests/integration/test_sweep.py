@@ -98,7 +98,8 @@ def _cli(config: Path, *extra: str) -> list[str]:
 @pytest.mark.anyio
 async def test_every_cell_gets_exactly_one_row(require_chromium: None, tmp_path: Path) -> None:
     cfg = load_config(bench(tmp_path, repeats=6, concurrency=6))
-    run_dir, rows = await run_sweep(cfg, SweepOptions(run_dir=tmp_path / "run", progress="quiet"))
+    out = await run_sweep(cfg, SweepOptions(run_dir=tmp_path / "run", progress="quiet"))
+    run_dir, rows = out.run_dir, out.rows
     on_disk = read_rows(run_dir / "manifest.jsonl")
     assert len(on_disk) == 6 == len(rows)
     assert Counter(r.cell for r in on_disk) == Counter(
@@ -211,7 +212,8 @@ async def test_money_cap_ends_the_sweep_with_budget_rows(
         extra="max_usd = 0.5",
     )
     cfg = load_config(config)
-    run_dir, rows = await run_sweep(cfg, SweepOptions(run_dir=tmp_path / "run", progress="quiet"))
+    out = await run_sweep(cfg, SweepOptions(run_dir=tmp_path / "run", progress="quiet"))
+    run_dir, rows = out.run_dir, out.rows
     statuses = Counter(r.status for r in read_rows(run_dir / "manifest.jsonl"))
     assert sum(statuses.values()) == 6
     assert statuses["budget"] >= 4, statuses

@@ -50,7 +50,9 @@ async def test_no_credit_stops_the_sweep_after_one_request(
             extra=paid,
         )
         cfg = load_config(config)
-        run_dir, _ = await run_sweep(cfg, SweepOptions(run_dir=tmp_path / "run", progress="quiet"))
+        run_dir = (
+            await run_sweep(cfg, SweepOptions(run_dir=tmp_path / "run", progress="quiet"))
+        ).run_dir
     statuses = Counter(r.status for r in read_rows(run_dir / "manifest.jsonl"))
     assert sum(statuses.values()) == 6 and statuses["ok"] == 0, statuses
     # Two cells were in flight: at most one request each, none retried, nothing after.

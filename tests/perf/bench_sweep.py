@@ -137,7 +137,7 @@ async def _worker_main(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     rows: list[Any] = []
     async with anyio.create_task_group() as tg:
         tg.start_soon(monitor)
-        _, rows = await run_sweep(cfg, SweepOptions(run_dir=tmp / "run", progress="quiet"))
+        rows = (await run_sweep(cfg, SweepOptions(run_dir=tmp / "run", progress="quiet"))).rows
         done.set()
     wall = time.perf_counter() - t0
     cpu = _cpu() - cpu0

@@ -1,5 +1,5 @@
-"""The authoring kit: scaffold a package (`new`) and propose preservation checks from
-R0's captured evidence (`suggest`). See tasks/AUTHORING.md."""
+"""`new`: scaffold a task package for a stack, its R0 a small two-page site with the
+stack's server or build (`SERVE`) and, for npm stacks, a pinned lock file."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .contract import CANARY, CANARY_LINE, TaskPackage
+from ..contract import CANARY_LINE
 
 # `[serve]` and the R0 skeleton per stack (AUTHORING.md, "Serving by stack").
 # npm stacks: dependencies come from the task image (installed when it is built, from
@@ -66,7 +66,7 @@ NPM_DEPS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         {"@sveltejs/vite-plugin-svelte": "4.0.0", "svelte": "5.1.16", "vite": VITE_VERSION},
     ),
 }
-TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATES = Path(__file__).parent.parent / "templates"
 # Stacks whose R0 skeleton is a tree of files under templates/<stack>/repo (`__TITLE__`
 # is replaced by the task's title); where their shared stylesheet goes.
 TREE_STYLE: dict[str, str] = {
@@ -287,139 +287,3 @@ def _npm_files(task_id: str, stack: str) -> dict[str, str]:
         "repo/package.json": json.dumps(package, indent=2) + "\n",
         "repo/package-lock.json": json.dumps(lock, indent=2) + "\n",
     }
-
-
-def _q(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
-
-
-def _anchor_selector(a: dict[str, Any], anchors: list[dict[str, Any]]) -> str:
-    if a["id"]:
-        return f"{a['tag']}#{a['id']}"
-    same = [b for b in anchors if b["tag"] == a["tag"]]
-    nth = same.index(a)
-    return a["tag"] if len(same) == 1 else f"{a['tag']} >> nth={nth}"
-
-
-def _evidence(task: TaskPackage, sid: str, side: str = "r0") -> dict[str, Any] | None:
-    path = task.evidence / side / f"{sid}.anchors.json"
-    if not path.is_file():
-        return None
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("canary") != CANARY:
-        return None
-    return data
-
-
-def _check(cid: str, gate: str, state: str, describe: str, assertion: str) -> str:
-    return (
-        f'[[checks]]\nid = "{cid}"\ngate = "{gate}"\nstate = "{state}"\n'
-        f"describe = {_q(describe)}\nassert = {assertion}\n"
-    )
-
-
-def suggest(task: TaskPackage) -> tuple[str, list[str]]:
-    """Preservation checks proposed from R0's evidence, as TOML; and what was skipped.
-
-    A preservation check must hold on R0 and on the finished reference, so when
-    `evidence/reference` exists only what it keeps is proposed: headings still present
-    in the same order, anchor boxes within the tolerance, identical navigation entries,
-    colours that still follow the same token.
-    """
-    c = task.contract
-    taken = {k.id for k in c.checks}
-    out: list[str] = []
-    skipped: list[str] = []
-
-    def add(cid: str, *rest: str) -> None:
-        if cid in taken:
-            skipped.append(f"{cid}: a check with this id exists")
-            return
-        taken.add(cid)
-        out.append(_check(cid, *rest))
-
-    for state in c.states:
-        if state.actions or state.from_:
-            continue  # preservation is read on loaded pages; actions are the units' business
-        ev = _evidence(task, state.id)
-        if ev is None:
-            skipped.append(f"{state.id}: no evidence/r0/{state.id}.anchors.json (run capture)")
-            continue
-        anchors: list[dict[str, Any]] = ev["anchors"]
-        sid = state.id
-        ref = _evidence(task, sid, "reference")
-        ref_anchors: list[dict[str, Any]] = ref["anchors"] if ref else anchors
-        ref_heads = [a["text"] for a in ref_anchors if a["tag"] in ("h1", "h2", "h3")]
-        heads: list[str] = []  # R0's headings the reference keeps, in order
-        at = 0
-        for a in anchors:
-            if a["tag"] in ("h1", "h2", "h3") and a["text"] and a["text"] in ref_heads[at:]:
-                at = ref_heads.index(a["text"], at) + 1
-                heads.append(a["text"])
-        if heads:
-            values = ", ".join(_q(h) for h in heads)
-            add(
-                f"keep-copy-{sid}",
-                "regression_text",
-                sid,
-                "The page keeps its headings, in order.",
-                f'{{ kind = "text_order", selector = "h1, h2, h3", values = [{values}] }}',
-            )
-        for a in anchors:
-            if a["tag"] not in ("h1", "header", "nav", "footer") or a["box"]["width"] < 1:
-                continue
-            b = a["box"]
-            sel = _anchor_selector(a, anchors)
-            same = [r for r in ref_anchors if r["tag"] == a["tag"] and r["id"] == a["id"]]
-            nth = [x for x in anchors if x["tag"] == a["tag"] and x["id"] == a["id"]].index(a)
-            kept = same[nth]["box"] if nth < len(same) else None
-            if kept is None or any(abs(kept[k] - b[k]) > 4 for k in b):
-                skipped.append(f"{sid}: {sel} box: the reference moves it")
-                continue
-            add(
-                f"keep-{a['tag']}-box-{sid}" + (f"-{a['index']}" if a["tag"] == "nav" else ""),
-                "visual_anchors",
-                sid,
-                f"The {a['tag']} keeps its place and size.",
-                f'{{ kind = "box", selector = {_q(sel)}, x = {b["x"]:.0f}, y = {b["y"]:.0f},'
-                f" width = {b['width']:.0f}, height = {b['height']:.0f}, tolerance = 4 }}",
-            )
-        ref_navs = {n["index"]: n for n in (ref or ev).get("navs", [])}
-        for n in ev.get("navs", []):
-            if not n["links"]:
-                continue
-            if ref_navs.get(n["index"], {}).get("links") != n["links"]:
-                skipped.append(f"{sid}: navigation {n['index']}: the reference changes it")
-                continue
-            sel = f'role=navigation[name="{n["label"]}"]' if n["label"] else "nav"
-            entries = ", ".join(f"{{ text = {_q(t)}, href = {_q(h)} }}" for t, h in n["links"])
-            add(
-                f"keep-nav-{sid}-{n['index']}",
-                "navigation",
-                sid,
-                "The navigation keeps its entries and targets, in order.",
-                f'{{ kind = "links", selector = {_q(sel)}, entries = [{entries}] }}',
-            )
-            if not n["label"]:
-                break  # `nav` matches the first one only
-        ref_tokens = [
-            (r["tag"], r["id"], r["property"], r["token"]) for r in (ref or ev).get("tokens", [])
-        ]
-        for t in ev.get("tokens", []):
-            if t["index"] >= len(anchors):
-                continue
-            if (t["tag"], t["id"], t["property"], t["token"]) not in ref_tokens:
-                skipped.append(f"{sid}: {t['token']} on {t['tag']}: not kept by the reference")
-                continue
-            a = anchors[t["index"]]
-            sel = _anchor_selector(a, anchors)
-            prop = t["property"]
-            add(
-                f"keep-token-{sid}-{a['tag']}{t['index']}-{prop}",
-                "design_tokens",
-                sid,
-                f"The {a['tag']}'s {prop} still follows {t['token']}.",
-                f'{{ kind = "token", selector = {_q(sel)}, property = "{prop}",'
-                f' token = "{t["token"]}" }}',
-            )
-    return "\n".join(out), skipped

@@ -1,0 +1,178 @@
+"""`suggest`: propose preservation checks from R0's captured evidence (and the
+reference's, when captured), as TOML for the author to review."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..contract import CANARY, TaskPackage
+
+
+def _q(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _anchor_selector(a: dict[str, Any], anchors: list[dict[str, Any]]) -> str:
+    if a["id"]:
+        return f"{a['tag']}#{a['id']}"
+    same = [b for b in anchors if b["tag"] == a["tag"]]
+    nth = same.index(a)
+    return a["tag"] if len(same) == 1 else f"{a['tag']} >> nth={nth}"
+
+
+def _evidence(task: TaskPackage, sid: str, side: str = "r0") -> dict[str, Any] | None:
+    path = task.evidence / side / f"{sid}.anchors.json"
+    if not path.is_file():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("canary") != CANARY:
+        return None
+    return data
+
+
+def _check(cid: str, gate: str, state: str, describe: str, assertion: str) -> str:
+    return (
+        f'[[checks]]\nid = "{cid}"\ngate = "{gate}"\nstate = "{state}"\n'
+        f"describe = {_q(describe)}\nassert = {assertion}\n"
+    )
+
+
+@dataclass
+class _Proposals:
+    """The checks proposed so far (TOML), and what was skipped and why."""
+
+    taken: set[str]  # check ids the task has, or that were proposed
+    out: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def add(self, cid: str, gate: str, state: str, describe: str, assertion: str) -> None:
+        if cid in self.taken:
+            self.skipped.append(f"{cid}: a check with this id exists")
+            return
+        self.taken.add(cid)
+        self.out.append(_check(cid, gate, state, describe, assertion))
+
+
+def suggest(task: TaskPackage) -> tuple[str, list[str]]:
+    """Preservation checks proposed from R0's evidence, as TOML; and what was skipped.
+
+    A preservation check must hold on R0 and on the finished reference, so when
+    `evidence/reference` exists only what it keeps is proposed: headings still present
+    in the same order, anchor boxes within the tolerance, identical navigation entries,
+    colours that still follow the same token.
+    """
+    c = task.contract
+    props = _Proposals(taken={k.id for k in c.checks})
+    for state in c.states:
+        if state.actions or state.from_:
+            continue  # preservation is read on loaded pages; actions are the units' business
+        sid = state.id
+        ev = _evidence(task, sid)
+        if ev is None:
+            props.skipped.append(f"{sid}: no evidence/r0/{sid}.anchors.json (run capture)")
+            continue
+        ref = _evidence(task, sid, "reference")
+        _headings(props, sid, ev, ref)
+        _boxes(props, sid, ev, ref)
+        _navs(props, sid, ev, ref)
+        _tokens(props, sid, ev, ref)
+    return "\n".join(props.out), props.skipped
+
+
+Evidence = dict[str, Any]  # a state's `*.anchors.json` (R0's, or the reference's)
+
+
+def _headings(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
+    """R0's headings the reference keeps, in order."""
+    anchors: list[dict[str, Any]] = ev["anchors"]
+    ref_anchors: list[dict[str, Any]] = ref["anchors"] if ref else anchors
+    ref_heads = [a["text"] for a in ref_anchors if a["tag"] in ("h1", "h2", "h3")]
+    heads: list[str] = []
+    at = 0
+    for a in anchors:
+        if a["tag"] in ("h1", "h2", "h3") and a["text"] and a["text"] in ref_heads[at:]:
+            at = ref_heads.index(a["text"], at) + 1
+            heads.append(a["text"])
+    if heads:
+        values = ", ".join(_q(h) for h in heads)
+        props.add(
+            f"keep-copy-{sid}",
+            "regression_text",
+            sid,
+            "The page keeps its headings, in order.",
+            f'{{ kind = "text_order", selector = "h1, h2, h3", values = [{values}] }}',
+        )
+
+
+def _boxes(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
+    """The boxes of the page's landmarks (h1, header, nav, footer) the reference keeps."""
+    anchors: list[dict[str, Any]] = ev["anchors"]
+    ref_anchors: list[dict[str, Any]] = ref["anchors"] if ref else anchors
+    for a in anchors:
+        if a["tag"] not in ("h1", "header", "nav", "footer") or a["box"]["width"] < 1:
+            continue
+        b = a["box"]
+        sel = _anchor_selector(a, anchors)
+        same = [r for r in ref_anchors if r["tag"] == a["tag"] and r["id"] == a["id"]]
+        nth = [x for x in anchors if x["tag"] == a["tag"] and x["id"] == a["id"]].index(a)
+        kept = same[nth]["box"] if nth < len(same) else None
+        if kept is None or any(abs(kept[k] - b[k]) > 4 for k in b):
+            props.skipped.append(f"{sid}: {sel} box: the reference moves it")
+            continue
+        props.add(
+            f"keep-{a['tag']}-box-{sid}" + (f"-{a['index']}" if a["tag"] == "nav" else ""),
+            "visual_anchors",
+            sid,
+            f"The {a['tag']} keeps its place and size.",
+            f'{{ kind = "box", selector = {_q(sel)}, x = {b["x"]:.0f}, y = {b["y"]:.0f},'
+            f" width = {b['width']:.0f}, height = {b['height']:.0f}, tolerance = 4 }}",
+        )
+
+
+def _navs(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
+    """The navigations whose entries the reference keeps, unchanged."""
+    ref_navs = {n["index"]: n for n in (ref or ev).get("navs", [])}
+    for n in ev.get("navs", []):
+        if not n["links"]:
+            continue
+        if ref_navs.get(n["index"], {}).get("links") != n["links"]:
+            props.skipped.append(f"{sid}: navigation {n['index']}: the reference changes it")
+            continue
+        sel = f'role=navigation[name="{n["label"]}"]' if n["label"] else "nav"
+        entries = ", ".join(f"{{ text = {_q(t)}, href = {_q(h)} }}" for t, h in n["links"])
+        props.add(
+            f"keep-nav-{sid}-{n['index']}",
+            "navigation",
+            sid,
+            "The navigation keeps its entries and targets, in order.",
+            f'{{ kind = "links", selector = {_q(sel)}, entries = [{entries}] }}',
+        )
+        if not n["label"]:
+            break  # `nav` matches the first one only
+
+
+def _tokens(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
+    """The anchors' colours that follow a design token the reference keeps."""
+    anchors: list[dict[str, Any]] = ev["anchors"]
+    ref_tokens = [
+        (r["tag"], r["id"], r["property"], r["token"]) for r in (ref or ev).get("tokens", [])
+    ]
+    for t in ev.get("tokens", []):
+        if t["index"] >= len(anchors):
+            continue
+        if (t["tag"], t["id"], t["property"], t["token"]) not in ref_tokens:
+            props.skipped.append(f"{sid}: {t['token']} on {t['tag']}: not kept by the reference")
+            continue
+        a = anchors[t["index"]]
+        sel = _anchor_selector(a, anchors)
+        prop = t["property"]
+        props.add(
+            f"keep-token-{sid}-{a['tag']}{t['index']}-{prop}",
+            "design_tokens",
+            sid,
+            f"The {a['tag']}'s {prop} still follows {t['token']}.",
+            f'{{ kind = "token", selector = {_q(sel)}, property = "{prop}",'
+            f' token = "{t["token"]}" }}',
+        )
