@@ -57,6 +57,7 @@ def _config(tmp: Path, url: str, bound: float) -> Path:
 
 
 @pytest.mark.browser
+@pytest.mark.full  # fast: the loopback storms of tests/llm/test_outage.py
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_60_second_429_storm_fails_no_cell(
