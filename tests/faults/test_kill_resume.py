@@ -66,7 +66,7 @@ def _results(run_dir: Path) -> dict[str, CellResult | None]:
 
 
 @pytest.mark.browser
-X
+@pytest.mark.full  # the ci tier has test_sweep's kill -9 then resume
 @pytest.mark.slow
 def test_kill_9_at_random_points_then_resume_equals_an_uninterrupted_sweep(
     require_chromium: None, tmp_path: Path
