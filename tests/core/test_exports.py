@@ -13,7 +13,6 @@ import pytest
 import orchestrator
 import sandbox
 
-
 # The CLI's commands are modules run by name (`python -m orchestrator CMD`), not an API.
 NO_PUBLIC_SURFACE = {"orchestrator.commands"}
 
