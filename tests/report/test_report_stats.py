@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from orchestrator.report._measures import mean
 from orchestrator.report._stats import (
     cluster_bootstrap,
     permutation_p,
@@ -53,6 +54,62 @@ def test_bootstrap_degenerate_inputs() -> None:
     assert all(math.isnan(x) for x in cluster_bootstrap([], []))
     with pytest.raises(ValueError):
         cluster_bootstrap([1.0], [])
+
+
+def _binomial_quantile(k: int, q: float) -> int:
+    """Smallest x with P(Binomial(k, 1/2) <= x) >= q, from the exact distribution."""
+    total = 0.0
+    for x in range(k + 1):
+        total += math.comb(k, x) / 2**k
+        if total >= q:
+            return x
+    return k
+
+
+@pytest.mark.parametrize("via", ["cluster_bootstrap", "report mean"])
+def test_bootstrap_interval_is_95_percent_of_a_known_distribution(via: str) -> None:
+    """Issue #35: the report's interval is 95 %, not 90 %. With 100 one-value tasks, half
+    0 and half 1, a resample's mean is Binomial(100, 1/2) / 100: its 2.5 % and 97.5 %
+    quantiles are 0.40 and 0.60 (at 90 %: 0.42 and 0.58)."""
+    k = 100
+    values = [float(i % 2) for i in range(k)]
+    clusters = [f"t{i}" for i in range(k)]
+    if via == "report mean":
+        m = mean(values, clusters)
+        value, lo, hi = m.value, m.lo, m.hi
+    else:
+        value, lo, hi = cluster_bootstrap(values, clusters)
+    want_lo = _binomial_quantile(k, 0.025) / k
+    want_hi = _binomial_quantile(k, 0.975) / k
+    assert (want_lo, want_hi) == (0.40, 0.60)
+    assert value == 0.5
+    assert lo == pytest.approx(want_lo, abs=0.01)
+    assert hi == pytest.approx(want_hi, abs=0.01)
+
+
+def test_bootstrap_level_sets_the_width_like_the_normal_quantiles() -> None:
+    """The default interval is the 95 % one: wider than the 90 % one by about
+    z(0.975) / z(0.95) = 1.96 / 1.645 = 1.19 (many tasks: the bootstrap mean is normal)."""
+    rng = np.random.default_rng(7)
+    values = rng.uniform(0.0, 1.0, size=400).tolist()
+    clusters = [f"t{i // 2}" for i in range(400)]
+    _, lo95, hi95 = cluster_bootstrap(values, clusters, n_boot=4000)
+    _, lo90, hi90 = cluster_bootstrap(values, clusters, n_boot=4000, level=0.90)
+    assert (hi95 - lo95) / (hi90 - lo90) == pytest.approx(1.96 / 1.645, rel=0.05)
+    assert cluster_bootstrap(values, clusters, n_boot=4000, level=0.95) == cluster_bootstrap(
+        values, clusters, n_boot=4000
+    )
+
+
+def test_bootstrap_pools_values_over_unequal_tasks() -> None:
+    """The mean is over every value (a task with more runs weighs more), and so is each
+    resample's; an interval of one task's repeated draws is its own mean."""
+    values = [1.0, 1.0, 1.0, 0.0]
+    clusters = ["a", "a", "a", "b"]
+    value, lo, hi = cluster_bootstrap(values, clusters)
+    assert value == 0.75
+    # Resamples: aaa+aaa (1.0), aaa+b (0.75), b+b (0.0): the extremes are reached.
+    assert (lo, hi) == (0.0, 1.0)
 
 
 def test_rankdata_averages_ties() -> None:
