@@ -97,6 +97,45 @@ GROUPS: dict[str, Group] = {
             "tests/mutants/test_report_numbers.py",
         ),
     ),
+    # Issue #35: where the independently planted bugs survived.
+    "checkpoint": Group(
+        modules=("orchestrator/checkpoint.py",),
+        tests=("tests/mutants/test_checkpoint_rules.py", "tests/mutants/test_staged_rules.py"),
+    ),
+    "verify": Group(
+        modules=("orchestrator/verifier/_verify.py",),
+        tests=("tests/mutants/test_verify_rules.py",),
+    ),
+    "replay_checks": Group(
+        modules=("orchestrator/verifier/_replay_checks.py",),
+        tests=("tests/mutants/test_replay_checks_rules.py",),
+    ),
+    "stats": Group(
+        modules=("orchestrator/report/_stats.py",),
+        tests=("tests/report/test_report_stats.py",),
+    ),
+    "report_channels": Group(
+        modules=(
+            "orchestrator/report/_regressions.py",
+            "orchestrator/report/_analyses.py",
+            "orchestrator/report/_load.py",
+        ),
+        tests=(
+            "tests/report/test_report_aggregate.py",
+            "tests/report/test_report_populations.py",
+            "tests/report/test_report_twins.py",
+            "tests/mutants/test_report_numbers.py",
+            "tests/mutants/test_report_channels.py",
+        ),
+    ),
+    "workspace_tools": Group(
+        modules=("orchestrator/workspace/_workspace.py",),
+        tests=(
+            "tests/core/test_workspace.py",
+            "tests/security/test_workspace_attacks.py",
+            "tests/mutants/test_workspace_tools.py",
+        ),
+    ),
 }
 
 PRAGMA = "# pragma: no mutate block"

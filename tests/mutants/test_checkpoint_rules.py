@@ -10,6 +10,8 @@ records what it was asked and grades with the real `run_health`/`gate_results`.
 from __future__ import annotations
 
 import dataclasses
+import re
+import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,6 +147,11 @@ def _n(faults: Faults, point: Point) -> int:
     return faults.calls[(point, "c")]
 
 
+def _server_id(server: object) -> bool:
+    """A fresh server id: 32 hex digits."""
+    return isinstance(server, str) and re.fullmatch(r"[0-9a-f]{32}", server) is not None
+
+
 def _gates(report: VerifyReport) -> dict[str, str]:
     """The run gates' verdicts (every other gate is n/a: no check ran)."""
     return {g.gate: g.status for g in report.gates if g.gate in ("build", "serve", "scope")}
@@ -160,7 +167,9 @@ async def test_a_failing_build_fails_the_build_gate_and_is_never_served(
     out = "step 1\nstep 2\nstep 3\nstep 4\nsrc/App.tsx(3): error TS2304\nbuild failed\n"
     fails = CommandFails(out, command="npm run build", exit_code=2)
     cp, rec, _, faults = _cp(tmp_path, _stack(tiny), _faults(build={1: fails}))
+    t0 = time.monotonic()
     index, report, seconds = await cp.run("u1", {"greeting-text"})
+    elapsed = time.monotonic() - t0
     health = rec.calls[0]["health"]
     assert health == RunHealth(
         build_ok=False,
@@ -174,7 +183,8 @@ async def test_a_failing_build_fails_the_build_gate_and_is_never_served(
     assert _gates(report) == {"build": "fail", "serve": "fail", "scope": "pass"}
     # Not served, and nothing to replay against.
     assert _n(faults, "serve") == 0 and rec.calls[0]["base_url"] == ""
-    assert index == 1 and seconds >= 0
+    assert index == 1 and 0 <= seconds <= elapsed
+    assert _server_id(rec.calls[0]["server"])
 
 
 async def test_a_build_that_times_out_fails_the_build_gate(
@@ -216,6 +226,8 @@ async def test_a_healthy_checkpoint_passes_build_and_serve(
     assert call["workspace"] is ws
     assert _gates(report) == {"build": "pass", "serve": "pass", "scope": "fail"}
     assert index == 1 == cp.count
+    await cp.run("u2", None)
+    assert rec.calls[-1]["artifacts"] == tmp_path / "artifacts" / "checkpoint-002"
 
 
 async def test_applicability_comes_from_the_contract(tmp_path: Path, tiny: TaskPackage) -> None:
@@ -288,7 +300,7 @@ async def test_a_rebuild_only_stack_rebuilds_without_restarting(
     await cp.run("u2", None)
     assert (_n(faults, "install"), _n(faults, "build"), _n(faults, "serve")) == (2, 2, 1)
     # A rebuilt bundle is a new server as far as replay reuse is concerned.
-    assert rec.calls[-1]["server"] not in ("", server)
+    assert _server_id(rec.calls[-1]["server"]) and rec.calls[-1]["server"] != server
 
 
 async def test_a_server_that_was_not_ready_is_started_again(
