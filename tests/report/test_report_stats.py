@@ -130,3 +130,48 @@ def test_permutation_p_exact_for_small_n() -> None:
     # n=3, rho=-1 is reached by 2 of the 6 orderings in absolute value (+1 and -1).
     assert permutation_p([1, 2, 3], [3, 2, 1]) == pytest.approx(2 / 6)
     assert permutation_p(range(10), range(10)) < 0.01
+
+
+def test_permutation_p_is_exact_up_to_8_and_seeded_sampling_above() -> None:
+    # n = 8: every one of the 8! orderings (184 reach |rho| of this pairing).
+    x8, y8 = list(range(8)), [1, 0, 3, 2, 5, 4, 7, 6]
+    assert permutation_p(x8, y8) * 40320 == pytest.approx(184, abs=1e-9)
+    # n = 9: 10000 orderings drawn with seed 0, the same on every call.
+    x9, y9 = list(range(9)), [1, 0, 3, 2, 5, 4, 8, 6, 7]
+    p = permutation_p(x9, y9)
+    assert p == permutation_p(x9, y9, n_perm=10000, seed=0) == 19 / 10000
+    assert permutation_p(x9, y9, seed=1) != p
+
+
+def test_bootstrap_defaults_are_2000_draws_seeded_0() -> None:
+    values = [0.1, 0.9, 0.3, 0.35, 0.8, 0.0, 0.6]
+    clusters = ["a", "b", "c", "c", "d", "e", "e"]
+    got = cluster_bootstrap(values, clusters)
+    assert got == cluster_bootstrap(values, clusters, n_boot=2000, seed=0, level=0.95)
+    assert got != cluster_bootstrap(values, clusters, n_boot=2001)
+    assert got != cluster_bootstrap(values, clusters, seed=1)
+
+
+def test_bootstrap_refuses_values_without_a_cluster_each() -> None:
+    with pytest.raises(ValueError, match=r"^expected one cluster per value, got 2 vs 1$"):
+        cluster_bootstrap([1.0, 2.0], ["a"])
+
+
+def test_wilson_bounds_stay_within_0_and_1() -> None:
+    # k = n = 16: the unclamped upper bound is 1.0000000000000002 in floating point.
+    assert wilson(16, 16)[1] == 1.0
+    assert all(0.0 <= lo <= hi <= 1.0 for n in range(1, 70) for lo, hi in [wilson(n, n)])
+
+
+@pytest.mark.parametrize(("k", "n"), [(-1, 3), (4, 3), (0, -1), (-2, -1)])
+def test_wilson_refuses_every_impossible_count(k: int, n: int) -> None:
+    with pytest.raises(ValueError, match=rf"^expected 0 <= k <= n, got k={k}, n={n}$"):
+        wilson(k, n)
+
+
+def test_spearman_of_two_points_and_unequal_lengths() -> None:
+    assert spearman([1, 2], [1, 5]) == 1.0
+    assert spearman([1, 2], [5, 1]) == -1.0
+    assert math.isnan(spearman([1], [1]))
+    with pytest.raises(ValueError, match=r"^expected equal lengths, got 2 and 3$"):
+        spearman([1, 2], [1, 2, 3])
