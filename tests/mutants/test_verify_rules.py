@@ -26,6 +26,7 @@ from orchestrator.verifier._errors import (
     VerifierError,
 )
 from orchestrator.verifier._observe import Outcome, StateObservation
+from orchestrator.verifier._opens import Reads
 from orchestrator.verifier._replay import ReplayOptions
 from orchestrator.verifier._replay_state import StateJob
 from tests.verifier.conftest import check, make_task
@@ -62,13 +63,15 @@ class Pool:
     followers: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     runs: list[tuple[str, Any, Any]] = field(default_factory=list)
     warm: Warm = field(default_factory=Warm)
+    session: object = field(default_factory=object)
+    short: bool = False  # the replay answers for the job only, not its followers
 
     def warm_contexts(self) -> Warm:
         return self.warm
 
     async def run(self, base_url: str, viewport: Any, job: Any, warm: Any = None) -> Any:
         self.runs.append((base_url, viewport, warm))
-        return await job(object())
+        return await job(self.session)
 
     def answer(self, job: StateJob) -> StateObservation:
         answers = self.script.get(job.key)
@@ -91,8 +94,11 @@ def pool(monkeypatch: pytest.MonkeyPatch) -> Pool:
     async def replay_shared(
         session: object, job: StateJob, followers: tuple[StateJob, ...]
     ) -> tuple[StateObservation, ...]:
+        assert session is p.session
         p.replays.append(job)
         p.followers.append((job.key, tuple(f.key for f in followers)))
+        if p.short:
+            return (p.answer(job),)
         return tuple(p.answer(j) for j in (job, *followers))
 
     monkeypatch.setattr(_verify, "replay_shared", replay_shared)
@@ -659,3 +665,166 @@ async def test_drift_is_only_measured_for_visual_checks(
     assert asked == [] and "look" not in checks
     _, checks = await _verify_task(pool, _visual_task(tmp_path))
     assert asked == ["t"] and checks["look"].applicable and checks["look"].passed
+
+
+# ---------------------------------------------------------------- more of the plan
+
+
+def _chained_task(tmp: Path) -> TaskPackage:
+    """`open` inherits the click of `base` through `from`; `bare` has no check."""
+    states = [
+        {"id": "base", "route": "/", "actions": [{"do": "click", "selector": "#tab"}]},
+        {"id": "open", "route": "/", "from": "base", "status": 404},
+        {"id": "idle", "route": "/idle"},
+    ]
+    checks = [
+        check(
+            "opened", "interaction", "open", kind="visible", selector="#p", require_interaction=True
+        ),
+        check("titled", "text", "open", kind="exists", selector="h1"),
+        check("based", "dom", "base", kind="exists", selector="h1"),
+    ]
+    return make_task(tmp, states, checks)
+
+
+async def test_inherited_actions_make_a_state_interactive_and_name_it(
+    tmp_path: Path, pool: Pool
+) -> None:
+    pool.script["open"] = [
+        StateObservation(
+            state="open",
+            status=404,
+            outcomes={
+                "opened": Outcome(passed=True, observed="shown"),
+                "titled": Outcome(passed=False, observed="none"),
+            },
+        )
+    ]
+    pool.script["open~bare"] = [_obs("open~bare", opened=False)]
+    _, found = await _verify_task(pool, _chained_task(tmp_path), check_ids=["opened", "titled"])
+    jobs = {j.key: j for j in pool.replays}
+    assert [a.selector for a in jobs["open"].actions] == ["#tab"]  # type: ignore[union-attr]
+    # The bare replay evaluates the interaction check only.
+    assert [c.id for c in jobs["open~bare"].checks] == ["opened"]
+    assert found["opened"].passed and found["opened"].state == "open"
+    where = "state 'open': / at 1280x800 after click '#tab'"
+    assert found["titled"].message == f"titled — {where}; observed: none"
+    # Health on the state: its expected status and where it is.
+    routes = found["routes@open"]
+    assert routes.passed and routes.message.startswith("The route must answer with status 404")
+    assert where in routes.message
+
+
+async def test_named_states_add_to_the_checks_states_only(tmp_path: Path, pool: Pool) -> None:
+    await _verify_task(pool, _chained_task(tmp_path), states=["base"])
+    assert sorted(j.key for j in pool.replays) == ["base", "open", "open~bare"]
+
+
+async def test_replay_options_reach_every_job(tmp_path: Path, pool: Pool) -> None:
+    opts = ReplayOptions(action_timeout=1.0, navigation_timeout=2.0)
+    await _verify_task(pool, _chained_task(tmp_path), options=opts)
+    assert {j.opts for j in pool.replays} == {opts}
+
+
+def test_plan_is_not_ahead_by_default(tmp_path: Path) -> None:
+    task = _chained_task(tmp_path)
+    checks = [c for c in task.contract.checks if c.id == "based"]
+    (job,) = _verify._plan(task, "http://x", checks, ["base"], None, ReplayOptions())
+    assert [c.id for c in job.checks] == ["based"] and job.fingerprint is False
+
+
+async def test_a_bare_replay_never_takes_a_fingerprint(tmp_path: Path, pool: Pool) -> None:
+    reuse = Reuse()
+    await _verify_task(pool, _chained_task(tmp_path), check_ids=["opened"], reuse=reuse)
+    jobs = {j.key: j for j in pool.replays}
+    # Ahead (reuse): the state's other read-only checks too, and a fingerprint.
+    assert [c.id for c in jobs["open"].checks] == ["opened", "titled"]
+    assert jobs["open"].fingerprint is True
+    assert jobs["open~bare"].fingerprint is False
+    assert [c.id for c in jobs["open~bare"].checks] == ["opened"]
+
+
+async def test_verifying_again_into_the_same_artifacts_is_fine(tmp_path: Path, pool: Pool) -> None:
+    task = _task(tmp_path)
+    await _verify_task(pool, task, check_ids=["title"], artifacts=tmp_path / "a")
+    await _verify_task(pool, task, check_ids=["title"], artifacts=tmp_path / "a")
+    assert (tmp_path / "a" / "states").is_dir()
+
+
+async def test_a_shared_replay_is_named_in_the_state_run(tmp_path: Path, pool: Pool) -> None:
+    pool.script["home"] = [StateObservation(state="home", status=200, shared_with="menu")]
+    report, _ = await _verify_task(pool, _task(tmp_path), check_ids=["title"])
+    (run,) = report.states
+    assert run.shared_with == "menu"
+
+
+async def test_a_replay_that_answers_for_too_few_jobs_is_a_harness_bug(
+    tmp_path: Path, pool: Pool
+) -> None:
+    states = [{"id": "a", "route": "/"}, {"id": "b", "route": "/"}]
+    checks = [
+        check("ca", "dom", "a", kind="exists", selector="h1"),
+        check("cb", "dom", "b", kind="exists", selector="p"),
+    ]
+    pool.replay, pool.short = "reuse", True
+    with pytest.raises(ExceptionGroup) as info:  # raised in the replays' task group
+        await _verify_task(pool, make_task(tmp_path, states, checks))
+    (exc,) = info.value.exceptions
+    assert isinstance(exc, ValueError) and "zip() argument 2 is shorter" in str(exc)
+
+
+async def test_the_patient_replay_runs_on_the_same_pool_arguments(
+    tmp_path: Path, pool: Pool
+) -> None:
+    pool.replay = "reuse"
+    slow = StateObservation(state="about", nav_error="Timeout 15000ms exceeded.")
+    pool.script["about"] = [slow, _obs("about", "fp2", about_text=True)]
+    await _verify_task(pool, _task(tmp_path), check_ids=["about-text"])
+    about = [(base, v, warm) for base, v, warm in pool.runs if (v.width, v.height) == (390, 844)]
+    assert len(about) == 2 and about[0] == about[1]
+    assert about[0][0] == "http://site.test" and about[0][2] is pool.warm
+
+
+# ---------------------------------------------------------------- traced replay reuse
+
+
+@dataclass
+class Trace:
+    """An `OpenTrace` stand-in: each window reads one file per replay."""
+
+    windows: list[str] = field(default_factory=list)
+
+    def mark(self) -> int:
+        return len(self.windows)
+
+    def since(self, mark: int) -> Reads:
+        assert isinstance(mark, int)
+        self.windows.append(f"file{len(self.windows)}")
+        return Reads(paths=frozenset(self.windows[mark:]))
+
+
+async def test_traced_reuse_records_what_every_window_of_a_replay_read(
+    tmp_path: Path, pool: Pool
+) -> None:
+    changed = StateObservation(state="home", failed_requests=("net::ERR_NETWORK_CHANGED",))
+    pool.script["home"] = [changed, _obs("home", title=True)]
+    reuse = Reuse(trace=Trace())
+    await _verify_task(pool, _task(tmp_path), check_ids=["title"], reuse=reuse)
+    assert [(key, reads) for key, _, reads in reuse.recorded] == [
+        ("home", Reads(paths=frozenset({"file0", "file1"})))
+    ]
+
+
+async def test_drift_is_measured_on_the_pool_and_names_the_task(
+    tmp_path: Path, pool: Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[object] = []
+
+    async def drift(p: object, task: TaskPackage) -> str:
+        asked.append(p)
+        return "fonts differ"
+
+    monkeypatch.setattr(_verify, "environment_drift", drift)
+    with pytest.raises(EnvironmentDrift) as info:
+        await _verify_task(pool, _visual_task(tmp_path))
+    assert asked == [pool] and info.value.task_id == "t"
