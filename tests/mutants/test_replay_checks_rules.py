@@ -132,7 +132,10 @@ async def _probe_each(loc: Loc, kind: str, args: list[Any] | None = None) -> lis
         elif kind == "style":
             prop, want = args or ["", ""]
             out.append({"actual": e["style"][prop], "want": _COMPUTED.get(want, want)})
-        else:  # token, contained, box, links
+        elif kind == "token":
+            assert args == [e["token"]["property"], e["token"]["name"]], args
+            out.append(e[kind])
+        else:  # contained, box, links
             out.append(e[kind])
     return out
 
@@ -166,6 +169,7 @@ def _els(*texts: str, hidden: tuple[int, ...] = ()) -> list[El]:
 async def test_presence() -> None:
     page = Page(dom={"li": _els("a", "b", "c", hidden=(1, 2)), "dialog": _els("x", hidden=(0,))})
     assert await _ev(page, Exists(selector="li")) == (True, "3 match(es)")
+    assert await _ev(page, Exists(selector="dialog")) == (True, "1 match(es)")
     assert await _ev(page, Exists(selector="p")) == (False, "0 match(es)")
     assert await _ev(page, Absent(selector="p")) == (True, "0 match(es)")
     assert await _ev(page, Absent(selector="li")) == (False, "3 match(es)")
@@ -256,6 +260,9 @@ def test_in_order_steps_past_each_value() -> None:
     assert not in_order(["abc"], ("abc", "c"))
     assert not in_order(["ab"], ("b", "a"))
     assert in_order(["x"], ())
+    assert in_order(["a b a"], ("a", "b"))  # the first occurrence, not the last
+    assert not in_order(["a", "b"], ("X",))  # texts are joined by a newline only
+    assert in_order(["a", "b"], ("a\nb",)) is False  # a value is normalised, never a newline
 
 
 # ---------------------------------------------------------------- attributes and roles
@@ -378,7 +385,8 @@ async def test_style_accepts_the_authored_value_when_the_probe_keeps_another(
     ],
 )
 async def test_token(raw: El, ok: bool, observed: str) -> None:
-    page = Page(dom={"h1": [{"token": raw}, {"token": {"defined": False}}]})
+    named = {"property": "color", "name": "--brand"}
+    page = Page(dom={"h1": [{"token": {**raw, **named}}, {"token": {"defined": False}}]})
     assert await _ev(page, Token(selector="h1", property="color", token="--brand")) == (
         ok,
         observed,
@@ -490,6 +498,8 @@ def test_hidden_links_count_only_when_a_menu_control_reveals_them() -> None:
         observed="links [('Home', '/'), ('About', '/a')]; shown by clicking button.burger: "
         "['About']; hidden, and no menu control of the page shows them: ['X']",
     )
+    no_via = links_outcome(_NAV, found, frozenset({("About", "/a")}))
+    assert "; shown by clicking : ['About']" in no_via.observed
     every = links_outcome(_NAV, found, frozenset({("About", "/a"), ("X", "/x")}), "#menu")
     assert every.observed == (
         "links [('Home', '/'), ('About', '/a'), ('X', '/x')]; shown by clicking #menu: "
@@ -600,7 +610,7 @@ async def test_visual_compares_a_screenshot_with_masks_painted(
     compared = Compared()
     monkeypatch.setattr(_replay_checks, "compare", compared)
     boxes = [{"box": {"x": 10.0, "y": 30.0, "width": 5.0, "height": 6.0}}]
-    page = Page(dom={".clock": boxes, ".ad": []}, scroll=(0.0, 20.0))
+    page = Page(dom={".clock": boxes, ".ad": []}, scroll=(4.0, 20.0))
     a = Visual(masks=(".clock", ".ad"), threshold=0.02, pixel_tolerance=10)
     assert await evaluate(page, a, "home", tmp_path) == Outcome(  # type: ignore[arg-type]
         passed=True, observed="0.0% differ"
@@ -610,7 +620,7 @@ async def test_visual_compares_a_screenshot_with_masks_painted(
     assert (shot["animations"], shot["caret"]) == ("disabled", "hide")
     assert [m.els for m in shot["mask"]] == [boxes, []]
     # The mask's box is in viewport coordinates: the page's scroll is taken off.
-    assert compared.calls == [(b"png", tmp_path / "home.png", [(10.0, 10.0, 5.0, 6.0)], 0.02, 10)]
+    assert compared.calls == [(b"png", tmp_path / "home.png", [(6.0, 10.0, 5.0, 6.0)], 0.02, 10)]
 
 
 async def test_a_full_page_visual_uses_page_coordinates_and_its_own_reference(
