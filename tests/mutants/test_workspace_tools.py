@@ -4,8 +4,13 @@ patches, the reset, the repository's own guards and `attach`."""
 
 from __future__ import annotations
 
+import errno
+import os
+import subprocess
+import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from orchestrator.workspace import (
@@ -15,6 +20,7 @@ from orchestrator.workspace import (
     PathRefused,
     Workspace,
     WorkspaceError,
+    _workspace,
 )
 from orchestrator.workspace._snapshot import PROMPT_FILE
 
@@ -159,7 +165,8 @@ async def test_a_patch_that_does_not_apply_names_why_without_the_git_prefix(
         await ws.apply_patch(bad)
     (event,) = events
     assert (event.op, event.path, event.applied) == ("patch", "bad.patch", False)
-    assert event.reason and not event.reason.startswith("git apply failed")
+    assert "patch does not apply" in event.reason
+    assert not event.reason.startswith("git apply failed")
     assert str(info.value) == f"bad.patch: does not apply: {event.reason}"
 
 
@@ -262,3 +269,81 @@ async def test_discard_removes_tree_and_repository(tmp_path: Path) -> None:
     home = ws.root.parent
     await ws.discard()
     assert not home.exists() and not ws.git_dir.exists()
+
+
+async def test_the_repository_is_bare_private_and_in_the_given_store(tmp_path: Path) -> None:
+    r0 = tmp_path / "r0"
+    (r0 / "img").mkdir(parents=True)
+    (r0 / "img" / "logo.svg").write_text("<svg/>")
+    (r0 / "logo.svg").symlink_to("img/logo.svg")
+    store = tmp_path / "store"
+    dest = tmp_path / "a" / "b" / "ws"  # its parents do not exist yet
+    ws = await Workspace.create(r0, dest, ["**"], store=store)
+    assert ws.root.is_relative_to(store) and dest.resolve() == ws.root
+    assert (ws.git_dir.stat().st_mode & 0o777) == 0o700
+    bare = subprocess.run(
+        ["git", f"--git-dir={ws.git_dir}", "config", "core.bare"], capture_output=True, text=True
+    )
+    assert bare.stdout.strip() == "true"
+    # R0's own links are copied as links, never followed.
+    assert (ws.root / "logo.svg").is_symlink()
+    assert os.readlink(ws.root / "logo.svg") == "img/logo.svg"
+
+
+async def test_a_listener_given_to_the_constructor_hears_every_edit(tmp_path: Path) -> None:
+    ws = await _ws(tmp_path)
+    events: list[EditEvent] = []
+    again = Workspace(ws.root, ws.git_dir, ["*.html"], listener=events.append)
+    await again.write_file("index.html", "x")
+    assert events == [EditEvent(op="write", path="index.html", applied=True)]
+
+
+async def test_names_and_contents_that_are_not_utf8_are_read_with_replacement(
+    tmp_path: Path,
+) -> None:
+    ws = await _ws(tmp_path)
+    (ws.root / os.fsdecode(b"caf\xe9.html")).write_bytes(b"x\n")
+    (ws.root / "index.html").write_bytes(b"<h1>\xff</h1>\n")
+    assert await ws.changed_paths() == ["caf\ufffd.html", "index.html"]
+    assert "+<h1>\ufffd</h1>" in await ws.diff()
+
+
+async def test_a_search_stops_at_200_hits(tmp_path: Path) -> None:
+    ws = await _ws(tmp_path)
+    await ws.write_file("many.html", "hit\n" * 250)
+    assert len(await ws.search("hit")) == 200
+    assert len(await ws.search("hit", max_hits=5)) == 5
+
+
+async def test_an_os_error_is_named_without_a_host_path() -> None:
+    def fail() -> None:
+        raise OSError(errno.ENOENT, "No such file or directory", "/host/secret/path")
+
+    with pytest.raises(WorkspaceError, match=r"^file operation failed: No such file or directory$"):
+        await _workspace._io(fail)
+
+    def bare() -> None:
+        raise PermissionError()
+
+    with pytest.raises(WorkspaceError, match=r"^file operation failed: PermissionError$"):
+        await _workspace._io(bare)
+
+
+async def test_a_cancelled_search_is_abandoned_but_a_write_is_awaited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = await _ws(tmp_path)
+
+    def slow_search(*args: object) -> list[object]:
+        time.sleep(0.6)
+        return []
+
+    monkeypatch.setattr(_workspace._walk, "search", slow_search)
+    t0 = time.monotonic()
+    with anyio.move_on_after(0.05):
+        await ws.search("x")
+    assert time.monotonic() - t0 < 0.5  # the thread was left to finish on its own
+    t0 = time.monotonic()
+    with anyio.move_on_after(0.05):
+        await _workspace._io(lambda: time.sleep(0.6))
+    assert time.monotonic() - t0 >= 0.6  # file work is never abandoned halfway
