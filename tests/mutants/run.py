@@ -292,6 +292,14 @@ def run_group(name: str, group: Group, jobs: int, tests_at: str = "") -> dict[st
     survived = sorted(k for k, s in statuses.items() if s != "killed")
     killed = len(statuses) - len(survived)
     print(f"\n## {name}: {killed}/{len(statuses)} killed ({elapsed:.0f}s)")
+    # Per module: a mutant's key is `<module>.x_<function>__mutmut_<n>` (methods: `xǁ`).
+    per_module: dict[str, list[int]] = {}
+    for key, status in statuses.items():
+        counts = per_module.setdefault(key.split(".x", 1)[0], [0, 0])
+        counts[0] += status == "killed"
+        counts[1] += 1
+    for module, (k, t) in sorted(per_module.items()):
+        print(f"- {module}: {k}/{t} killed ({k / t:.1%})")
     diffs: dict[str, str] = {}
     for key in survived:
         # "no tests": no selected test runs the function (listed, no diff needed).
@@ -305,6 +313,7 @@ def run_group(name: str, group: Group, jobs: int, tests_at: str = "") -> dict[st
         "tests_at": tests_at or "HEAD",
         "total": len(statuses),
         "killed": killed,
+        "per_module": {m: {"killed": k, "total": t} for m, (k, t) in sorted(per_module.items())},
         "survived": {k: statuses[k] for k in survived},
         "seconds": round(elapsed),
     }
