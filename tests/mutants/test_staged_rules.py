@@ -767,3 +767,6 @@ def test_a_checkpoint_summary_counts_how_its_states_were_obtained() -> None:
     assert s.reused == {"a": "unchanged"} and s.replayed == {"d": "full replay"}
     assert s.gates == {g.gate: g.status for g in report.gates}
     assert (s.gates["build"], s.gates["text"], s.gates["dom"]) == ("fail", "fail", "n/a")
+    down = (CheckResult(id="serve@run", gate="serve", state="run", passed=False),)
+    s = summarize(5, "", VerifyReport(checks=down, gates=gate_results(down)), 0.5)
+    assert (s.build_ok, s.serve_ok, s.passed, s.failed) == (True, False, 0, 1)
