@@ -34,8 +34,9 @@ def _rate(rate: Any) -> tuple[int, int]:
 
 
 def _channel_rows(solver: str) -> list[ManifestRow]:
-    """Five covered completing runs: flip only (still failing), baseline only (clean),
-    both (failing), neither (failing), flip only (clean); and one not covered (flip)."""
+    """Covered completing runs: flip only (still failing), baseline only (clean), both
+    (failing), neither (failing), flip only (clean, twice), baseline only (failing); and
+    one not covered (flip, clean)."""
 
     def run(task: str, flips: Any, base: Any, failing: bool, covered: bool = True) -> ManifestRow:
         return r(
@@ -54,25 +55,27 @@ def _channel_rows(solver: str) -> list[ManifestRow]:
         run("t4", (), (), True),
         run("t5", FLIP, (), False),
         run("t6", FLIP, (), False, covered=False),
+        run("t7", (), BASE, True),
+        run("t8", FLIP, (), False),
     ]
 
 
 def test_each_channel_population_and_their_union_and_overlap() -> None:
     (row_,) = _regressions.regression_rows(_channel_rows("m"), lambda s: False)
     assert row_.solver == "m"
-    assert _rate(row_.flip) == (4, 6)  # completing runs
-    assert _rate(row_.baseline) == (2, 5)  # covered completing runs
-    assert _rate(row_.union) == (4, 5)
-    assert _rate(row_.overlap) == (1, 5)
-    assert _rate(row_.caught_failing) == (2, 5)  # t1, t3
-    assert _rate(row_.flipped_clean) == (2, 6)  # t5, t6
+    assert _rate(row_.flip) == (5, 8)  # completing runs
+    assert _rate(row_.baseline) == (3, 7)  # covered completing runs
+    assert _rate(row_.union) == (6, 7)
+    assert _rate(row_.overlap) == (1, 7)
+    assert _rate(row_.caught_failing) == (3, 7)  # t1, t3, t7
+    assert _rate(row_.flipped_clean) == (3, 8)  # t5, t6, t8
 
 
 def test_the_pooled_row_takes_only_the_models() -> None:
     rows = [*_channel_rows("m"), *_channel_rows("noop")]
     out = _regressions.regression_rows(rows, lambda s: s == "m")
     assert [x.solver for x in out] == ["m", "noop", "all"]
-    assert _rate(out[-1].flip) == (4, 6)
+    assert _rate(out[-1].flip) == (5, 8)
     assert _regressions.regression_rows(rows, lambda s: False)[-1].solver == "noop"
 
 
@@ -110,8 +113,8 @@ def test_breakdown_per_solver_and_arm_in_arm_order_then_by_name() -> None:
 def test_variability_per_solver_and_arm() -> None:
     rows = [
         # b, staged: two cells with repeats; whole-task agrees in one of them.
-        r("t1", "b", 0, scores=scores(1, 1, 0.2, whole=True)),
-        r("t1", "b", 1, scores=scores(1, 1, 0.6, whole=False)),
+        r("t0", "b", 0, scores=scores(1, 1, 0.2, whole=True)),
+        r("t0", "b", 1, scores=scores(1, 1, 0.6, whole=False)),
         r("t2", "b", 0, scores=scores(1, 1, 0.5, whole=True)),
         r("t2", "b", 1, scores=scores(1, 1, 0.5, whole=True)),
         # a, full-spec and staged: one cell each.
@@ -159,6 +162,7 @@ def _card(name: str, role: str = "model", **options: Any) -> SolverCard:
 def test_ablations_pair_solvers_that_differ_in_one_option() -> None:
     cards = {
         "a": _card("a", vision=True),
+        "ab": _card("ab", vision=False, budget=5),  # differs from a in two options
         "b": _card("b", vision=True, budget=2),  # differs from a in `budget` (one-sided)
         "c": _card("c", vision=False),  # differs from a in `vision`
         "d": _card("d", vision=True, budget=3),  # differs from b in `budget`; not from c
@@ -169,7 +173,9 @@ def test_ablations_pair_solvers_that_differ_in_one_option() -> None:
         r("t1", "a", scores=scores(1.0, 1, 0.9, whole=True)),
         r("t2", "a", scores=scores(0.5, 1, 0.5)),
         r("t9", "a", scores=scores(1.0, 1, 1.0, whole=True)),  # only a ran t9
-        r("t1", "c", scores=scores(0.0, 1, 0.1)),
+        r("t5", "ab", scores=scores(1.0, 1, 1.0)),
+        r("t7", "b", scores=scores(1.0, 1, 1.0)),  # shares no task with a
+        r("t1", "c", scores=scores(0.0, 1, 0.1, whole=True)),
         r("t2", "c", status="harness_error"),  # no scores: counts as zero
         r("t1", "c", arm="full-spec", scores=scores(1.0, 0, 1.0)),
         r("t1", "d", scores=scores(1.0, 1, 1.0)),
@@ -178,8 +184,8 @@ def test_ablations_pair_solvers_that_differ_in_one_option() -> None:
     ]
     out = _analyses.ablations(rows, lambda s: cards[s])
     pairs = [(x.option, x.arm, x.a, x.b, x.a_value, x.b_value, x.pairs) for x in out]
-    # a-b and b-c share no task; a-d differ in `budget` (one-sided) on t1; c-d differ in
-    # two options; no control is paired.
+    # a-ab differ in two options; a-b share no task; a-d differ in `budget` (one-sided)
+    # on t1; c-d differ in two options; no control is paired.
     assert pairs == [
         ("vision", "staged", "a", "c", "True", "False", 2),
         ("budget", "staged", "a", "d", "None", "3", 1),
@@ -189,7 +195,7 @@ def test_ablations_pair_solvers_that_differ_in_one_option() -> None:
     assert ac.wcs_delta.value == pytest.approx(((0.9 - 0.1) + (0.5 - 0.0)) / 2)
     assert ac.gate_delta.tasks == 2 and ac.gate_delta.n == 2
     assert _rate(ac.task_a) == (1, 2)  # whole task on t1 of t1, t2 (t9 is not shared)
-    assert _rate(ac.task_b) == (0, 2)
+    assert _rate(ac.task_b) == (1, 2)
 
 
 def test_differing_option() -> None:
