@@ -250,6 +250,7 @@ async def test_tree_id_and_file_index_agree(tmp_path: Path) -> None:
 async def test_attach_finds_a_workspace_by_its_tree_or_cell_link(tmp_path: Path) -> None:
     ws = await _ws(tmp_path)
     await ws.write_file("index.html", "changed")
+    config = (ws.git_dir / "config").read_bytes()
     for tree in (ws.root, tmp_path / "cell" / "ws"):
         again = Workspace.attach(tree, ["*.html"])
         assert again is not None
@@ -259,6 +260,8 @@ async def test_attach_finds_a_workspace_by_its_tree_or_cell_link(tmp_path: Path)
             ("*.html",),
         )
         assert await again.changed_paths() == ["index.html"]
+        # An attached workspace knows no config of its own: it leaves the file alone.
+        assert (ws.git_dir / "config").read_bytes() == config
     assert Workspace.attach(tmp_path / "r0", ["**"]) is None
     (ws.git_dir / "HEAD").unlink()
     assert Workspace.attach(ws.root, ["**"]) is None
