@@ -1,5 +1,7 @@
-"""The thirteen bugs of issue #18, each planted in the real code by a fixture, and the
-test that guards against it run on the planted code: it must fail.
+"""The thirteen bugs of issue #18 and those of issue #35 (a build result wired as always
+ok, the bootstrap interval at 90 %, a full-spec unit cleared by any one check, `_how`),
+each planted in the real code by a fixture, and the test that guards against it run on
+the planted code: it must fail.
 
 A bug is planted the way the issue planted them: a one-line edit of one function's
 source (`old` -> `new`, which must occur exactly once), compiled in that module's
