@@ -1,9 +1,10 @@
 """Fakes at the far side of the sandbox and verifier seams (Protocols), for tests that
 drive whole cells and sweeps without Docker or a browser.
 
-`Faults` injects one failure at a named point (`open`, `serve`, `verify`) on chosen
-calls; everything else behaves like a healthy backend and a site that passes every
-check.
+`Faults` injects one failure at a named point (`open`, `alive`, `install`, `build`,
+`serve`, `verify`) on chosen calls; everything else behaves like a healthy backend and a
+site that passes every check. At `install` and `build` an injected `CommandFails` is not
+raised: the command runs and fails (a non-zero exit or a timeout), as a broken build does.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from orchestrator.results import CheckResult, GateResult, VerifyReport
 from orchestrator.verifier import RunHealth
 from sandbox import ExecResult, Labels, Limits, Sandbox, ServeOutcome, ServeSpec
 
-Point = Literal["open", "alive", "serve", "verify"]
+Point = Literal["open", "alive", "install", "build", "serve", "verify"]
 # (point, cell label, call number at that point for that cell) -> exception or None
 Injector = Callable[[Point, str, int], BaseException | None]
 
@@ -40,6 +41,36 @@ class Faults:
 _OK = ExecResult(command="", exit_code=0, output_tail="", duration_s=0.0)
 
 
+class CommandFails(Exception):
+    """Injected at `install`/`build`: the command exits `exit_code` (or times out) with
+    the message as its output tail, rather than the sandbox failing."""
+
+    def __init__(
+        self,
+        output: str = "error",
+        *,
+        command: str = "make",
+        exit_code: int = 1,
+        timed_out: bool = False,
+    ) -> None:
+        super().__init__(output)
+        self.result = ExecResult(
+            command=command,
+            exit_code=exit_code,
+            output_tail=output,
+            duration_s=0.0,
+            timed_out=timed_out,
+        )
+
+
+def _command(faults: Faults, point: Point, cell: str) -> ExecResult:
+    try:
+        faults.hit(point, cell)
+    except CommandFails as exc:
+        return exc.result
+    return _OK
+
+
 @dataclass
 class FakeSandbox:
     root: Path
@@ -57,10 +88,10 @@ class FakeSandbox:
         return _OK
 
     async def install(self) -> ExecResult:
-        return _OK
+        return _command(self.faults, "install", self.cell)
 
     async def build(self) -> ExecResult:
-        return _OK
+        return _command(self.faults, "build", self.cell)
 
     async def serve(self) -> ServeOutcome:
         self.faults.hit("serve", self.cell)

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import libcst as cst
@@ -61,12 +61,12 @@ GROUPS: dict[str, Group] = {
         # The rules: clearing, checkpoints and flips, units not reached, the final
         # verdict, the baseline channel, budget stops. Not: opening sandboxes, the R0
         # run itself, the full-spec arm's conversation, failure logging, event texts.
+        # `summarize` (the checkpoint summary, with `_how`) is mutated since issue #35.
         exclude=(
             "_open_sandbox",
             "run_baseline",
             "run_cell",
             "_log_failure",
-            "summarize",
             "StagedRun.run_full_spec",
         ),
         skip=(r"log\.emit\(",),
@@ -95,6 +95,45 @@ GROUPS: dict[str, Group] = {
             "tests/report/test_report_aggregate.py",
             "tests/report/test_report_populations.py",
             "tests/mutants/test_report_numbers.py",
+        ),
+    ),
+    # Issue #35: where the independently planted bugs survived.
+    "checkpoint": Group(
+        modules=("orchestrator/checkpoint.py",),
+        tests=("tests/mutants/test_checkpoint_rules.py", "tests/mutants/test_staged_rules.py"),
+    ),
+    "verify": Group(
+        modules=("orchestrator/verifier/_verify.py",),
+        tests=("tests/mutants/test_verify_rules.py",),
+    ),
+    "replay_checks": Group(
+        modules=("orchestrator/verifier/_replay_checks.py",),
+        tests=("tests/mutants/test_replay_checks_rules.py",),
+    ),
+    "stats": Group(
+        modules=("orchestrator/report/_stats.py",),
+        tests=("tests/report/test_report_stats.py",),
+    ),
+    "report_channels": Group(
+        modules=(
+            "orchestrator/report/_regressions.py",
+            "orchestrator/report/_analyses.py",
+            "orchestrator/report/_load.py",
+        ),
+        tests=(
+            "tests/report/test_report_aggregate.py",
+            "tests/report/test_report_populations.py",
+            "tests/report/test_report_twins.py",
+            "tests/mutants/test_report_numbers.py",
+            "tests/mutants/test_report_channels.py",
+        ),
+    ),
+    "workspace_tools": Group(
+        modules=("orchestrator/workspace/_workspace.py",),
+        tests=(
+            "tests/core/test_workspace.py",
+            "tests/security/test_workspace_attacks.py",
+            "tests/mutants/test_workspace_tools.py",
         ),
     ),
 }
@@ -179,13 +218,33 @@ def _toml_list(items: tuple[str, ...]) -> str:
     return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
 
-def _prepare(name: str, group: Group) -> Path:
+def _tests_at(work: Path, rev: str, group: Group) -> Group:
+    """Replace the scratch copy's tests by those of commit `rev` (today's code, that
+    commit's tests: the kill rate before a change to the tests); the group keeps the test
+    files that existed then."""
+    shutil.rmtree(work / "tests")
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "tests"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(work)], input=archive, check=True)
+    kept = tuple(t for t in group.tests if (work / t).is_file())
+    for t in group.tests:
+        if t not in kept:
+            print(f"not at {rev}: {t}")
+    if not kept:
+        sys.exit(f"mutants: no test of this group exists at {rev}")
+    return replace(group, tests=kept)
+
+
+def _prepare(name: str, group: Group, tests_at: str = "") -> tuple[Path, Group]:
     work = SCRATCH / name
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
     for sub in ("orchestrator", "sandbox", "tests"):
         shutil.copytree(ROOT / sub, work / sub, ignore=shutil.ignore_patterns("__pycache__"))
+    if tests_at:
+        group = _tests_at(work, tests_at, group)
     for extra in group.copy:
         shutil.copy2(ROOT / extra, work / extra)
     config = (ROOT / "pyproject.toml").read_text()
@@ -202,7 +261,7 @@ def _prepare(name: str, group: Group) -> Path:
     (work / "pyproject.toml").write_text(config)
     for line in _mark_excluded(work, group):
         print(f"not mutated: {line}")
-    return work
+    return work, group
 
 
 def _mutmut(work: Path, *args: str, capture: bool = False) -> str:
@@ -220,8 +279,8 @@ def _mutmut(work: Path, *args: str, capture: bool = False) -> str:
     return done.stdout or ""
 
 
-def run_group(name: str, group: Group, jobs: int) -> dict[str, object]:
-    work = _prepare(name, group)
+def run_group(name: str, group: Group, jobs: int, tests_at: str = "") -> dict[str, object]:
+    work, group = _prepare(name, group, tests_at)
     t0 = time.monotonic()
     _mutmut(work, "run", "--max-children", str(jobs))
     elapsed = time.monotonic() - t0
@@ -233,6 +292,14 @@ def run_group(name: str, group: Group, jobs: int) -> dict[str, object]:
     survived = sorted(k for k, s in statuses.items() if s != "killed")
     killed = len(statuses) - len(survived)
     print(f"\n## {name}: {killed}/{len(statuses)} killed ({elapsed:.0f}s)")
+    # Per module: a mutant's key is `<module>.x_<function>__mutmut_<n>` (methods: `xǁ`).
+    per_module: dict[str, list[int]] = {}
+    for key, status in statuses.items():
+        counts = per_module.setdefault(key.split(".x", 1)[0], [0, 0])
+        counts[0] += status == "killed"
+        counts[1] += 1
+    for module, (k, t) in sorted(per_module.items()):
+        print(f"- {module}: {k}/{t} killed ({k / t:.1%})")
     diffs: dict[str, str] = {}
     for key in survived:
         # "no tests": no selected test runs the function (listed, no diff needed).
@@ -243,8 +310,10 @@ def run_group(name: str, group: Group, jobs: int) -> dict[str, object]:
         "group": name,
         "modules": list(group.modules),
         "tests": list(group.tests),
+        "tests_at": tests_at or "HEAD",
         "total": len(statuses),
         "killed": killed,
+        "per_module": {m: {"killed": k, "total": t} for m, (k, t) in sorted(per_module.items())},
         "survived": {k: statuses[k] for k in survived},
         "seconds": round(elapsed),
     }
@@ -254,9 +323,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("groups", nargs="*", choices=[*GROUPS, []], metavar="GROUP")
     ap.add_argument("-j", "--jobs", type=int, default=1, help="parallel mutants (default 1)")
+    ap.add_argument(
+        "--tests-at",
+        default="",
+        metavar="REV",
+        help="mutate today's code but run the tests of commit REV (a 'before' score)",
+    )
     args = ap.parse_args()
     names = args.groups or list(GROUPS)
-    results = [run_group(n, GROUPS[n], args.jobs) for n in names]
+    results = [run_group(n, GROUPS[n], args.jobs, args.tests_at) for n in names]
     total = sum(int(r["total"]) for r in results)  # type: ignore[call-overload]
     killed = sum(int(r["killed"]) for r in results)  # type: ignore[call-overload]
     print("\n| group | killed | total | score |\n|---|---|---|---|")

@@ -1,5 +1,7 @@
-"""The thirteen bugs of issue #18, each planted in the real code by a fixture, and the
-test that guards against it run on the planted code: it must fail.
+"""The thirteen bugs of issue #18 and those of issue #35 (a build result wired as always
+ok, the bootstrap interval at 90 %, a full-spec unit cleared by any one check, `_how`),
+each planted in the real code by a fixture, and the test that guards against it run on
+the planted code: it must fail.
 
 A bug is planted the way the issue planted them: a one-line edit of one function's
 source (`old` -> `new`, which must occur exactly once), compiled in that module's
@@ -26,6 +28,7 @@ import anyio
 import pytest
 
 from tests.mutants import (
+    test_checkpoint_rules,
     test_flip_tracker,
     test_gate_evaluators,
     test_path_guards,
@@ -33,6 +36,7 @@ from tests.mutants import (
     test_scoring_rules,
     test_staged_rules,
 )
+from tests.report import test_report_stats
 
 
 @dataclass(frozen=True)
@@ -232,6 +236,62 @@ CASES: dict[str, Case] = {
             '"pass"',
         ),
         test_gate_evaluators.test_gates_report_fail_when_one_check_fails,
+    ),
+    # Issue #35: three bugs planted independently of this file that passed every fast
+    # test, and a mutant of `_how` that no test killed.
+    "build result wired into RunHealth as always ok": Case(
+        Edit(
+            "orchestrator.checkpoint:Checkpointer.run",
+            "build_ok=build is None or build.ok,",
+            "build_ok=True,",
+        ),
+        test_checkpoint_rules.test_a_failing_build_fails_the_build_gate_and_is_never_served,
+        _cell_args,
+    ),
+    "bootstrap interval at 90% (default level)": Case(
+        Edit(
+            "orchestrator.report._stats:cluster_bootstrap",
+            "level: float = 0.95,",
+            "level: float = 0.90,",
+        ),
+        lambda: test_report_stats.test_bootstrap_interval_is_95_percent_of_a_known_distribution(
+            "cluster_bootstrap"
+        ),
+    ),
+    "bootstrap interval at 90% (the report's mean)": Case(
+        Edit(
+            "orchestrator.report._measures:mean",
+            "n_boot=N_BOOT, seed=SEED)",
+            "n_boot=N_BOOT, seed=SEED, level=0.90)",
+        ),
+        lambda: test_report_stats.test_bootstrap_interval_is_95_percent_of_a_known_distribution(
+            "report mean"
+        ),
+    ),
+    "bootstrap alpha not halved": Case(
+        Edit(
+            "orchestrator.report._stats:cluster_bootstrap",
+            "alpha = (1.0 - level) / 2.0",
+            "alpha = 1.0 - level",
+        ),
+        test_report_stats.test_bootstrap_level_sets_the_width_like_the_normal_quantiles,
+    ),
+    "full-spec unit cleared when any one check passes": Case(
+        Edit(
+            "orchestrator.cell._staged:_run_cell",
+            "all(_passed(final, c) for c in u.checks)",
+            "any(_passed(final, c) for c in u.checks)",
+        ),
+        test_staged_rules.test_full_spec_clears_a_unit_only_when_every_one_of_its_checks_passes,
+        _cell_args,
+    ),
+    "a state with no context counted as warm": Case(
+        Edit(
+            "orchestrator.cell._staged:_how",
+            'return s.context or "failed"',
+            'return s.context or "warm"',
+        ),
+        test_staged_rules.test_a_checkpoint_summary_counts_how_its_states_were_obtained,
     ),
 }
 

@@ -25,6 +25,7 @@ import pytest
 from orchestrator.budget import BudgetExceeded, cell_deadline
 from orchestrator.cell import BaselineCache, CellContext, run_cell
 from orchestrator.cell._context import CellReport
+from orchestrator.cell._staged import _how, summarize
 from orchestrator.contract import Faq, TaskPackage, load_task
 from orchestrator.events import EventLog, read_events
 from orchestrator.faults import TaskProblem
@@ -447,6 +448,25 @@ async def test_full_spec_clears_units_on_the_final_checkpoint_only(
     assert all(u.kind == "stage" and u.capped is False for u in r.result.units)
 
 
+async def test_full_spec_clears_a_unit_only_when_every_one_of_its_checks_passes(
+    tmp_path: Path, tiny: TaskPackage
+) -> None:
+    """Issue #35: a full-spec unit with one check passing and one failing is not cleared
+    (it was counted as cleared when any one passed)."""
+    owns = {"u1": (G, A), "u2": (A,), "u3": (G, P)}
+    units = tuple(msgspec.structs.replace(u, checks=owns[u.id]) for u in tiny.contract.units)
+    task = dataclasses.replace(tiny, contract=msgspec.structs.replace(tiny.contract, units=units))
+    solver = Scripted((_fix(G, P), "done"))
+    r = await _cell(tmp_path, solver, task, arm="full-spec")
+    assert [(u.id, u.cleared) for u in r.result.units] == [
+        ("u1", False),  # greeting passes, the tagline does not
+        ("u2", False),
+        ("u3", True),  # both pass
+    ]
+    assert r.result.scores.stage == pytest.approx(1 / 3)
+    assert not r.result.scores.whole_task
+
+
 # ---------------------------------------------------------------- the conversation
 
 
@@ -690,3 +710,63 @@ async def test_a_work_tree_broken_before_the_final_checkpoint_is_the_solvers(
     # WorkspaceError out of the cell, an error row never graded).
     assert r.result.broken == "file operation failed: No such file or directory"
     assert set(r.result.final_gates.values()) == {"fail"}
+
+
+# ---------------------------------------------------------------- checkpoint summaries
+
+
+def _run(state: str, **kw: str) -> StateRun:
+    return StateRun(state=state, route="/", viewport="desktop", duration_s=0.1, **kw)
+
+
+@pytest.mark.parametrize(
+    ("fields", "how"),
+    [
+        ({"reused": "unchanged", "shared_with": "a", "context": "warm"}, "reused"),
+        ({"reused": "unchanged"}, "reused"),
+        ({"shared_with": "home", "context": "warm"}, "shared"),
+        ({"shared_with": "home"}, "shared"),
+        ({"context": "warm"}, "warm"),
+        ({"context": "fresh", "replayed": "full replay"}, "fresh"),
+        ({"replayed": "full replay"}, "failed"),
+        ({}, "failed"),
+    ],
+)
+def test_how_a_state_was_obtained(fields: dict[str, str], how: str) -> None:
+    """Issue #35: `_how` (reused before shared before the context; no context: failed)."""
+    assert _how(_run("s", **fields)) == how
+
+
+def test_a_checkpoint_summary_counts_how_its_states_were_obtained() -> None:
+    states = (
+        _run("a", reused="unchanged", context="warm"),
+        _run("b", shared_with="a", context="warm"),
+        _run("c", context="warm", screenshot="cp/c.png"),
+        _run("d", context="fresh", replayed="full replay"),
+        _run("e", context="warm"),
+        _run("f"),
+    )
+    checks = (
+        CheckResult(id="x", gate="text", state="a", passed=True),
+        CheckResult(id="y", gate="text", state="a", passed=False),
+        CheckResult(id="z", gate="text", state="a", passed=False, applicable=False),
+        CheckResult(id="build@run", gate="build", state="run", passed=False),
+    )
+    report = VerifyReport(
+        checks=checks,
+        gates=gate_results(checks),
+        states=states,
+        warm_discarded=("crashed", "crashed", "navigated away"),
+    )
+    s = summarize(4, "u2", report, 1.5)
+    assert s.replays == {"reused": 1, "shared": 1, "warm": 2, "fresh": 1, "failed": 1}
+    assert s.warm_fallbacks == {"crashed": 2, "navigated away": 1}
+    assert (s.index, s.unit, s.duration_s) == (4, "u2", 1.5)
+    assert (s.build_ok, s.serve_ok, s.passed, s.failed) == (False, True, 1, 2)
+    assert s.screenshots == {"c": "cp/c.png"}
+    assert s.reused == {"a": "unchanged"} and s.replayed == {"d": "full replay"}
+    assert s.gates == {g.gate: g.status for g in report.gates}
+    assert (s.gates["build"], s.gates["text"], s.gates["dom"]) == ("fail", "fail", "n/a")
+    down = (CheckResult(id="serve@run", gate="serve", state="run", passed=False),)
+    s = summarize(5, "", VerifyReport(checks=down, gates=gate_results(down)), 0.5)
+    assert (s.build_ok, s.serve_ok, s.passed, s.failed) == (True, False, 0, 1)
