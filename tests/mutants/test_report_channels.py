@@ -90,7 +90,12 @@ def test_breakdown_per_solver_and_arm_in_arm_order_then_by_name() -> None:
         r("t2", "a", scores=scores(1.0, 1.0, 0.9)),
         r("t2", "a", status="infra_error", scores=scores(1.0, 1.0, 1.0)),
     ]
-    out = _analyses.breakdown(rows, key=lambda x: x.task)
+
+    # Controls only: no pooled "all" rows (those pool the models, test_report_populations).
+    def controls(name: str) -> SolverCard:
+        return SolverCard(name=name, kind="noop", role="control")
+
+    out = _analyses.breakdown(rows, key=lambda x: x.task, cards=controls)
     assert [(b.solver, b.arm, b.group, b.cells) for b in out] == [
         ("a", "staged", "t1", 1),
         ("a", "staged", "t2", 1),  # the infra_error row is not scored
@@ -176,7 +181,7 @@ def test_ablations_pair_solvers_that_differ_in_one_option() -> None:
         r("t5", "ab", scores=scores(1.0, 1, 1.0)),
         r("t7", "b", scores=scores(1.0, 1, 1.0)),  # shares no task with a
         r("t1", "c", scores=scores(0.0, 1, 0.1, whole=True)),
-        r("t2", "c", status="harness_error"),  # no scores: counts as zero
+        r("t2", "c", status="harness_error"),  # no result: never scored, not a pair (#37)
         r("t1", "c", arm="full-spec", scores=scores(1.0, 0, 1.0)),
         r("t1", "d", scores=scores(1.0, 1, 1.0)),
         r("t1", "x1", scores=scores(1.0, 1, 1.0)),
@@ -187,15 +192,16 @@ def test_ablations_pair_solvers_that_differ_in_one_option() -> None:
     # a-ab differ in two options; a-b share no task; a-d differ in `budget` (one-sided)
     # on t1; c-d differ in two options; no control is paired.
     assert pairs == [
-        ("vision", "staged", "a", "c", "True", "False", 2),
+        ("vision", "staged", "a", "c", "True", "False", 1),
         ("budget", "staged", "a", "d", "None", "3", 1),
     ]
     ac = out[0]
-    assert ac.gate_delta.value == pytest.approx(((1.0 - 0.0) + (0.5 - 0.0)) / 2)
-    assert ac.wcs_delta.value == pytest.approx(((0.9 - 0.1) + (0.5 - 0.0)) / 2)
-    assert ac.gate_delta.tasks == 2 and ac.gate_delta.n == 2
-    assert _rate(ac.task_a) == (1, 2)  # whole task on t1 of t1, t2 (t9 is not shared)
-    assert _rate(ac.task_b) == (1, 2)
+    # Shared and scored: t1 only (c's t2 is a harness_error, t9 only a ran).
+    assert ac.gate_delta.value == pytest.approx(1.0 - 0.0)
+    assert ac.wcs_delta.value == pytest.approx(0.9 - 0.1)
+    assert ac.gate_delta.tasks == 1 and ac.gate_delta.n == 1
+    assert _rate(ac.task_a) == (1, 1)  # whole task on t1
+    assert _rate(ac.task_b) == (1, 1)
 
 
 def test_differing_option() -> None:
