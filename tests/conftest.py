@@ -50,9 +50,6 @@ def require_chromium() -> None:
         _missing("Chromium at /usr/bin/chromium")
 
 
-TIERS = ("fast", "ci", "full")
-
-
 def tier_of(item: pytest.Item) -> str:
     """The one tier `item` runs in (module docstring)."""
     marks = {m.name for m in item.iter_markers()}
