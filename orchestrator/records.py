@@ -30,7 +30,7 @@ guess and a misspelled field cannot be written.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 import msgspec
 
@@ -49,17 +49,7 @@ Status = Literal[
     "task_error",
     "harness_error",
 ]
-STATUSES: tuple[Status, ...] = (
-    "ok",
-    "infra_error",
-    "llm_error",
-    "config_error",
-    "budget",
-    "cancelled",
-    "outage",
-    "task_error",
-    "harness_error",
-)
+STATUSES: tuple[Status, ...] = get_args(Status)  # in the Literal's order
 # Rows that are no result at all: left out of every score table (counted in the header).
 UNSCORED: frozenset[Status] = frozenset({"cancelled", "outage", "task_error", "config_error"})
 Arm = Literal["staged", "full-spec"]

@@ -156,7 +156,7 @@ def _out_dir(out: Path | None) -> Path:
     return out
 
 
-class Selection(msgspec.Struct, frozen=True, kw_only=True):
+class AdmitPlan(msgspec.Struct, frozen=True, kw_only=True):
     """`DIR/admit.json`: what an admission in DIR admits (read back by `--resume`)."""
 
     tasks: list[str]  # task directories, as given or discovered
@@ -172,7 +172,7 @@ def _resume_selection(args: argparse.Namespace) -> None:
         raise ValueError("--resume DIR and --out: expected one of them")
     path = args.resume / SELECTION_NAME
     try:
-        chosen = msgspec.json.decode(path.read_bytes(), type=Selection)
+        chosen = msgspec.json.decode(path.read_bytes(), type=AdmitPlan)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise ValueError(f"--resume {args.resume}: not an admission directory ({exc})") from None
     if args.tasks:
@@ -227,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     if args.resume is None:
         roots = [str(t.root) for t in tasks]
-        selection = Selection(tasks=roots, repeat=args.repeat)
+        selection = AdmitPlan(tasks=roots, repeat=args.repeat)
         (args.out / SELECTION_NAME).write_bytes(msgspec.json.encode(selection))
     kept = {t.contract.id: k for t in tasks if (k := _kept(args.out, t, args.repeat))}
     todo = [t for t in tasks if t.contract.id not in kept]
