@@ -163,14 +163,14 @@ class AdmitPlan(msgspec.Struct, frozen=True, kw_only=True):
     repeat: int
 
 
-SELECTION_NAME = "admit.json"
+PLAN_NAME = "admit.json"
 
 
 def _resume_selection(args: argparse.Namespace) -> None:
     """Point `args` at the admission in `args.resume` (its tasks and repeat)."""
     if args.out is not None:
         raise ValueError("--resume DIR and --out: expected one of them")
-    path = args.resume / SELECTION_NAME
+    path = args.resume / PLAN_NAME
     try:
         chosen = msgspec.json.decode(path.read_bytes(), type=AdmitPlan)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -212,7 +212,8 @@ def _record_file(tasks: list[TaskPackage]) -> Path:
     if len(parents) != 1:
         raise ValueError(f"--record: expected tasks of one tasks directory, got {len(parents)}")
     path = record_path(parents[0])
-    load_record(path)  # unreadable: say so before admitting anything
+    load_record(path)  # unreadable: say so before admitting anything (read again at the
+    # end, so an admission recorded meanwhile by another process is merged, not lost)
     return path
 
 
@@ -228,8 +229,12 @@ def run(args: argparse.Namespace) -> int:
     if args.resume is None:
         roots = [str(t.root) for t in tasks]
         selection = AdmitPlan(tasks=roots, repeat=args.repeat)
-        (args.out / SELECTION_NAME).write_bytes(msgspec.json.encode(selection))
-    kept = {t.contract.id: k for t in tasks if (k := _kept(args.out, t, args.repeat))}
+        (args.out / PLAN_NAME).write_bytes(msgspec.json.encode(selection))
+    kept = (
+        {t.contract.id: k for t in tasks if (k := _kept(args.out, t, args.repeat))}
+        if args.resume is not None
+        else {}  # a fresh admission's directory is new or empty: nothing to keep
+    )
     todo = [t for t in tasks if t.contract.id not in kept]
     if kept:
         print(

@@ -22,7 +22,7 @@ from orchestrator.admission_record import (
     with_results,
     write_record,
 )
-from orchestrator.commands.admit import SELECTION_NAME, AdmitPlan, _kept
+from orchestrator.commands.admit import PLAN_NAME, AdmitPlan, _kept
 from orchestrator.contract import TaskPackage, load_task
 from tests.fixtures.tinytask import make_tiny_task
 
@@ -93,7 +93,7 @@ def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
     out = tmp_path / "adm"
     out.mkdir()
     roots = [str(t.root) for t in suite]
-    (out / SELECTION_NAME).write_bytes(msgspec.json.encode(AdmitPlan(tasks=roots, repeat=3)))
+    (out / PLAN_NAME).write_bytes(msgspec.json.encode(AdmitPlan(tasks=roots, repeat=3)))
     for t in suite:
         _save(out, _result(t, admitted=t.contract.id != "tiny-b"))
     proc = _admit("--resume", str(out), "--record")
@@ -127,7 +127,7 @@ def test_bad_resume_or_record_arguments_are_one_line_and_exit_2(
     out = tmp_path / "adm"
     out.mkdir()
     roots = [str(suite[0].root)]
-    (out / SELECTION_NAME).write_bytes(msgspec.json.encode(AdmitPlan(tasks=roots, repeat=3)))
+    (out / PLAN_NAME).write_bytes(msgspec.json.encode(AdmitPlan(tasks=roots, repeat=3)))
     proc = _admit(*(a.format(tmp=tmp_path) for a in args))
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
