@@ -32,6 +32,11 @@ SERVE: dict[str, str] = {
         'start = "python3 -m http.server $PORT --bind 0.0.0.0 --directory dist"\n'
         'ready_path = "/"\nrebuild_on_change = true\nrestart_on_change = true\n'
     ),
+    # Flask's own server; it reads templates once (not in debug mode): restart on change.
+    "flask": (
+        'start = "python3 -m flask --app app run --host 0.0.0.0 --port $PORT"\n'
+        'ready_path = "/"\nrestart_on_change = true\n'
+    ),
 }
 FRAMEWORK: dict[str, str] = {
     "static": "vanilla",
@@ -41,6 +46,7 @@ FRAMEWORK: dict[str, str] = {
     "react": "vite5-react18",
     "svelte": "vite5-svelte5",
     "hugo": "hugo0.111",
+    "flask": "flask2.2-jinja3",
 }
 _VITE_PATHS = '"index.html", "about.html", "src/**", "public/**", "vite.config.js"'
 ALLOWED: dict[str, str] = {
@@ -51,6 +57,7 @@ ALLOWED: dict[str, str] = {
     "react": _VITE_PATHS,
     "svelte": _VITE_PATHS,
     "hugo": '"hugo.toml", "content/**", "layouts/**", "static/**", "assets/**", "data/**"',
+    "flask": '"*.py", "templates/**", "static/**"',
 }
 # npm stacks: pinned (dependencies, devDependencies), and a lock made once with npm
 # (templates/<stack>/package-lock.json; `npm install --package-lock-only`).
@@ -73,6 +80,7 @@ TREE_STYLE: dict[str, str] = {
     "react": "public/style.css",
     "svelte": "public/style.css",
     "hugo": "static/style.css",
+    "flask": "static/style.css",
 }
 GITIGNORE: dict[str, str] = {
     "vite": "node_modules/\ndist/\n",

@@ -65,10 +65,13 @@ Sources = dict[str, str]  # path relative to the root → text
 
 
 def read_sources(root: Path) -> Sources:
+    """The harness's modules (the `new` skeletons under orchestrator/templates/ are a
+    task's R0 files, data the harness copies, never imported)."""
     return {
         str(path.relative_to(root)): path.read_text()
         for top in TOPS
         for path in sorted((root / top).rglob("*.py"))
+        if "templates" not in path.relative_to(root / top).parts
     }
 
 

@@ -25,6 +25,10 @@ def test_every_stack_scaffolds_a_valid_package(tmp_path: Path, stack: str) -> No
     if stack == "hugo":  # pages are content; the HTML files are its layouts
         pages = sorted(p.name for p in (task.repo / "content").glob("*.md"))
         assert pages == ["_index.md", "about.md"]
+    elif stack == "flask":  # pages are Jinja templates over a shared layout
+        pages = sorted(p.name for p in (task.repo / "templates").glob("*.html"))
+        assert pages == ["about.html", "base.html", "index.html"], pages
+        assert '@app.get("/about.html")' in (task.repo / "app.py").read_text()
     else:
         pages = [p.name for p in task.repo.rglob("*.html")]
         assert sorted(pages) == ["about.html", "index.html"], pages

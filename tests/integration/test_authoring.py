@@ -125,6 +125,7 @@ HEADLINE = {
     "react": ("src/pages/Home.jsx", "<h1>Welcome to Demo React</h1>", "<h1>{}</h1>"),
     "svelte": ("src/lib/Home.svelte", "<h1>Welcome to Demo Svelte</h1>", "<h1>{}</h1>"),
     "hugo": ("content/_index.md", 'title: "Welcome to Demo Hugo"', 'title: "{}"'),
+    "flask": ("templates/index.html", "<h1>Welcome to Demo Flask</h1>", "<h1>{}</h1>"),
 }
 
 

@@ -64,7 +64,7 @@ def test_the_suite_meets_the_issue_requirements() -> None:
         "regression",
         "implementation",
     }
-    stacks = {"static", "node", "php", "vite", "react", "svelte", "hugo"}
+    stacks = {"static", "node", "php", "vite", "react", "svelte", "hugo", "flask"}
     assert {c.stack for c in contracts} >= stacks
     # Every stack a task names has its image and a row in AUTHORING.md's serving table.
     serving = (ROOT / "tasks" / "AUTHORING.md").read_text()
