@@ -24,6 +24,7 @@ BENCH = """
 name = "report-e2e"
 runs_dir = "{runs}"
 tasks_dir = "{tasks}"
+allow_unadmitted = true  # fixture tasks: never admitted
 arms = ["staged", "full-spec"]
 repeats = 2
 concurrency = 4
