@@ -16,7 +16,7 @@ from .persona import Wording
 from .records import Arm
 from .scoring import Weights
 
-SolverKind = Literal["reference", "noop", "thrash", "negative", "llm", "scaffold"]
+SolverKind = Literal["reference", "noop", "thrash", "negative", "mixed", "llm", "scaffold"]
 
 
 class ConfigError(Exception):
