@@ -16,7 +16,7 @@ from .persona import Wording
 from .records import Arm
 from .scoring import Weights
 
-SolverKind = Literal["reference", "noop", "thrash", "negative", "llm", "scaffold"]
+SolverKind = Literal["reference", "noop", "thrash", "negative", "mixed", "llm", "scaffold"]
 
 
 class ConfigError(Exception):
@@ -100,6 +100,9 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     # Grade visual gates not applicable when the rendering environment differs from a
     # task's evidence, instead of refusing to start (`--allow-env-drift`).
     allow_env_drift: bool = False
+    # Run tasks whose current contract has no recorded admission in the tasks directory's
+    # ADMISSION.json (`--allow-unadmitted`); the run remembers them and its report says so.
+    allow_unadmitted: bool = False
     # "reuse": a checkpoint reuses a state whose served bytes did not change (the same
     # verdicts, `verifier/_reuse.py`) and replays the others in reset warm contexts
     # (`verifier/_browser_warm.py`); "states": the same, but a fresh context per replayed state;

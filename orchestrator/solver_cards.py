@@ -36,6 +36,12 @@ class SolverCard(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 def card_for(cfg: BenchConfig, s: SolverConfig) -> SolverCard:
     if s.kind in CONTROL_KINDS:
         return SolverCard(name=s.name, kind=s.kind, role="control")
+    if s.kind == "mixed":
+        # The offline stand-in for a model (`solvers.MixedSolver`): pooled as a model is,
+        # so that a sweep of it exercises every population of the report.
+        return SolverCard(
+            name=s.name, kind=s.kind, role="model", scaffold="offline-mixed", backbone=s.name
+        )
     if s.kind == "scaffold":
         sc = s.scaffold
         through = cfg.provider(s.provider)  # the gateway forwards its calls there

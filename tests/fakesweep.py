@@ -28,7 +28,7 @@ from orchestrator.sweep import _sweep
 from orchestrator.sweep._agents import open_gateway
 from orchestrator.sweep._engine import Engine
 from orchestrator.sweep._runner import SweepIds, SweepResources
-from orchestrator.verifier import BrowserPool
+from orchestrator.verifier import BrowserPool, Verifier
 from sandbox import ImageBuilder, LocalBackend
 from tests.fakes import FakeBackend, FakeVerifier, Faults
 
@@ -42,6 +42,7 @@ async def _open_fake_engine(
     ledger: Ledger,
     *,
     local: bool = False,
+    verifier: Verifier | None = None,
 ) -> AsyncIterator[Engine]:
     async with (
         ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks]) as providers,
@@ -60,16 +61,23 @@ async def _open_fake_engine(
             image_builder=ImageBuilder(),
             tasks={t.contract.id: t for t in tasks},
             solvers={s.name: s for s in cfg.solvers},
-            verifier=FakeVerifier(faults),
+            verifier=verifier or FakeVerifier(faults),
             gateway=gateway,
             ids=ids,
         )
         yield Engine(backend="local", attempt=res.attempt)
 
 
-def fake_engine(monkeypatch: pytest.MonkeyPatch, *, local: bool = False) -> None:
-    """Every sweep of this test runs its cells on the fakes (see the module docstring)."""
-    monkeypatch.setattr(_sweep, "open_engine", functools.partial(_open_fake_engine, local=local))
+def fake_engine(
+    monkeypatch: pytest.MonkeyPatch, *, local: bool = False, verifier: Verifier | None = None
+) -> None:
+    """Every sweep of this test runs its cells on the fakes (see the module docstring);
+    `verifier` replaces the fake one (e.g. `tests.oracle.OracleVerifier`)."""
+    monkeypatch.setattr(
+        _sweep,
+        "open_engine",
+        functools.partial(_open_fake_engine, local=local, verifier=verifier),
+    )
 
 
 @contextmanager

@@ -1,10 +1,11 @@
-"""The baseline channel's R0 suite: run once per (contract hash, toolchain), cached.
+"""The baseline channel's R0 suite: run once per (contract hash, backend, image), cached.
 
 Concurrent cells of one task wait for the first to finish instead of each running it.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -13,6 +14,14 @@ import msgspec
 
 from ..contract import Gate
 from ..results import GateStatus
+
+
+def baseline_key(contract_hash: str, backend: str, image: str) -> str:
+    """The cache key of a task's R0 verdicts: its contract, the backend and the image the
+    suite ran in (a rebuilt image, e.g. a newer toolchain or browser, can change what R0
+    passes). A plain file name: the image id is hashed."""
+    digest = hashlib.sha256(image.encode()).hexdigest()[:16] if image else "noimage"
+    return f"{contract_hash[:16]}-{backend}-{digest}"
 
 
 class BaselineResult(msgspec.Struct, frozen=True, kw_only=True):

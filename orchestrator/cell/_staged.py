@@ -30,7 +30,7 @@ from ..workspace import (
     discard,
     discard_under,
 )
-from ._baseline import BaselineResult
+from ._baseline import BaselineResult, baseline_key
 from ._context import CellContext, CellReport
 from ._flips import FlipTracker
 
@@ -417,7 +417,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
         outcomes += _not_reached(task, outcomes)
         baseline: BaselineResult | None = None
         if ctx.baseline is not None:
-            key = f"{task.contract_hash[:16]}-{ctx.backend.name}"
+            key = baseline_key(task.contract_hash, ctx.backend.name, ctx.image)
             baseline = await ctx.baseline.get(key, lambda: run_baseline(ctx))
             log.emit(ev.Baseline(gates=baseline.gates))
             if not baseline.covered:  # R0 must be runnable (DESIGN §2): not the solver's

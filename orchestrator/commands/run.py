@@ -11,6 +11,7 @@ import msgspec
 
 from sandbox import BackendUnavailable, SandboxError
 
+from ..admission_record import AdmissionRecordError, load_record, record_path, unadmitted
 from ..config import BenchConfig, ConfigError, load_config, validate
 from ..contract import ContractError
 from ..manifest import RunLocked
@@ -19,9 +20,11 @@ from ..sweep import (
     SweepInputError,
     SweepOptions,
     check_engine,
+    check_selection,
     is_run_dir,
     read_spec,
     run_sweep,
+    select_tasks,
 )
 from ..verifier import REPLAY_MODES, EnvironmentDrift
 from ._loop import run_async
@@ -51,6 +54,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--allow-env-drift",
         action="store_true",
         help="grade visual gates not applicable when rendering differs from the evidence",
+    )
+    p.add_argument(
+        "--allow-unadmitted",
+        action="store_true",
+        help="run tasks whose contract has no recorded admission (tasks/ADMISSION.json);"
+        " the report says so",
     )
     add_replay_argument(p)
 
@@ -83,6 +92,8 @@ def apply_overrides(cfg: BenchConfig, args: argparse.Namespace) -> BenchConfig:
         changes["arms"] = tuple(args.arms)
     if args.allow_env_drift:
         changes["allow_env_drift"] = True
+    if getattr(args, "allow_unadmitted", False):
+        changes["allow_unadmitted"] = True
     if not changes:
         return cfg
     return msgspec.structs.replace(cfg, sweep=msgspec.structs.replace(cfg.sweep, **changes))
@@ -112,6 +123,28 @@ def _resumed(args: argparse.Namespace) -> None:
     args.repeats = spec.repeats if args.repeats is None else args.repeats
 
 
+def admission_check(
+    cfg: BenchConfig, tasks: tuple[str, ...], solvers: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The selected tasks whose current contract has no recorded admission (one line
+    each). Refused (`SweepInputError`, one line naming them) unless allowed."""
+    check_selection(cfg, tasks, solvers)
+    record_file = record_path(Path(cfg.sweep.tasks_dir))
+    try:
+        record = load_record(record_file)
+    except AdmissionRecordError as exc:
+        raise SweepInputError(str(exc)) from None
+    lines = tuple(unadmitted(select_tasks(cfg, tasks), record))
+    if lines and not cfg.sweep.allow_unadmitted:
+        names = ", ".join(line.split(":", 1)[0] for line in lines)
+        raise SweepInputError(
+            f"{record_file}: no recorded admission of the current contract of {len(lines)} "
+            f"task(s): {names} (admit them with `admit --repeat 3 --record`, or run them "
+            "anyway with --allow-unadmitted)"
+        )
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         _resumed(args)
@@ -120,12 +153,18 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, SweepInputError) as exc:
         print(exc, file=sys.stderr)
         return EXIT_BAD_INPUT
+    try:
+        allowed = admission_check(cfg, tuple(args.tasks), tuple(args.solvers))
+    except (ContractError, SweepInputError) as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_BAD_INPUT
     opts = SweepOptions(
         run_dir=args.resume or args.run_dir,
         resume=args.resume is not None,
         tasks=tuple(args.tasks),
         solvers=tuple(args.solvers),
         progress="quiet" if args.quiet else args.progress,
+        unadmitted=allowed,
     )
     try:
         check_engine(cfg)
@@ -148,6 +187,12 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         statuses[row.status] = statuses.get(row.status, 0) + 1
     print(f"{run_dir}/manifest.jsonl: {len(rows)} row(s) written {statuses}")
+    if allowed:
+        print(
+            f"--allow-unadmitted: {len(allowed)} task(s) without a recorded admission ran "
+            "(the report says so):\n" + "\n".join(allowed),
+            file=sys.stderr,
+        )
     if out.stopped and not out.interrupted and not args.no_report:
         # Stopped early (a cap, a refused setup, an outage): the rows written so far are
         # reported; rows without a result are counted in its header, never scored.

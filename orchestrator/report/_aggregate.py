@@ -204,7 +204,9 @@ def cell_entries(rows: Sequence[ManifestRow]) -> tuple[CellEntry, ...]:
     )
 
 
-def header(all_rows: Sequence[ManifestRow], cards: Cards) -> Header:
+def header(
+    all_rows: Sequence[ManifestRow], cards: Cards, unadmitted: tuple[str, ...] = ()
+) -> Header:
     names = sorted({r.solver for r in all_rows})
     return Header(
         statuses=dict(sorted(Counter(r.status for r in all_rows).items())),
@@ -224,6 +226,7 @@ def header(all_rows: Sequence[ManifestRow], cards: Cards) -> Header:
             for r in all_rows
             if r.result is not None
         ),
+        unadmitted=unadmitted,
     )
 
 
@@ -252,7 +255,7 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
     return Report(
         run_dir=run_dir,
         load=run.stats,
-        header=header(everything, cards),
+        header=header(everything, cards, run.unadmitted),
         solvers=tuple(sorted({r.solver for r in rows})),
         scores=table,
         scores_infra_zero=score_table(rows, cards, infra_as_zero=True),

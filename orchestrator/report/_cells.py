@@ -14,6 +14,7 @@ from .. import events as ev
 from ..contract import ContractError, Gate, Visual, load_task
 from ..events import CheckpointSummary, Event, read_events
 from ..records import ManifestRow, cell_dir_name
+from ..results import CheckResult
 
 _TEXT_LIMIT = 240
 BARE_SUFFIX = "~bare"  # the verifier's key for a state's action-free load
@@ -48,6 +49,31 @@ class DiffRegion(msgspec.Struct, frozen=True, kw_only=True):
     final: Path | None  # the final screenshot, when it is the same kind of image
 
 
+class StateCheck(msgspec.Struct, frozen=True, kw_only=True):
+    """One check of a state on the final checkpoint, with its verdict."""
+
+    id: str
+    gate: str
+    verdict: str  # "pass", "fail" or "n/a" (did not apply: never a failure)
+    message: str  # the grounded message (fail), or why it did not apply (n/a)
+    region: int | None = None  # index into `CellView.regions`: its cropped diff
+
+
+class StateEvidence(msgspec.Struct, frozen=True, kw_only=True):
+    """A state's reference and final screenshots with the verdict of each of its checks.
+    The reference verdict is the admission's: a task is admitted only when its reference
+    passes every check (`admit`); the final verdicts are this cell's final checkpoint."""
+
+    state: str  # "" : the site-wide checks (build, serve, scope, ...), not one state
+    reference: Path | None
+    final: Path | None
+    checks: tuple[StateCheck, ...]
+
+    @property
+    def failing(self) -> bool:
+        return any(c.verdict == "fail" for c in self.checks)
+
+
 class CellView(msgspec.Struct, frozen=True, kw_only=True):
     row: ManifestRow
     dir: str
@@ -56,6 +82,9 @@ class CellView(msgspec.Struct, frozen=True, kw_only=True):
     failing: tuple[FailingGate, ...]
     shots: tuple[ShotPair, ...]
     regions: tuple[DiffRegion, ...] = ()
+    # Failing states first (the page opens on the first one), then the passing ones, then
+    # the site-wide checks.
+    states: tuple[StateEvidence, ...] = ()
 
 
 def _clip(text: str) -> str:
@@ -193,6 +222,58 @@ def _failing(row: ManifestRow, final: CheckpointSummary | None) -> tuple[Failing
     return tuple(FailingGate(gate=g, messages=tuple(m)) for g, m in sorted(msgs.items()))
 
 
+def _verdict(c: CheckResult) -> str:
+    return "n/a" if not c.applicable else ("pass" if c.passed else "fail")
+
+
+def _states(
+    final: CheckpointSummary | None,
+    finals: dict[str, Path],
+    refs: dict[str, Path],
+    regions: tuple[DiffRegion, ...],
+) -> tuple[StateEvidence, ...]:
+    region_of = {(r.check, r.state): n for n, r in enumerate(regions)}
+    checks: dict[str, list[StateCheck]] = {}
+    for c in final.checks if final else ():
+        # build/serve/scope are checks of the whole run (`<gate>@run` on the pseudo-state
+        # `run`, verifier `run_health`): shown as the site-wide checks, not as a state.
+        run_wide = not c.authored and c.id == f"{c.gate}@run"
+        state = "" if run_wide else c.state.removesuffix(BARE_SUFFIX)
+        verdict = _verdict(c)
+        message = c.message or c.observed if verdict == "fail" else ""
+        if verdict == "n/a":
+            message = c.observed  # why it did not apply
+        checks.setdefault(state, []).append(
+            StateCheck(
+                id=c.id,
+                gate=c.gate,
+                verdict=verdict,
+                message=message,
+                region=region_of.get((c.id, c.state)) if verdict == "fail" else None,
+            )
+        )
+    names = sorted((set(finals) | set(refs) | set(checks)) - {""})
+    shown = [
+        StateEvidence(
+            state=s,
+            reference=refs.get(s),
+            final=finals.get(s),
+            checks=tuple(sorted(checks.get(s, ()), key=lambda c: (c.verdict != "fail", c.id))),
+        )
+        for s in names
+    ]
+    site = (
+        [StateEvidence(state="", reference=None, final=None, checks=tuple(checks[""]))]
+        if "" in checks
+        else []
+    )
+    return (
+        *(s for s in shown if s.failing),
+        *(s for s in shown if not s.failing),
+        *site,
+    )
+
+
 def cell_view(row: ManifestRow, run_dir: Path, task_root: Path | None) -> CellView:
     name = cell_dir_name(row.cell)
     cell_dir = run_dir / "cells" / name
@@ -225,4 +306,5 @@ def cell_view(row: ManifestRow, run_dir: Path, task_root: Path | None) -> CellVi
         ),
         failing=_failing(row, final),
         shots=pairs,
+        states=_states(final, finals, refs, regions),
     )

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from urllib.parse import quote
 
-from ._cells import CellView
+from ._cells import CellView, StateEvidence
 from ._measures import row_flips, row_regressions, row_units
 from ._model import Report
 from ._tables import Table, header_note, load_note, tables
@@ -24,6 +24,10 @@ th{background:#f3f3f3}
 img{max-width:100%;border:1px solid #ddd}
 .shots{display:grid;grid-template-columns:1fr 1fr;gap:1em}
 .fail{color:#a00}
+.evidence{display:grid;grid-template-columns:1fr 1fr 1fr;gap:1em}
+.state{border-top:2px solid #ccc;margin-top:1em}
+.state.failing{border-top-color:#a00}
+.crops{display:grid;grid-template-columns:1fr 1fr;gap:.3em}
 """
 
 
@@ -66,7 +70,7 @@ def render_index(rep: Report, plots: Sequence[tuple[str, str]]) -> str:
     body.append("<h2>Cells</h2>")
     cells = [
         [
-            f"<a href='cells/{quote(c.dir)}/index.html'>{escape(c.cell)}</a>",
+            f"<a href='cells/{quote(c.dir)}/index.html#first-failing'>{escape(c.cell)}</a>",
             escape(c.status),
             "—" if c.gate is None else f"{100 * c.gate:.1f}",
             "—" if c.wcs is None else f"{c.wcs:.3f}",
@@ -88,16 +92,82 @@ def _img(src: str | None, alt: str) -> str:
 Region = tuple[str, str, tuple[int, int, int, int], str | None, str | None]
 
 
-def _regions(regions: Sequence[Region]) -> list[str]:
-    out = ["<h2>Where failing visual checks differ</h2>", "<div id='regions'>"]
-    for check, state, (x, y, w, h), ref, fin in regions:
-        out.append(
-            f"<h3>{escape(check)} on {escape(state)}: {w}x{h} at ({x}, {y})</h3>"
-            "<div class='shots'>"
-            f"<figure>{_img(ref, 'reference region')}<figcaption>reference</figcaption></figure>"
-            f"<figure>{_img(fin, 'final region')}<figcaption>final</figcaption></figure></div>"
+def _crops(region: Region) -> str:
+    _, _, (x, y, w, h), ref, fin = region
+    return (
+        f"<p class='note'>differs in {w}x{h} at ({x}, {y})</p><div class='crops'>"
+        f"<figure>{_img(ref, 'reference region')}<figcaption>reference</figcaption></figure>"
+        f"<figure>{_img(fin, 'final region')}<figcaption>final</figcaption></figure></div>"
+    )
+
+
+def _verdicts(ev: StateEvidence) -> tuple[str, str]:
+    """The captions of the reference and final screenshots: their verdict."""
+    n = len(ev.checks)
+    failing = sum(c.verdict == "fail" for c in ev.checks)
+    moot = sum(c.verdict == "n/a" for c in ev.checks)
+    ref = f"reference: pass, {n - moot} check(s) (admitted: the reference passes every check)"
+    if failing:
+        fin = f"final: FAIL, {failing} of {n - moot} check(s) fail"
+    else:
+        fin = f"final: pass, {n - moot} check(s)"
+    return ref, fin + (f"; {moot} not applicable" if moot else "")
+
+
+def _state(
+    ev: StateEvidence, n: int, first: bool, shots: Sequence[str | None], regions: Sequence[Region]
+) -> list[str]:
+    """One state: its reference and final screenshots with their verdicts, its failing
+    checks beside them (grounded message, cropped diff), then every check's verdict."""
+    ref_caption, fin_caption = _verdicts(ev)
+    cls = "state failing" if ev.failing else "state"
+    out = [f"<section class='{cls}' id='state-{n}'>"]
+    if first:
+        out.append("<a id='first-failing'></a>")
+    title = ev.state or "site-wide checks (no state)"
+    verdict = "FAIL" if ev.failing else "pass"
+    out.append(f"<h3>{escape(title)}: <span class='verdict'>{verdict}</span></h3>")
+    failing = [c for c in ev.checks if c.verdict == "fail"]
+    items = []
+    for c in failing:
+        crop = _crops(regions[c.region]) if c.region is not None and c.region < len(regions) else ""
+        items.append(
+            f"<li class='fail'><b>{escape(c.id)}</b> ({escape(c.gate)}): "
+            f"{escape(c.message)}{crop}</li>"
         )
-    out.append("</div>")
+    beside = (
+        f"<ul class='failing-checks'>{''.join(items)}</ul>" if items else "<p>no failing check</p>"
+    )
+    if ev.state:
+        ref, fin = shots
+        out.append(
+            "<div class='evidence'>"
+            f"<figure>{_img(ref, 'reference')}<figcaption class='ref-verdict'>"
+            f"{escape(ref_caption)}</figcaption></figure>"
+            f"<figure>{_img(fin, 'final')}<figcaption class='final-verdict'>"
+            f"{escape(fin_caption)}</figcaption></figure>"
+            f"<div>{beside}</div></div>"
+        )
+    else:
+        out.append(beside)
+    out.append(
+        _rows(
+            ["check", "gate", "reference", "final", "message"],
+            [
+                [
+                    escape(c.id),
+                    escape(c.gate),
+                    "pass" if c.verdict != "n/a" else "n/a",
+                    "<span class='fail'>fail</span>" if c.verdict == "fail" else c.verdict,
+                    escape(c.message),
+                ]
+                for c in ev.checks
+            ],
+        )
+        if ev.checks
+        else "<p class='note'>no check ran on this state at the final checkpoint</p>"
+    )
+    out.append("</section>")
     return out
 
 
@@ -130,6 +200,23 @@ def render_cell(
             )
             + "</p>"
         )
+    body.append("<h2>Failing gates</h2>")
+    if view.failing:
+        body.append("<ul id='failing'>")
+        for g in view.failing:
+            msgs = "".join(f"<li>{escape(m)}</li>" for m in g.messages)
+            body.append(f"<li class='fail'><b>{escape(g.gate)}</b><ul>{msgs}</ul></li>")
+        body.append("</ul>")
+    else:
+        body.append("<p>none</p>")
+    body.append("<h2>States: reference vs final</h2><div id='states'>")
+    paths = {state: (ref, fin) for state, ref, fin in shots}
+    first = next((n for n, ev in enumerate(view.states) if ev.failing), None)
+    for n, ev in enumerate(view.states):
+        body += _state(ev, n, n == first, paths.get(ev.state, (None, None)), regions)
+    if not view.states:
+        body.append("<p>no screenshots</p>")
+    body.append("</div>")
     body.append("<h2>Units</h2>")
     body.append(
         _rows(
@@ -187,24 +274,4 @@ def render_cell(
             for b in row_regressions(r)
         ]
         body.append("</ul>")
-    body.append("<h2>Failing gates</h2>")
-    if view.failing:
-        body.append("<ul id='failing'>")
-        for g in view.failing:
-            msgs = "".join(f"<li>{escape(m)}</li>" for m in g.messages)
-            body.append(f"<li class='fail'><b>{escape(g.gate)}</b><ul>{msgs}</ul></li>")
-        body.append("</ul>")
-    else:
-        body.append("<p>none</p>")
-    if regions:
-        body += _regions(regions)
-    body.append("<h2>Reference vs final</h2>")
-    for state, ref, fin in shots:
-        body.append(
-            f"<h3>{escape(state)}</h3><div class='shots'>"
-            f"<figure>{_img(ref, 'reference')}<figcaption>reference</figcaption></figure>"
-            f"<figure>{_img(fin, 'final')}<figcaption>final</figcaption></figure></div>"
-        )
-    if not shots:
-        body.append("<p>no screenshots</p>")
     return _page(r.cell, body)

@@ -45,9 +45,27 @@ class LoadedRun(msgspec.Struct, frozen=True, kw_only=True):
     # Earlier rows of cells written again (a resumed sweep re-ran them): not results, but
     # what they were charged was spent (the cost table counts it).
     superseded: tuple[ManifestRow, ...] = ()
+    # RUN_DIR/run.json's `unadmitted`: tasks the sweep ran although their contract had no
+    # recorded admission (`--allow-unadmitted`), one line each.
+    unadmitted: tuple[str, ...] = ()
 
     def card(self, solver: str) -> SolverCard:
         return self.cards.get(solver) or guess_card(solver)
+
+
+class _RunNotes(msgspec.Struct, frozen=True, kw_only=True):
+    """What the report reads of `run.json` (the sweep's `RunSpec`); other fields ignored."""
+
+    unadmitted: tuple[str, ...] = ()
+
+
+def read_unadmitted(run_dir: Path) -> tuple[str, ...]:
+    """The tasks the sweep was allowed to run unadmitted; a run.json that is missing or
+    unreadable says nothing (the manifest is what the report is about)."""
+    try:
+        return msgspec.json.decode((run_dir / "run.json").read_bytes(), type=_RunNotes).unadmitted
+    except (OSError, msgspec.DecodeError):
+        return ()
 
 
 def read_manifest(path: Path) -> JsonlRead[ManifestRow]:
@@ -102,6 +120,7 @@ def load_run(run_dir: Path, tasks_dir: Path) -> LoadedRun:
         twins=twins,
         cards=read_cards(run_dir),
         superseded=tuple(earlier),
+        unadmitted=read_unadmitted(run_dir),
     )
 
 

@@ -265,6 +265,8 @@ class Header(_Rec, frozen=True, kw_only=True):
     # Rows whose visual gates were graded n/a because the rendering environment differed
     # from the evidence (`--allow-env-drift`).
     env_drift: int = 0
+    # Tasks run although their contract had no recorded admission (`--allow-unadmitted`).
+    unadmitted: tuple[str, ...] = ()
 
 
 class Correlation(_Rec, frozen=True, kw_only=True):

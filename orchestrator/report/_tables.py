@@ -268,4 +268,13 @@ def header_note(rep: Report) -> str:
             if h.env_drift
             else ""
         )
+        + (
+            f" Unadmitted: {len(h.unadmitted)} task(s) ran with --allow-unadmitted, their "
+            "contract without a recorded admission (tasks/ADMISSION.json), so their checks "
+            "are not known to pass the reference and fail the controls: "
+            + "; ".join(h.unadmitted)
+            + "."
+            if h.unadmitted
+            else ""
+        )
     )

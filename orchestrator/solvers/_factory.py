@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..budget import Ledger
 from ..contract import TaskPackage
-from ._offline import NegativeSolver, NoopSolver, ReferenceSolver, ThrashSolver
+from ._offline import MixedSolver, NegativeSolver, NoopSolver, ReferenceSolver, ThrashSolver
 from ._protocol import Solver
 
 if TYPE_CHECKING:
@@ -28,6 +28,8 @@ def make_solver(
             return NoopSolver()
         case "thrash":
             return ThrashSolver(task)
+        case "mixed":
+            return MixedSolver(task, cfg.name)
         case "negative":
             name = cfg.negative or task.contract.negatives[0].name
             return NegativeSolver(task, name)
@@ -53,6 +55,8 @@ def offline_solver(name: str, task: TaskPackage) -> Solver:
         return NoopSolver()
     if name == "thrash":
         return ThrashSolver(task)
+    if name == "mixed" or name.startswith("mixed-"):
+        return MixedSolver(task, name)
     if name.startswith("negative:"):
         neg = name.split(":", 1)[1]
         if neg not in {n.name for n in task.contract.negatives}:
@@ -60,5 +64,6 @@ def offline_solver(name: str, task: TaskPackage) -> Solver:
             raise ValueError(f"{task.contract.id}: no negative named {neg!r} (known: {known})")
         return NegativeSolver(task, neg)
     raise ValueError(
-        f"unknown offline solver {name!r}: use reference, noop, thrash, negative:<name>"
+        f"unknown offline solver {name!r}: use reference, noop, thrash, mixed[-<seed>], "
+        "negative:<name>"
     )

@@ -13,6 +13,7 @@ from ._jobs import plan_jobs as plan_jobs
 from ._jobs import select_tasks as select_tasks
 from ._runspec import RunSpec as RunSpec
 from ._runspec import SweepInputError as SweepInputError
+from ._runspec import check_selection as check_selection
 from ._runspec import is_run_dir as is_run_dir
 from ._runspec import read_spec as read_spec
 from ._sweep import SweepOptions as SweepOptions
@@ -33,6 +34,7 @@ __all__ = [
     "SweepOutcome",
     "cell_key",
     "check_engine",
+    "check_selection",
     "gc_cluster",
     "is_run_dir",
     "pending_jobs",

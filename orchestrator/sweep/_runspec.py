@@ -28,6 +28,9 @@ class RunSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     solvers: tuple[str, ...] = ()  # --solvers names ("" = every solver)
     arms: tuple[Arm, ...]
     repeats: int
+    # Tasks run although their contract had no recorded admission (--allow-unadmitted):
+    # one line each, as `admission_record.unadmitted` words it; kept across resumes.
+    unadmitted: tuple[str, ...] = ()
 
 
 def is_run_dir(path: Path) -> bool:

@@ -25,7 +25,14 @@ from ._engine import open_engine
 from ._jobs import plan_jobs, select_tasks
 from ._progress import ProgressMode, SweepProgress
 from ._runner import SweepIds
-from ._runspec import RunSpec, SweepInputError, check_selection, is_run_dir, write_spec
+from ._runspec import (
+    RunSpec,
+    SweepInputError,
+    check_selection,
+    is_run_dir,
+    read_spec,
+    write_spec,
+)
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,9 @@ class SweepOptions:
     tasks: tuple[str, ...] = ()
     solvers: tuple[str, ...] = ()
     progress: ProgressMode = "live"
+    # Selected tasks without a recorded admission that the operator allowed: remembered
+    # in run.json (and by the report). The `run` command checks the record.
+    unadmitted: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,10 @@ def pending_jobs(jobs: list[Job], existing: list[ManifestRow]) -> list[Job]:
         if not current:
             out.append(job)
     return out
+
+
+def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*a, *b)))
 
 
 def _on_backend(job: Job, backend: BackendName) -> Job:
@@ -150,8 +164,13 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
     interrupted = anyio.Event()
     with Manifest(run_dir, sweep_id) as manifest:
         write_cards(run_dir, cfg, solvers)
+        earlier = read_spec(run_dir) if opts.resume else None
         spec = RunSpec(
-            tasks=opts.tasks, solvers=opts.solvers, arms=cfg.sweep.arms, repeats=cfg.sweep.repeats
+            tasks=opts.tasks,
+            solvers=opts.solvers,
+            arms=cfg.sweep.arms,
+            repeats=cfg.sweep.repeats,
+            unadmitted=_union(earlier.unadmitted if earlier else (), opts.unadmitted),
         )
         write_spec(run_dir, spec)
         todo = pending_jobs(jobs, manifest.rows()) if opts.resume else jobs

@@ -30,7 +30,8 @@ def test_engine_ray_without_ray_installed_names_the_fix(tmp_path: Path) -> None:
     (tmp_path / "tasks").mkdir()
     cfg = tmp_path / "bench.toml"
     cfg.write_text(
-        f'[sweep]\ntasks_dir = "{tmp_path / "tasks"}"\nruns_dir = "{tmp_path / "runs"}"\n'
+        f'[sweep]\nallow_unadmitted = true\ntasks_dir = "{tmp_path / "tasks"}"\n'
+        f'runs_dir = "{tmp_path / "runs"}"\n'
         'backend = "local"\n[[solvers]]\nname = "noop"\nkind = "noop"\n'
     )
     from tests.fixtures.tinytask import make_tiny_task

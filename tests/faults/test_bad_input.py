@@ -19,6 +19,7 @@ BENCH = """
 name = "bad"
 runs_dir = "{runs}"
 tasks_dir = "{tasks}"
+allow_unadmitted = true  # fixture tasks: never admitted
 backend = "local"
 baseline = false
 {extra}

@@ -29,6 +29,7 @@ BENCH = """
 name = "kills"
 runs_dir = "{runs}"
 tasks_dir = "{tasks}"
+allow_unadmitted = true  # fixture tasks: never admitted
 arms = ["staged"]
 repeats = {repeats}
 concurrency = 2

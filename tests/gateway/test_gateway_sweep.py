@@ -55,6 +55,7 @@ BENCH = """
 name = "gw"
 runs_dir = "{runs}"
 tasks_dir = "{tasks}"
+allow_unadmitted = true  # fixture tasks: never admitted
 arms = ["full-spec"]
 repeats = {cells}
 concurrency = 1

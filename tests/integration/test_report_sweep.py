@@ -24,6 +24,7 @@ BENCH = """
 name = "report-e2e"
 runs_dir = "{runs}"
 tasks_dir = "{tasks}"
+allow_unadmitted = true  # fixture tasks: never admitted
 arms = ["staged", "full-spec"]
 repeats = 2
 concurrency = 4
@@ -159,12 +160,64 @@ def test_the_report_has_the_papers_tables_and_every_evidence_image_loads(
             # The reference passes: its moot build and serve (static stack, stored
             # passed = false, applicable = false) are not failing gates (issue #37).
             assert page.locator("#failing").count() == 0, body
-            assert page.locator("h3").all_inner_texts()[:2] == ["about", "home"]
-            shots = page.locator(".shots img")
+            assert page.locator("#first-failing").count() == 0  # nothing fails
+            assert page.locator("#states h3").all_inner_texts()[:2] == [
+                "about: pass",
+                "home: pass",
+            ]
+            shots = page.locator(".evidence > figure img")
             assert shots.count() == 4  # one reference and one final image per state
             assert shots.evaluate_all(LOADED) == [True] * 4
             srcs = shots.evaluate_all("imgs => imgs.map(i => i.getAttribute('src'))")
             assert not any(s.endswith(".full.png") for s in srcs)
             assert sum("checkpoint-" in s and "-final/" in s for s in srcs) == 2
+        finally:
+            browser.close()
+
+
+def test_no_cell_page_lists_a_moot_gate_as_failing(swept: tuple[Path, Path]) -> None:
+    """Every cell page of the run, opened in Chromium: a gate that did not apply (here
+    `build` and `serve` of a static task, stored `passed = false, applicable = false`) is
+    never among the failing gates, never a failing check beside a state, never `fail` in
+    a state's verdicts (issue #37)."""
+    from playwright.sync_api import sync_playwright
+
+    run_dir, _ = swept
+    moot = {
+        r.cell: {g for g, s in r.final_gates.items() if s == "n/a"}
+        for r in read_rows(run_dir / "manifest.jsonl")
+    }
+    assert all({"build", "serve"} <= m for m in moot.values())
+    index = (run_dir / "report" / "index.html").resolve()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page()
+            page.goto(index.as_uri())
+            links = page.locator("table#cells a")
+            hrefs = dict(
+                zip(
+                    links.all_inner_texts(),
+                    links.evaluate_all("as => as.map(a => a.href)"),
+                    strict=True,
+                )
+            )
+            assert set(hrefs) == set(moot)  # every cell has its page
+            failing_somewhere = 0
+            for cell, href in sorted(hrefs.items()):
+                page.goto(href, wait_until="domcontentloaded")  # text only: no images
+                assert page.locator("h1").inner_text() == cell
+                listed = set(page.locator("#failing > li > b").all_inner_texts())
+                assert not listed & moot[cell], (cell, listed)
+                beside = page.locator(".failing-checks > li").all_inner_texts()
+                gates = {t.split("(", 1)[1].split(")", 1)[0] for t in beside if "(" in t}
+                assert not gates & moot[cell], (cell, beside)
+                for line in page.locator("#states table tbody tr").all_inner_texts():
+                    _check, gate, _ref, final, *_ = line.split("\t")
+                    assert not (gate in moot[cell] and final == "fail"), (cell, line)
+                failing_somewhere += bool(listed)
+            assert failing_somewhere > 0  # the noop and negative cells do fail gates
         finally:
             browser.close()

@@ -25,6 +25,7 @@ BENCH = """
 name = "{name}"
 runs_dir = "{runs}"
 tasks_dir = "{tasks}"
+allow_unadmitted = true  # fixture tasks: never admitted
 arms = ["staged"]
 repeats = {repeats}
 concurrency = {concurrency}

@@ -24,6 +24,7 @@ import pytest
 
 from orchestrator.budget import BudgetExceeded, cell_deadline
 from orchestrator.cell import BaselineCache, CellContext, run_cell
+from orchestrator.cell._baseline import BaselineResult, baseline_key
 from orchestrator.cell._context import CellReport
 from orchestrator.cell._staged import _how, summarize
 from orchestrator.contract import Faq, TaskPackage, load_task
@@ -676,14 +677,35 @@ async def test_the_literal_wording_reaches_the_solver(tmp_path: Path, tiny: Task
     assert solver.messages[0].text.startswith("Requirement 1 of 3:")
 
 
-async def test_the_baseline_is_cached_per_contract_and_backend(
+async def test_the_baseline_is_cached_per_contract_backend_and_image(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
     lines = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P), "done"))
-    r = await _cell(tmp_path, Scripted(*lines), tiny, baseline=True)
+    r = await _cell(tmp_path, Scripted(*lines), tiny, baseline=True, image="pwb-task:aaaa")
     assert r.result.baseline_covered
-    key = f"{tiny.contract_hash[:16]}-local"
-    assert [p.name for p in (tmp_path / "baseline").iterdir()] == [f"{key}.json"]
+    key = baseline_key(tiny.contract_hash, "local", "pwb-task:aaaa")
+    first = tmp_path / "baseline" / f"{key}.json"
+    assert [p.name for p in (tmp_path / "baseline").iterdir()] == [first.name]
+    assert first.name.startswith(f"{tiny.contract_hash[:16]}-local-")
+    # A cached R0 verdict for another image is never reused: planted here as an R0 that
+    # does not build (a task problem if it were read), image bbbb misses and runs R0.
+    planted = BaselineResult(key="planted", gates={"build": "fail"})
+    first.write_bytes(msgspec.json.encode(planted))
+    r = await _cell(tmp_path, Scripted(*lines), tiny, baseline=True, image="pwb-task:bbbb")
+    assert r.result.baseline_covered
+    assert len(list((tmp_path / "baseline").iterdir())) == 2
+    # The same image hits the cache: the planted verdict comes back.
+    with pytest.raises(TaskProblem):
+        await _cell(tmp_path, Scripted(*lines), tiny, baseline=True, image="pwb-task:aaaa")
+
+
+def test_the_baseline_key_names_the_image() -> None:
+    a, b = "pwb-task:aaaa", "pwb-task:bbbb"
+    assert baseline_key("c" * 64, "docker", a) != baseline_key("c" * 64, "docker", b)
+    assert baseline_key("c" * 64, "docker", a) != baseline_key("c" * 64, "local", a)
+    assert baseline_key("c" * 64, "docker", a) != baseline_key("d" * 64, "docker", a)
+    assert "/" not in baseline_key("c" * 64, "docker", "registry.io/pwb/task:1")
+    assert ":" not in baseline_key("c" * 64, "docker", "registry.io/pwb/task:1")
 
 
 async def test_r0_that_neither_builds_nor_serves_is_named_in_the_task_problem(

@@ -86,6 +86,7 @@ BENCH = """
 name = "perf-{engine}"
 runs_dir = "{runs}"
 tasks_dir = "{tasks}"
+allow_unadmitted = true  # fixture tasks: never admitted
 arms = ["staged"]
 repeats = {cells}
 concurrency = {concurrency}

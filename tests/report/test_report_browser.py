@@ -52,10 +52,33 @@ def test_html_report_opens_from_disk(known_run: KnownRun, chromium: None) -> Non
             page.get_by_role("link", name=SHOT_CELL, exact=True).click()
             page.wait_for_load_state("load")
             assert page.locator("h1").inner_text() == SHOT_CELL
-            shots = page.locator(".shots img")  # reference + final, and the region crops
-            assert shots.count() == 4
-            assert shots.evaluate_all(LOADED_IMAGES) == [True] * 4
-            assert page.locator("#regions img").count() == 2
+            # The page opens on the first failing state: its reference and final
+            # screenshots with their verdicts, its failing checks beside them.
+            assert page.evaluate("location.hash") == "#first-failing"
+            top = page.locator("#first-failing").evaluate("a => a.getBoundingClientRect().top")
+            assert -2 <= top < page.evaluate("innerHeight")  # scrolled to it (subpixel)
+            home = page.locator("section.state", has=page.locator("#first-failing"))
+            assert home.locator("h3").inner_text() == "home: FAIL"
+            assert home.locator(".ref-verdict").inner_text().startswith("reference: pass, 3 check")
+            assert (
+                home.locator(".final-verdict").inner_text() == "final: FAIL, 2 of 3 check(s) fail"
+            )
+            shots = home.locator(".evidence > figure img")  # reference + final
+            assert shots.count() == 2
+            assert shots.evaluate_all(LOADED_IMAGES) == [True] * 2
+            beside = home.locator(".failing-checks > li").all_inner_texts()
+            assert len(beside) == 2
+            assert beside[0].startswith("c1 (dom): <b>Hero</b> heading missing")
+            assert beside[1].startswith("v1 (visual_regression): 12.00% of pixels differ")
+            crops = home.locator(".failing-checks .crops img")  # the visual check's diff
+            assert crops.count() == 2
+            assert crops.evaluate_all(LOADED_IMAGES) == [True] * 2
+            verdicts = home.locator("table tbody tr").all_inner_texts()
+            assert [v.split("\t")[:4] for v in verdicts] == [
+                ["c1", "dom", "pass", "fail"],
+                ["v1", "visual_regression", "pass", "fail"],
+                ["c2", "text", "pass", "pass"],
+            ]
             assert page.locator("img.plot").evaluate_all(LOADED_IMAGES) == [True]
             failing = page.locator("#failing").inner_text()
             assert "<b>Hero</b> heading missing" in failing  # shown as text, not markup

@@ -11,16 +11,18 @@ no population; controls and scripted solvers are in no pooled row; twins are not
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import msgspec
 import pytest
+from mixed_run import recorded_run
 from sql_run import COMPLETION, CONSERVATIVE, GATE_NAMES, SqlRun, realistic_run
 
-from orchestrator.report import aggregate
+from orchestrator.records import UNSCORED, BudgetStop, ManifestRow
+from orchestrator.report import _aggregate, _measures, _paper, aggregate
 from orchestrator.report._load import LoadedRun, LoadStats
 from orchestrator.report._model import Report
 from orchestrator.report._tables import Table, header_note, tables
@@ -28,13 +30,20 @@ from orchestrator.report._tables import Table, header_note, tables
 Z = 1.959963984540054
 
 
-@pytest.fixture(scope="module")
-def run() -> SqlRun:
-    return realistic_run()
+@pytest.fixture(scope="module", params=["synthetic", "mixed"])
+def run(request: pytest.FixtureRequest) -> SqlRun:
+    """Two populations: the seeded synthetic rows of `sql_run.py` (every status, scaffold
+    grid, repeats), and the recorded fake `mixed` sweep over all shipped task packages
+    (`mixed_run.py`: real cells, real scoring, the oracle verifier)."""
+    return realistic_run() if request.param == "synthetic" else recorded_run()
 
 
 @pytest.fixture(scope="module")
 def rep(run: SqlRun) -> Report:
+    return _report(run)
+
+
+def _report(run: SqlRun) -> Report:
     n = len(run.rows)
     stats = LoadStats(lines=n, torn=0, superseded=0, stale_hash=0, missing_task=0, kept=n)
     loaded = LoadedRun(
@@ -45,7 +54,13 @@ def rep(run: SqlRun) -> Report:
 
 @pytest.fixture(scope="module")
 def db(run: SqlRun, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    path: Path = tmp_path_factory.mktemp("sql") / "manifest.jsonl"
+    con = _database(run, tmp_path_factory.mktemp("sql") / "manifest.jsonl")
+    yield con
+    con.close()
+
+
+def _database(run: SqlRun, path: Path) -> Any:
+    """The run's manifest JSONL as DuckDB tables and views (the second computation)."""
     path.write_bytes(b"".join(msgspec.json.encode(r) + b"\n" for r in run.rows))
     con = duckdb.connect()
     con.execute(
@@ -93,6 +108,7 @@ def db(run: SqlRun, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             )) AS n_cleared,
             j->>'$.labels.capability' AS capability,
             json_extract_string(j, '$.outcome.result.flips[*].gate') AS flip_gates,
+            json_extract_string(j, '$.outcome.result.flips[*].repaired_at') AS flip_repaired,
             json_extract_string(j, '$.outcome.result.baseline_regressions[*].gate') AS reg_gates,
             j->>'$.outcome.result.final_gates.dom' AS g_dom,
             j->>'$.outcome.result.final_gates.interaction' AS g_interaction,
@@ -122,8 +138,7 @@ def db(run: SqlRun, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         "WHERE status NOT IN ('infra_error', 'harness_error')"
     )
     con.execute("CREATE VIEW models AS SELECT * FROM scored WHERE role = 'model'")
-    yield con
-    con.close()
+    return con
 
 
 def q(db: Any, sql: str, *args: Any) -> list[tuple[Any, ...]]:
@@ -161,7 +176,7 @@ def by_key(t: Table, *cols: str) -> dict[tuple[str, ...], dict[str, str]]:
 REG_ARM = "staged"  # the run has staged rows: the regression channels read that arm
 
 
-def test_the_manifest_is_realistic(db: Any) -> None:
+def test_the_manifest_is_realistic(db: Any, run: SqlRun) -> None:
     """The population this test rests on has every case issue #37 names."""
     (n_undelivered,) = q(
         db, "SELECT count(*) FROM m WHERE status IN ('budget','llm_error') AND NOT has_result"
@@ -171,6 +186,25 @@ def test_the_manifest_is_realistic(db: Any) -> None:
         0
     ]
     (n_cov,) = q(db, "SELECT count(*) FROM models WHERE covered AND completing")[0]
+    if any(c.kind == "mixed" for c in run.cards.values()):
+        # The fake `mixed` sweep over every shipped task: what a real sweep writes.
+        ((tasks, budget, clean, broken, repaired, unrepaired, regressed),) = q(
+            db,
+            """
+            SELECT count(DISTINCT task),
+                   count(*) FILTER (WHERE status = 'budget' AND has_result),
+                   count(*) FILTER (WHERE completing AND n_flips = 0),
+                   count(*) FILTER (WHERE completing AND n_flips > 0),
+                   count(*) FILTER (WHERE len(list_filter(flip_repaired, x -> x IS NOT NULL)) > 0),
+                   count(*) FILTER (WHERE len(list_filter(flip_repaired, x -> x IS NULL)) > 0),
+                   count(*) FILTER (WHERE n_regs > 0)
+            FROM models
+            """,
+        )
+        assert tasks == 30 and budget >= 5 and clean >= 10 and broken >= 3
+        assert repaired >= 5 and unrepaired >= 5 and regressed >= 5
+        assert n_ctrl_flips >= 5 and n_cov >= 20
+        return
     assert n_undelivered >= 10 and n_never >= 5 and n_ctrl_flips >= 5 and n_cov >= 20
 
 
@@ -429,7 +463,11 @@ def test_what_scope_and_serve_measured(db: Any, rep: Report) -> None:
             FROM scored WHERE {where}
             """,
         )
-        (key,) = [k for k in got if k[0] == gate and k[1].startswith(population)]
+        keys = [k for k in got if k[0] == gate and k[1].startswith(population)]
+        if not keys:  # the report leaves out a population the run does not have
+            assert n == 0, (gate, population)
+            continue
+        (key,) = keys
         row = got[key]
         assert row[:4] == (str(n), str(ok), str(bad), str(na))
         if population == "in-harness solvers":
@@ -536,7 +574,7 @@ def test_rank_coherence_across_capability_slices(db: Any, rep: Report) -> None:
     assert [r[:4] for r in got] == [(x, y, str(n), rho(r)) for x, y, n, r in want]
 
 
-def test_scaffold_study(db: Any, rep: Report) -> None:
+def test_scaffold_study(db: Any, rep: Report, run: SqlRun) -> None:
     cells = q(
         db,
         """
@@ -555,7 +593,10 @@ def test_scaffold_study(db: Any, rep: Report) -> None:
                 hi = max(vals, key=lambda o: (vals[o], o))
                 want.append((held, value, str(len(vals)), f"{vals[hi] - vals[lo]:.2f}", lo, hi))
     t = table(rep, "scaffold-study")
-    assert t.rows == tuple(want) and len(want) >= 4
+    assert t.rows == tuple(want)
+    if not any(c.kind == "scaffold" for c in run.cards.values()):
+        return  # one scaffold (the mixed run): no spread across scaffolds to compare
+    assert len(want) >= 4
     con = duckdb.connect()
     con.execute("CREATE TABLE c (scaffold VARCHAR, backbone VARCHAR, v DOUBLE)")
     con.executemany("INSERT INTO c VALUES (?, ?, ?)", cells)
@@ -682,3 +723,87 @@ def test_readme_maps_every_report_table_to_the_paper(rep: Report) -> None:
         for line in readme[start:].split("\n\n", 1)[0].splitlines()[2:]
     }
     assert {t.id for t in tables(rep)} <= mapped
+
+
+# ---------------------------------------------------------------- planted population bugs
+
+
+def _never_run(run: SqlRun) -> SqlRun:
+    """The mixed run plus, per model, cells a sweep cap stopped before they started
+    (`budget`, attempts 0, no result): no result, never scored."""
+    extra = []
+    for row in run.rows:
+        if run.cards[row.solver].role == "model" and row.task not in {r.task for r in extra}:
+            cell = row.cell.rsplit("/", 1)[0] + "/9"
+            stop = BudgetStop(kind="money", error="sweep money/token cap reached before start")
+            extra.append(
+                msgspec.structs.replace(row, cell=cell, repeat=9, attempts=0, outcome=stop)
+            )
+        if len(extra) == 6:
+            break
+    return SqlRun(rows=[*run.rows, *extra], cards=run.cards, twins=run.twins)
+
+
+def _completing_means_scored(row: ManifestRow) -> bool:
+    return row.scores is not None  # every scored run, not the completing ones
+
+
+def _result_means_run(row: ManifestRow) -> bool:
+    return row.status in UNSCORED  # a budget row with no result is scored as zero
+
+
+CHECKS: dict[str, Callable[[Any, Report], None]] = {
+    "scores": lambda db, rep: test_score_tables(db, rep, "scores"),
+    "header": test_header_counts_every_row_that_is_no_result,
+    "statistics": test_further_statistics,
+    "regression-gates": test_regression_gate_table_pools_only_the_models,
+}
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SqlRun, Any]]:
+    """The mixed run with never-run rows, in SQL; the bug-free report agrees with it."""
+    run = _never_run(recorded_run())
+    con = _database(run, tmp_path_factory.mktemp("planted") / "manifest.jsonl")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_measures, "N_BOOT", 50)  # the checks read point values and Wilson rates
+        clean = _report(run)
+    for check in CHECKS.values():
+        check(con, clean)
+    yield run, con
+    con.close()
+
+
+@pytest.mark.parametrize(
+    ("bug", "caught_by"),
+    [
+        ("wrong denominator", {"statistics"}),
+        ("control pooled", {"statistics", "regression-gates"}),
+        ("never-run row scored", {"scores", "header"}),
+    ],
+)
+def test_a_planted_population_bug_fails_the_second_computation(
+    planted: tuple[SqlRun, Any], bug: str, caught_by: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the mixed run (with never-run rows added) the comparisons above pass; with one
+    population bug planted in the report's Python, the ones that read it fail."""
+    run, con = planted
+    monkeypatch.setattr(_measures, "N_BOOT", 50)
+    reported = run
+    match bug:
+        case "wrong denominator":
+            monkeypatch.setattr(_paper, "completing", _completing_means_scored)
+        case "control pooled":
+            cards = dict(run.cards)
+            cards["thrash"] = msgspec.structs.replace(cards["thrash"], role="model")
+            reported = SqlRun(rows=run.rows, cards=cards, twins=run.twins)
+        case "never-run row scored":
+            monkeypatch.setattr(_aggregate, "no_result", _result_means_run)
+    bugged = _report(reported)
+    failed = set()
+    for name, check in CHECKS.items():
+        try:
+            check(con, bugged)
+        except AssertionError:
+            failed.add(name)
+    assert caught_by <= failed, (bug, failed)
