@@ -33,10 +33,13 @@ async def open_gateway(cfg: BenchConfig, providers: ProviderPool) -> AsyncIterat
         yield gateway
 
 
-async def expose(gateway: Gateway, backend: Backend, sweep: str) -> str:
-    """Make the gateway reachable from the sweep's sandboxes; the host they use ('' = loopback)."""
+async def expose(gateway: Gateway, backend: Backend, sweep: str, lock: str = "") -> str:
+    """Make the gateway reachable from the sweep's sandboxes; the host they use ('' = loopback).
+
+    The network is created here, before any cell: `lock` (the sweep's run lock) labels it
+    so `gc` can tell when its sweep is dead."""
     if not isinstance(backend, DockerBackend):
         return ""
-    address = await backend.network_gateway(sweep)
+    address = await backend.network_gateway(sweep, lock=lock)
     await gateway.listen(address)
     return address

@@ -137,12 +137,14 @@ class SweepResources:
                 image=report.image,
                 stopped=str(verdict),
                 stopped_by=verdict.kind,
+                baseline_wait_s=report.baseline_wait_s,
             )
         return Delivered(
             result=report.result,
             image=report.image,
             stopped=report.stopped,
             stopped_by=report.stopped_by,
+            baseline_wait_s=report.baseline_wait_s,
         )
 
     async def _await_daemon(self) -> None:
@@ -218,7 +220,9 @@ async def open_resources(
             # process), and anything past its time-to-live. Live sweeps' are never touched.
             await collect_garbage()
         try:
-            host = await expose(gateway, backend, ids.sweep) if gateway is not None else ""
+            host = (
+                await expose(gateway, backend, ids.sweep, ids.lock) if gateway is not None else ""
+            )
             async with BrowserPool(
                 max_contexts=cfg.sweep.browser_contexts,
                 allow_env_drift=cfg.sweep.allow_env_drift,
