@@ -43,6 +43,7 @@ from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
 from ..verifier import BrowserPool, Verifier, check_environment
 from ._agents import expose, open_gateway
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
+from ._delivery import PATCH, write_patch
 
 log = logging.getLogger("orchestrator.sweep")
 SolverFactory = Callable[[SolverConfig, TaskPackage, BenchConfig, ProviderPool, Ledger], Solver]
@@ -122,6 +123,7 @@ class SweepResources:
             if solver is not None:
                 with anyio.move_on_after(30.0, shield=True):
                     await solver.aclose()
+            await self._keep_tree(job.key)
         # A scaffold's agent may end the cell `budget` or `llm_error` (its delivery is
         # scored), `outage` or `config_error` (no result).
         verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
@@ -146,6 +148,18 @@ class SweepResources:
             stopped_by=report.stopped_by,
             baseline_wait_s=report.baseline_wait_s,
         )
+
+    async def _keep_tree(self, key: str) -> None:
+        """The attempt's final work tree as `workspace.patch` beside its `workspace` link
+        (its diff against R0): the link names a store outside the run directory, which
+        may be gone by the time someone reads the run; the patch rebuilds the tree."""
+        patch = self.cell_dir(key) / PATCH
+        with anyio.CancelScope(shield=True), anyio.move_on_after(60.0):
+            try:
+                patch.unlink(missing_ok=True)  # an earlier attempt's: never left for this one
+                await write_patch(self.run_dir, key)
+            except Exception as exc:  # the row is worth more than its patch
+                log.warning("cell %s: no %s: %s", key, PATCH, describe(exc))
 
     async def _await_daemon(self) -> None:
         """The daemon is gone (stopped, restarting): wait for it, boundedly, before the
