@@ -524,7 +524,7 @@ class Gateway:
         if upstream.status_code >= 400 and not m.error:
             m.error = _redact(data[:300].decode("utf-8", errors="replace"), key)
         m.error = _redact(m.error, key)
-        setup = _setup_verdict(upstream.status_code, m, data, key) if metered else ""
+        setup = _setup_verdict(upstream.status_code, m, data, key, acct) if metered else ""
         self._settle(
             acct, req, path, body, upstream.status_code, m, len(data), metered, t0, setup=setup
         )
@@ -570,7 +570,7 @@ class Gateway:
                 metered,
                 t0,
                 complete=meter.done and not m.error,
-                setup=_setup_verdict(upstream.status_code, m, b"", key) if metered else "",
+                setup=_setup_verdict(upstream.status_code, m, b"", key, acct) if metered else "",
                 hung_up=not ended,
             )
 
@@ -650,10 +650,21 @@ class Gateway:
         return True
 
 
-def _setup_verdict(status: int, m: Metered, data: bytes, key: str) -> str:
+def _setup_verdict(status: int, m: Metered, data: bytes, key: str, acct: Account) -> str:
     """Why the provider refused the setup (`refusal_reason`), judged by the LLM clients'
     classifier from an error answer, an error inside a 200 or an error event in a
-    stream; '' when it did not."""
+    stream; '' when it did not.
+
+    A 401 is the setup's at once: the agent's own token was checked here, so what the
+    provider refused is the key the gateway sent (wrong, revoked, for another
+    account). The LLM clients let their breaker see a few first, as a client of a
+    flaky provider would; an agent gives up after one, and every cell would get the
+    same answer."""
+    if status == 401:
+        env = acct.upstream.provider.api_key_env or "its key"
+        env = f"${env}" if acct.upstream.provider.api_key_env else env
+        detail = _redact(error_info(status, data.decode("utf-8", errors="replace")).describe(), key)
+        return f"the provider rejects the key in {env} (HTTP 401: {detail})"
     if status >= 400:
         info = error_info(status, data.decode("utf-8", errors="replace"))
     elif m.error_json:
