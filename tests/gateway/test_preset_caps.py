@@ -22,7 +22,6 @@ cost is measured first, by a probe call): the overshoot must then happen, once.
 
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
 from typing import Any
