@@ -43,7 +43,6 @@ provider, 5xx it could not get past) is judged the same way by the scaffold solv
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -59,7 +58,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from ..budget import BudgetExceeded, BudgetKind, Ledger
-from ..llm import Breaker, ProviderConfig, ProviderOutage, error_info, missing_key, refusal_reason
+from ..llm import Breaker, Keys, ProviderConfig, ProviderOutage, error_info, refusal_reason
 from ._http import Request, Response, serve_connection
 from ._meter import Metered, StreamMeter, meter_body
 
@@ -101,6 +100,7 @@ class Upstream:
     provider: ProviderConfig
     base_url: str  # resolved (a fake provider's loopback URL); openai-style ends in /v1
     breaker: Breaker | None = None  # the provider's, shared with the sweep's LLM clients
+    keys: Keys = field(default_factory=Keys)  # where its key comes from (`llm.Keys`)
 
 
 @dataclass(eq=False)
@@ -372,8 +372,8 @@ class Gateway:
         if acct.config:
             return acct.config
         cfg = acct.upstream.provider
-        if cfg.api_key_env and not os.environ.get(cfg.api_key_env):
-            return missing_key(cfg.name, cfg.api_key_env)
+        if cfg.api_key_env and not acct.upstream.keys.get(cfg.api_key_env):
+            return acct.upstream.keys.missing(cfg.name, cfg.api_key_env)
         breaker = acct.upstream.breaker
         if breaker is not None and breaker.is_open:
             return f"provider {cfg.name!r}: breaker open: {breaker.open_reason}"
@@ -463,7 +463,7 @@ class Gateway:
         rest = req.path if cfg.kind == "anthropic" else req.path.removeprefix("/v1")
         headers = {k: v for k, v in req.headers.items() if k in _PASS}
         headers["accept-encoding"] = "identity"  # metering reads the bytes as they pass
-        key = os.environ.get(cfg.api_key_env, "") if cfg.api_key_env else ""
+        key = up.keys.get(cfg.api_key_env)
         if key:
             if api == "anthropic" and cfg.kind != "openai":
                 headers["x-api-key"] = key

@@ -26,6 +26,7 @@ async def open_gateway(cfg: BenchConfig, providers: ProviderPool) -> AsyncIterat
             provider=cfg.provider(n),
             base_url=providers.base_url(n),
             breaker=providers.client(n).breaker,  # outages pause agents and LLM cells alike
+            keys=providers.keys,  # the sweep's (on a Ray node: its driver's, passed)
         )
         for n in names
     }

@@ -93,6 +93,9 @@ class Engine:
 
     backend: BackendName
     attempt: Attempt
+    # Why the engine could run no more cells ('' = it could): e.g. a cluster without a
+    # live worker node for longer than its bound. The sweep then stops, resumable.
+    stopped: Callable[[], str] = lambda: ""
 
 
 class Progress(Protocol):

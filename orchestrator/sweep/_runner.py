@@ -37,7 +37,7 @@ from ..contract import TaskPackage
 from ..events import append_event
 from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
-from ..llm import ProviderOutage, ProviderPool, ProviderRefused
+from ..llm import Keys, ProviderOutage, ProviderPool, ProviderRefused
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
 from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
 from ..verifier import BrowserPool, Verifier, check_environment
@@ -216,9 +216,11 @@ async def open_resources(
     ids: SweepIds,
     tasks: list[TaskPackage],
     ledger: Ledger,
+    keys: Keys | None = None,
 ) -> AsyncIterator[SweepResources]:
+    """`keys`: the providers' keys (`llm.Keys`; a Ray node's come from its driver)."""
     async with (
-        ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks]) as providers,
+        ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks], keys=keys) as providers,
         open_gateway(cfg, providers) as gateway,
     ):
         # The gateway's port is the one thing the sweep network's firewall lets through.
