@@ -85,8 +85,10 @@ async def test_the_only_worker_lost_ends_resumable_rows_and_resume_completes(
     assert "ray_capacity_wait_s" in out.stopped and "--resume" in out.stopped  # exit 3
     lost = [r for r in rows if r.status != "ok"]
     assert lost and all(r.status == "infra_error" and r.result is None for r in lost), rows
-    # They waited for capacity, not 3 attempts in 2 s: the bound passed first.
-    assert all(r.wall_s >= 6.0 for r in lost if r.attempts > 0), [r.wall_s for r in lost]
+    # The cells running on the lost worker waited for capacity (the bound passed first),
+    # not 3 attempts in 2 s; the cells queued behind them ended at once after it.
+    assert all(r.attempts <= 2 for r in lost), [r.attempts for r in lost]
+    assert any(r.wall_s >= 6.0 for r in lost), [r.wall_s for r in lost]
 
     workers.append(add_worker(c))  # the worker is back
     resumed = await run_sweep(
