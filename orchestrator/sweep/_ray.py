@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import ray
 
 from .. import events as ev
@@ -339,7 +340,9 @@ async def open_ray_engine(
         version=code_version(),
         packages=await anyio.to_thread.run_sync(_put_packages, tasks),
         # Per sweep, in memory: the nodes need no key in the environment they started from.
-        keys=await anyio.to_thread.run_sync(ray.put, driver_keys(cfg.providers)),
+        keys=await anyio.to_thread.run_sync(
+            ray.put, msgspec.json.encode(driver_keys(cfg.providers))
+        ),
     )
     try:
         backend = await engine.start()

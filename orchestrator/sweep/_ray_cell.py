@@ -122,8 +122,8 @@ class NodeSession:
     ledger: Any  # the sweep's `LedgerActor`
     resources: dict[str, float]  # the node's declared capacity
     baselines: dict[str, bytes]  # the driver's baseline cache (`_delivery.known_baselines`)
-    # The driver's provider keys by variable (`llm.driver_keys`), in the object store: in
-    # memory, per sweep, never on disk; the node's own environment is the fallback.
+    # The driver's provider keys by variable (`llm.driver_keys`, JSON), in the object
+    # store: in memory, per sweep, never on disk; the node's environment is the fallback.
     keys: Any = None
     version: str = ""  # the driver's harness code version (`_ray_host.code_version`)
 
@@ -173,7 +173,11 @@ class CellNode:
         self._stack.callback(self.trash.shutdown)
         seed_baselines(self.staging.root, session.baselines)
         ids = SweepIds(sweep=sweep, lock=str(self.staging.lock))
-        passed = ray.get(session.keys) if session.keys is not None else {}
+        passed = (
+            msgspec.json.decode(_fetch(session.keys), type=dict[str, str])
+            if session.keys is not None
+            else {}
+        )
         resources_cm = open_resources(
             self.cfg, self.staging.root, ids, tasks, Ledger(), keys=Keys(passed)
         )
