@@ -80,6 +80,9 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     # Where cells run: this host, or a Ray cluster's worker nodes (`--engine ray`).
     engine: Literal["local", "ray"] = "local"
     ray_address: str = ""  # "" : RAY_ADDRESS or a cluster started on this host
+    # With no live worker node (the only one lost), how long cells wait for one to
+    # (re)join before they end resumable and the sweep stops (exit 3, --resume).
+    ray_capacity_wait_s: float = 300.0
     backend: Literal["auto", "docker", "local"] = "auto"
     # Docker: install host firewall rules per sweep network (needs root); false runs
     # cells whose sandboxes can reach the host, recorded as not isolated.

@@ -222,7 +222,10 @@ class ManifestRow(_Rec, frozen=True, kw_only=True):
     outcome: Outcome
     spend: Spend = Spend()
     attempts: int = 1
-    wall_s: float = 0.0
+    wall_s: float = 0.0  # first attempt's start to the row, retries and waits included
+    # Of `wall_s`: the wait for the sweep's shared R0 baseline (another cell running it,
+    # or this one running it first). Not the solver's time: see `run_s`.
+    baseline_wait_s: float = 0.0
     started_at: float = 0.0
     finished_at: float = 0.0
 
@@ -230,6 +233,11 @@ class ManifestRow(_Rec, frozen=True, kw_only=True):
     @property
     def status(self) -> Status:
         return self.outcome.status
+
+    @property
+    def run_s(self) -> float:
+        """The cell's own wall time: `wall_s` without the wait for the shared baseline."""
+        return max(0.0, self.wall_s - self.baseline_wait_s)
 
     @property
     def result(self) -> CellResult | None:

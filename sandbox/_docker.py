@@ -319,12 +319,16 @@ class DockerBackend:
     def allow(self) -> Allow | None:
         return self._allow
 
-    async def network_gateway(self, sweep: str, limits: Limits | None = None) -> str:
+    async def network_gateway(
+        self, sweep: str, limits: Limits | None = None, *, lock: str = ""
+    ) -> str:
         """The host's address on the sweep's network (created now, firewall included):
-        where the one allowed service (`allow`, e.g. the LLM gateway) must listen."""
+        where the one allowed service (`allow`, e.g. the LLM gateway) must listen.
+        `lock`: the sweep's run lock, labelled on the network so `gc` reaps it (and its
+        firewall chain) once that sweep is dead rather than at the end of its TTL."""
         async with aiodocker.Docker() as docker:
             name = await self._ensure_network(
-                docker, Labels(sweep=sweep, cell=""), limits or Limits()
+                docker, Labels(sweep=sweep, cell="", lock=lock), limits or Limits()
             )
             try:
                 info = await (await docker.networks.get(name)).show()

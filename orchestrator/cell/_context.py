@@ -92,3 +92,6 @@ class CellReport(msgspec.Struct, frozen=True, kw_only=True):
     # Why the cell ended on the solver's account without a final checkpoint (the work
     # tree went past its disk limit); scored on the units it cleared, every gate failing.
     ended: str = ""
+    # Seconds this attempt spent on the sweep's shared R0 baseline (waiting for another
+    # cell to run it, or running it first): the sweep's cost, not the solver's time.
+    baseline_wait_s: float = 0.0

@@ -416,9 +416,12 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             ]
         outcomes += _not_reached(task, outcomes)
         baseline: BaselineResult | None = None
+        baseline_wait_s = 0.0
         if ctx.baseline is not None:
             key = baseline_key(task.contract_hash, ctx.backend.name, ctx.image)
+            t_baseline = anyio.current_time()
             baseline = await ctx.baseline.get(key, lambda: run_baseline(ctx))
+            baseline_wait_s = anyio.current_time() - t_baseline
             log.emit(ev.Baseline(gates=baseline.gates))
             if not baseline.covered:  # R0 must be runnable (DESIGN §2): not the solver's
                 cannot = " or ".join(
@@ -459,4 +462,5 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             stopped=stopped,
             stopped_by=stopped_by,
             ended=ended,
+            baseline_wait_s=baseline_wait_s,
         )

@@ -43,7 +43,6 @@ provider, 5xx it could not get past) is judged the same way by the scaffold solv
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -59,7 +58,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from ..budget import BudgetExceeded, BudgetKind, Ledger
-from ..llm import Breaker, ProviderConfig, ProviderOutage, error_info, missing_key, refusal_reason
+from ..llm import Breaker, Keys, ProviderConfig, ProviderOutage, error_info, refusal_reason
 from ._http import Request, Response, serve_connection
 from ._meter import Metered, StreamMeter, meter_body
 
@@ -101,6 +100,7 @@ class Upstream:
     provider: ProviderConfig
     base_url: str  # resolved (a fake provider's loopback URL); openai-style ends in /v1
     breaker: Breaker | None = None  # the provider's, shared with the sweep's LLM clients
+    keys: Keys = field(default_factory=Keys)  # where its key comes from (`llm.Keys`)
 
 
 @dataclass(eq=False)
@@ -372,8 +372,8 @@ class Gateway:
         if acct.config:
             return acct.config
         cfg = acct.upstream.provider
-        if cfg.api_key_env and not os.environ.get(cfg.api_key_env):
-            return missing_key(cfg.name, cfg.api_key_env)
+        if cfg.api_key_env and not acct.upstream.keys.get(cfg.api_key_env):
+            return acct.upstream.keys.missing(cfg.name, cfg.api_key_env)
         breaker = acct.upstream.breaker
         if breaker is not None and breaker.is_open:
             return f"provider {cfg.name!r}: breaker open: {breaker.open_reason}"
@@ -463,7 +463,7 @@ class Gateway:
         rest = req.path if cfg.kind == "anthropic" else req.path.removeprefix("/v1")
         headers = {k: v for k, v in req.headers.items() if k in _PASS}
         headers["accept-encoding"] = "identity"  # metering reads the bytes as they pass
-        key = os.environ.get(cfg.api_key_env, "") if cfg.api_key_env else ""
+        key = up.keys.get(cfg.api_key_env)
         if key:
             if api == "anthropic" and cfg.kind != "openai":
                 headers["x-api-key"] = key
@@ -524,7 +524,7 @@ class Gateway:
         if upstream.status_code >= 400 and not m.error:
             m.error = _redact(data[:300].decode("utf-8", errors="replace"), key)
         m.error = _redact(m.error, key)
-        setup = _setup_verdict(upstream.status_code, m, data, key) if metered else ""
+        setup = _setup_verdict(upstream.status_code, m, data, key, acct) if metered else ""
         self._settle(
             acct, req, path, body, upstream.status_code, m, len(data), metered, t0, setup=setup
         )
@@ -570,7 +570,7 @@ class Gateway:
                 metered,
                 t0,
                 complete=meter.done and not m.error,
-                setup=_setup_verdict(upstream.status_code, m, b"", key) if metered else "",
+                setup=_setup_verdict(upstream.status_code, m, b"", key, acct) if metered else "",
                 hung_up=not ended,
             )
 
@@ -650,10 +650,21 @@ class Gateway:
         return True
 
 
-def _setup_verdict(status: int, m: Metered, data: bytes, key: str) -> str:
+def _setup_verdict(status: int, m: Metered, data: bytes, key: str, acct: Account) -> str:
     """Why the provider refused the setup (`refusal_reason`), judged by the LLM clients'
     classifier from an error answer, an error inside a 200 or an error event in a
-    stream; '' when it did not."""
+    stream; '' when it did not.
+
+    A 401 is the setup's at once: the agent's own token was checked here, so what the
+    provider refused is the key the gateway sent (wrong, revoked, for another
+    account). The LLM clients let their breaker see a few first, as a client of a
+    flaky provider would; an agent gives up after one, and every cell would get the
+    same answer."""
+    if status == 401:
+        env = acct.upstream.provider.api_key_env or "its key"
+        env = f"${env}" if acct.upstream.provider.api_key_env else env
+        detail = _redact(error_info(status, data.decode("utf-8", errors="replace")).describe(), key)
+        return f"the provider rejects the key in {env} (HTTP 401: {detail})"
     if status >= 400:
         info = error_info(status, data.decode("utf-8", errors="replace"))
     elif m.error_json:

@@ -16,6 +16,8 @@ from ._errors import ProviderRefused as ProviderRefused
 from ._fake_server import FakeProvider as FakeProvider
 from ._fake_server import Fault as Fault
 from ._fake_server import RecordedRequest as RecordedRequest
+from ._keys import Keys as Keys
+from ._keys import driver_keys as driver_keys
 from ._pool import ProviderPool as ProviderPool
 from ._types import AssistantMsg as AssistantMsg
 from ._types import ChatRequest as ChatRequest
@@ -38,6 +40,7 @@ __all__ = [
     "FakeProvider",
     "Fault",
     "ImagePart",
+    "Keys",
     "LLMError",
     "Message",
     "ProviderConfig",
@@ -50,6 +53,7 @@ __all__ = [
     "ToolResultMsg",
     "ToolSpec",
     "UserMsg",
+    "driver_keys",
     "error_info",
     "json_object",
     "missing_key",

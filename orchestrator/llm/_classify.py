@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from ._keys import Keys
 
 Verdict = Literal["no_credit", "config", "context", "other"]
 
@@ -106,11 +107,8 @@ def refusal_reason(verdict: Verdict, detail: str) -> str:
 
 def missing_key(provider: str, env: str) -> str:
     """A key missing where the cell runs: names the variable and the host it is missing on
-    (on a cluster, the worker's environment, not the driver's)."""
-    return (
-        f"provider {provider!r}: ${env} is not set in the environment of the process "
-        f"running this cell (host {socket.gethostname()})"
-    )
+    (`Keys.missing`; on a cluster, see there)."""
+    return Keys().missing(provider, env)
 
 
 def _text(value: Any) -> str:

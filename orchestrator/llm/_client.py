@@ -16,7 +16,6 @@ flagged `usage_estimated`, never 0 tokens that would keep the caps from firing.
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any, NoReturn
 
@@ -26,10 +25,11 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from ..budget import credit_wait, waiting
 from ._breaker import Breaker
-from ._classify import ErrorInfo, error_info, error_object, missing_key, refusal_reason
+from ._classify import ErrorInfo, error_info, error_object, refusal_reason
 from ._config import ProviderConfig
 from ._dialect import Decoded, Dialect, MalformedResponse, Tokens
 from ._errors import ContextTooLong, LLMError, ProviderRefused
+from ._keys import Keys
 from ._retry import Transient, retry_after, should_retry, wait_policy
 from ._types import ChatRequest, Completion
 
@@ -67,6 +67,7 @@ class ChatClient:
         base_url: str,
         limiter: anyio.CapacityLimiter,
         breaker: Breaker,
+        keys: Keys | None = None,
     ) -> None:
         self.config = config
         self._http = http
@@ -74,14 +75,15 @@ class ChatClient:
         self._url = base_url.rstrip("/") + dialect.path
         self._limiter = limiter
         self._breaker = breaker
+        self._keys = keys or Keys()
 
     def _api_key(self) -> str:
         env = self.config.api_key_env
         if not env:
             return ""
-        key = os.environ.get(env, "")
+        key = self._keys.get(env)
         if not key:
-            raise ProviderRefused(missing_key(self.config.name, env))
+            raise ProviderRefused(self._keys.missing(self.config.name, env))
         return key
 
     async def complete(self, request: ChatRequest) -> Completion:

@@ -49,6 +49,8 @@ def view_responses(body: dict[str, Any]) -> Conversation:
             name = tool.get("name") or tool.get("type")
             schemas[str(name)] = tool.get("parameters")
     conv = Conversation(tools=set(schemas), schemas=schemas)
+    if isinstance(body.get("instructions"), str):
+        conv.system_texts.append(body["instructions"])
     items = body.get("input")
     if isinstance(items, str):
         items = [{"type": "message", "role": "user", "content": items}]
@@ -59,6 +61,8 @@ def view_responses(body: dict[str, Any]) -> Conversation:
         kind = item.get("type", "message")
         if kind == "message" and item.get("role") == "user":
             conv.user_texts.extend(_input_texts(item.get("content")))
+        elif kind == "message" and item.get("role") in ("system", "developer"):
+            conv.system_texts.extend(_input_texts(item.get("content")))
         elif kind in CALL_ITEMS:
             conv.calls_made += 1
             conv.last_calls = [*conv.last_calls, str(item.get("name", kind))]

@@ -38,7 +38,7 @@ from ._fake_reference import ReferenceBook
 from ._fake_responses import problem_responses, reply_responses, stream_responses, view_responses
 from ._fake_shell import shell_reply, shell_tool
 from ._fake_stream import stream_anthropic, stream_openai
-from ._fake_text import whole_files_reply
+from ._fake_text import SIDE_REPLY, asks_whole_files, whole_files_reply
 from ._fake_wire import (
     Call,
     Conversation,
@@ -370,8 +370,12 @@ class FakeProvider:
         if shell := shell_tool(conv.schemas):  # a CLI agent that works through a shell
             schema = conv.schemas[shell]
             return shell_reply(self._book, conv.user_texts, shell, schema, conv.calls_made)
-        if not conv.tools:  # a CLI agent that edits by text (e.g. aider): see _fake_text
-            return whole_files_reply(self._book, conv.user_texts)
+        if not conv.tools:
+            if asks_whole_files(conv):  # a CLI agent that edits by text (aider): _fake_text
+                return whole_files_reply(self._book, conv.user_texts)
+            # An agent's side request (a session title, a summary, a commit message): a
+            # short answer, as a model gives, so metered spend is what a demo would cost.
+            return Reply(text=SIDE_REPLY, calls=())
         if conv.new_turn and "view_page" in conv.tools:
             return Reply(text="Looking at the page first.", calls=(Call("view_page", {}),))
         if not conv.new_turn and "view_page" not in conv.last_calls:

@@ -6,6 +6,10 @@ of its own, then the file's complete new text in a fenced block. The fake answer
 the reference's files through the newest unit the conversation quotes (in the
 full-spec arm every unit is quoted: the last one is the whole task). Files the
 reference deletes cannot be expressed in this format and are left alone.
+
+Only a request that asks for that format (aider's prompt names its "*file listing*"
+format) gets the files; any other request without tools (an agent asking for a session
+title, a summary, a commit message) gets `SIDE_REPLY`, a few tokens, as from a model.
 """
 
 from __future__ import annotations
@@ -14,9 +18,16 @@ import re
 from collections.abc import Sequence
 
 from ._fake_reference import ReferenceBook, _norm
-from ._fake_wire import Reply
+from ._fake_wire import Conversation, Reply
 
 _FENCE = "```"
+SIDE_REPLY = "Reference task"  # the answer to a side request: a few tokens
+_WHOLE_FORMAT = re.compile(r"file listing", re.I)
+
+
+def asks_whole_files(conv: Conversation) -> bool:
+    """The request asks for whole files in aider's "whole" edit format."""
+    return any(_WHOLE_FORMAT.search(t) for t in (*conv.system_texts, *conv.user_texts))
 
 
 def latest_unit(book: ReferenceBook, user_texts: Sequence[str]) -> tuple[int, int] | None:

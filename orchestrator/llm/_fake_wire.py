@@ -35,6 +35,7 @@ class Conversation:
     tools: set[str] = field(default_factory=set)
     schemas: dict[str, Any] = field(default_factory=dict)  # tool name -> parameters schema
     calls_made: int = 0  # tool calls in the assistant's earlier messages
+    system_texts: list[str] = field(default_factory=list)  # system / developer / instructions
 
 
 def _texts(content: Any) -> list[str]:
@@ -54,6 +55,8 @@ def view_openai(body: dict[str, Any]) -> Conversation:
         role = m.get("role")
         if role == "user":
             conv.user_texts.extend(_texts(m.get("content")))
+        elif role in ("system", "developer"):
+            conv.system_texts.extend(_texts(m.get("content")))
         elif role == "assistant":
             conv.last_calls = [c["function"]["name"] for c in m.get("tool_calls") or ()]
             conv.calls_made += len(conv.last_calls)
@@ -67,6 +70,7 @@ def view_openai(body: dict[str, Any]) -> Conversation:
 def view_anthropic(body: dict[str, Any]) -> Conversation:
     schemas = {t["name"]: t.get("input_schema") for t in body.get("tools", ())}
     conv = Conversation(tools=set(schemas), schemas=schemas)
+    conv.system_texts.extend(_texts(body.get("system")))
     for m in body.get("messages", ()):
         if m.get("role") == "user":
             conv.user_texts.extend(_texts(m.get("content")))

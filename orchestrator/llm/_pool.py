@@ -21,6 +21,7 @@ from ._breaker import Breaker
 from ._client import ChatClient
 from ._config import ProviderConfig
 from ._fake_server import FakeProvider
+from ._keys import Keys
 from ._openai import OPENAI
 
 
@@ -30,9 +31,14 @@ def _is_loopback(url: str) -> bool:
 
 class ProviderPool:
     def __init__(
-        self, configs: Iterable[ProviderConfig], *, fake_tasks: Sequence[Path] = ()
+        self,
+        configs: Iterable[ProviderConfig],
+        *,
+        fake_tasks: Sequence[Path] = (),
+        keys: Keys | None = None,
     ) -> None:
         self._configs = {c.name: c for c in configs}
+        self.keys = keys or Keys()  # read at request time (`_keys`)
         self._fake_tasks = tuple(fake_tasks)
         self._clients: dict[str, ChatClient] = {}
         self._base_urls: dict[str, str] = {}
@@ -92,6 +98,7 @@ class ProviderPool:
                 probe_s=cfg.outage_probe_s,
                 max_pause_s=cfg.outage_max_pause_s,
             ),
+            keys=self.keys,
         )
 
     def base_url(self, name: str) -> str:

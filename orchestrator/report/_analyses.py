@@ -223,6 +223,8 @@ def cost(
             estimated=sum(r.spend.estimated_requests for r in [*groups[s], *earlier[s]]),
             overshoot_usd=sum(r.spend.overshoot_usd for r in [*groups[s], *earlier[s]]),
             overshoot_cells=sum(r.spend.overshoot_usd > 0 for r in groups[s]),
+            run_s=sum(r.run_s for r in groups[s]),
+            baseline_wait_s=sum(r.baseline_wait_s for r in groups[s]),
         )
         for s in sorted(groups.keys() | earlier.keys())
     )

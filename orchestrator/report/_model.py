@@ -124,6 +124,8 @@ class CostRow(_Rec, frozen=True, kw_only=True):
     estimated: int = 0  # charged responses without usage (estimated)
     overshoot_usd: float = 0.0  # spend past the cells' own caps
     overshoot_cells: int = 0
+    run_s: float = 0.0  # the cells' own wall time (`ManifestRow.run_s`), summed
+    baseline_wait_s: float = 0.0  # their waits for the shared R0 baseline, summed
 
 
 class BreakdownRow(_Rec, frozen=True, kw_only=True):

@@ -40,7 +40,8 @@ def analysis_tables(rep: Report) -> list[Table]:
             "sweep superseded (their USD also shown apart): spend is spend. Estimated: "
             "responses charged without the provider's usage (a stream that broke off). "
             "Overshoot: money charged past the cells' own caps (max_usd), and in how many "
-            "cells.",
+            "cells. Wall s per cell: a cell's own run (retries included), without its wait "
+            "for the sweep's shared R0 baseline, which is shown apart (R0 wait s, summed).",
             headers=(
                 "solver",
                 "role",
@@ -51,6 +52,8 @@ def analysis_tables(rep: Report) -> list[Table]:
                 "superseded USD",
                 "estimated",
                 "overshoot USD (cells)",
+                "wall s per cell",
+                "R0 wait s",
             ),
             rows=tuple(
                 (
@@ -63,6 +66,8 @@ def analysis_tables(rep: Report) -> list[Table]:
                     f"{c.superseded_usd:.4f}",
                     str(c.estimated),
                     f"{c.overshoot_usd:.6f} ({c.overshoot_cells})" if c.overshoot_cells else "0",
+                    f"{c.run_s / c.cells:.1f}" if c.cells else "—",
+                    f"{c.baseline_wait_s:.1f}",
                 )
                 for c in rep.cost
             ),

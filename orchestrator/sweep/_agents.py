@@ -26,6 +26,7 @@ async def open_gateway(cfg: BenchConfig, providers: ProviderPool) -> AsyncIterat
             provider=cfg.provider(n),
             base_url=providers.base_url(n),
             breaker=providers.client(n).breaker,  # outages pause agents and LLM cells alike
+            keys=providers.keys,  # the sweep's (on a Ray node: its driver's, passed)
         )
         for n in names
     }
@@ -33,10 +34,13 @@ async def open_gateway(cfg: BenchConfig, providers: ProviderPool) -> AsyncIterat
         yield gateway
 
 
-async def expose(gateway: Gateway, backend: Backend, sweep: str) -> str:
-    """Make the gateway reachable from the sweep's sandboxes; the host they use ('' = loopback)."""
+async def expose(gateway: Gateway, backend: Backend, sweep: str, lock: str = "") -> str:
+    """Make the gateway reachable from the sweep's sandboxes; the host they use ('' = loopback).
+
+    The network is created here, before any cell: `lock` (the sweep's run lock) labels it
+    so `gc` can tell when its sweep is dead."""
     if not isinstance(backend, DockerBackend):
         return ""
-    address = await backend.network_gateway(sweep)
+    address = await backend.network_gateway(sweep, lock=lock)
     await gateway.listen(address)
     return address

@@ -75,6 +75,7 @@ class Delivered(msgspec.Struct, frozen=True, kw_only=True):
     image: str = ""
     stopped: str = ""
     stopped_by: BudgetKind = "wall_time"
+    baseline_wait_s: float = 0.0  # of the attempt's wall time: on the shared R0 baseline
 
 
 # (job, attempt number from 1, the cell's own ledger) -> Delivered
@@ -92,6 +93,9 @@ class Engine:
 
     backend: BackendName
     attempt: Attempt
+    # Why the engine could run no more cells ('' = it could): e.g. a cluster without a
+    # live worker node for longer than its bound. The sweep then stops, resumable.
+    stopped: Callable[[], str] = lambda: ""
 
 
 class Progress(Protocol):
@@ -114,6 +118,7 @@ class _CellRun:
     t0: float = field(default_factory=time.time)
     attempts: int = 0
     image: str = ""
+    baseline_wait_s: float = 0.0
 
 
 def harness_error(exc: BaseException, log: str = "") -> HarnessError:
@@ -165,6 +170,7 @@ class Scheduler:
             ),
             attempts=run.attempts,
             wall_s=now - run.t0 if run.attempts else 0.0,
+            baseline_wait_s=run.baseline_wait_s,
             started_at=run.t0 if run.attempts else 0.0,
             finished_at=now,
         )
@@ -221,6 +227,7 @@ class Scheduler:
             with cell_deadline(self.cell_timeout_s, self.final_grace_s):
                 got = await attempt(job, run.attempts, run.ledger)
             run.image = got.image
+            run.baseline_wait_s += got.baseline_wait_s
             if got.stopped:
                 return BudgetStop(kind=got.stopped_by, error=got.stopped, result=got.result), False
             return Ok(result=got.result), False

@@ -152,7 +152,8 @@ def pack_cell(root: Path, key: str) -> tuple[bytes, Path | None]:
     tree as `workspace.patch` included (`write_patch_now`), as a tar (`take_cell`). The
     cell's staging is moved under `retired/` and returned (None if there was none): the
     caller removes it (`remove_retired`) once the tar is on its way."""
-    write_patch_now(root, key)
+    if not (root / "cells" / cell_dir_name(key) / PATCH).is_file():
+        write_patch_now(root, key)  # the attempt writes it (`SweepResources`): unless it failed
     data = _tar(root, key)
     cell = root / "cells" / cell_dir_name(key)
     if not cell.is_dir():

@@ -35,6 +35,7 @@ import Ray (ruff TID251); the engine needs the asyncio backend.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import ray
 
 from .. import events as ev
@@ -50,6 +52,7 @@ from ..config import BenchConfig
 from ..contract import TaskPackage
 from ..events import append_event
 from ..faults import describe
+from ..llm import driver_keys
 from ..records import BackendName, InfraError, cell_dir_name
 from ._core import CellFailure, Delivered, Engine, EngineUnavailable, Job, harness_error
 from ._delivery import DeliveryRefused, deliver, known_baselines
@@ -87,10 +90,13 @@ class RayEngine:
     ledger_actor: Any
     version: str
     packages: dict[str, Any]  # task id -> its package (`_packages.pack`) in the object store
+    keys: Any = None  # the driver's provider keys (`llm.driver_keys`) in the object store
     nodes: dict[str, _Node] = field(default_factory=dict)
     changed: anyio.Event = field(default_factory=anyio.Event)
     cancelled: set[str] = field(default_factory=set)  # cells whose attempt was cancelled
     refreshing: anyio.Lock = field(default_factory=anyio.Lock)
+    no_node_since: float | None = None  # when the last live node was lost (anyio time)
+    capacity_lost: str = ""  # no live node for longer than the bound: no more cells
 
     def _spawn(self, node_id: str, resources: dict[str, float]) -> _Node:
         host = host_on(node_id, self.version)
@@ -109,6 +115,8 @@ class RayEngine:
             ledger=self.ledger_actor,
             resources=resources,
             baselines=known_baselines(self.run_dir),
+            keys=self.keys,
+            version=self.version,
         )
 
     async def refresh(self) -> list[_Node]:
@@ -137,17 +145,40 @@ class RayEngine:
         self.changed = anyio.Event()
 
     async def _acquire(self) -> _Node:
+        """A live node with a free cell slot. With none alive (the only worker lost) the
+        cell waits for one to (re)join, up to `ray_capacity_wait_s` from the loss; past
+        it, this cell and every later one end `infra_error` without a result (resumable)
+        and the engine says why the sweep stopped, instead of each cell burning its
+        retries in a few seconds."""
+        bound = self.cfg.sweep.ray_capacity_wait_s
         while True:
             free = [n for n in self.nodes.values() if n.alive and n.busy < n.slots]
             if free:
                 node = min(free, key=lambda n: n.busy / n.slots)
                 node.busy += 1
                 return node
-            if not any(n.alive for n in self.nodes.values()) and not await self.refresh():
-                raise CellFailure(
-                    InfraError(error=f"no live Ray node declares the resource {CELLS}"),
-                    retryable=True,
-                )
+            if any(n.alive for n in self.nodes.values()):
+                self.no_node_since = None
+            elif not await self.refresh():
+                now = anyio.current_time()
+                if self.no_node_since is None:
+                    self.no_node_since = now
+                    log.warning(
+                        "engine 'ray': no live worker node declares %s; waiting up to %g s "
+                        "for one to join",
+                        CELLS,
+                        bound,
+                    )
+                if self.capacity_lost or now - self.no_node_since >= bound:
+                    self.capacity_lost = self.capacity_lost or (
+                        f"sweep stopped: no live Ray worker node declared {CELLS} for "
+                        f"{bound:g} s (ray_capacity_wait_s); the cells not run are "
+                        "resumable: restart a worker node and --resume"
+                    )
+                    raise CellFailure(
+                        InfraError(error=f"no live Ray worker node for {bound:g} s"),
+                        retryable=False,
+                    )
             with anyio.move_on_after(2.0):  # or a node joins
                 await self.changed.wait()
             await self.refresh()
@@ -267,11 +298,29 @@ class RayEngine:
                 log.error("engine 'ray': %s", exc)
 
 
+def auth_warning(address: str, environ: dict[str, str]) -> str:
+    """Why the driver is joining a cluster others may reach without Ray's token
+    authentication ('' when it is authenticated, or local): its nodes hold the keys."""
+    address = address or environ.get("RAY_ADDRESS", "")
+    host = address.removeprefix("ray://").rsplit(":", 1)[0].strip("[]")
+    if environ.get("RAY_AUTH_MODE") == "token" or host in ("", "auto", "local"):
+        return ""
+    if host in ("127.0.0.1", "localhost", "::1"):
+        return ""
+    return (
+        f"engine 'ray': joining {address} without Ray's token authentication "
+        "(RAY_AUTH_MODE=token on every node and the driver; README 'Running on a "
+        "cluster'): whoever reaches the cluster can run code where the provider keys are"
+    )
+
+
 @asynccontextmanager
 async def open_ray_engine(
     cfg: BenchConfig, run_dir: Path, ids: SweepIds, tasks: list[TaskPackage], ledger: Ledger
 ) -> AsyncIterator[Engine]:
     owned = not ray.is_initialized()
+    if warning := auth_warning(cfg.sweep.ray_address, dict(os.environ)):
+        log.warning("%s", warning)
     if owned:
         try:
             ray.init(
@@ -290,10 +339,14 @@ async def open_ray_engine(
         ledger_actor=await anyio.to_thread.run_sync(start_ledger_actor, ledger),
         version=code_version(),
         packages=await anyio.to_thread.run_sync(_put_packages, tasks),
+        # Per sweep, in memory: the nodes need no key in the environment they started from.
+        keys=await anyio.to_thread.run_sync(
+            ray.put, msgspec.json.encode(driver_keys(cfg.providers))
+        ),
     )
     try:
         backend = await engine.start()
-        yield Engine(backend=backend, attempt=engine.attempt)
+        yield Engine(backend=backend, attempt=engine.attempt, stopped=lambda: engine.capacity_lost)
     finally:
         await engine.close()
         if owned:

@@ -31,6 +31,7 @@ from ray.exceptions import NodeDiedError, ObjectLostError, RayActorError, Worker
 from ..budget import BudgetExceeded, BudgetKind, Ledger, cell_deadline
 from ..config import BenchConfig
 from ..faults import describe
+from ..llm import Keys
 from ..records import BackendName, InfraError, Outcome
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
 from ._delivery import (
@@ -121,6 +122,10 @@ class NodeSession:
     ledger: Any  # the sweep's `LedgerActor`
     resources: dict[str, float]  # the node's declared capacity
     baselines: dict[str, bytes]  # the driver's baseline cache (`_delivery.known_baselines`)
+    # The driver's provider keys by variable (`llm.driver_keys`, JSON), in the object
+    # store: in memory, per sweep, never on disk; the node's environment is the fallback.
+    keys: Any = None
+    version: str = ""  # the driver's harness code version (`_ray_host.code_version`)
 
 
 class CellNode:
@@ -168,7 +173,14 @@ class CellNode:
         self._stack.callback(self.trash.shutdown)
         seed_baselines(self.staging.root, session.baselines)
         ids = SweepIds(sweep=sweep, lock=str(self.staging.lock))
-        resources_cm = open_resources(self.cfg, self.staging.root, ids, tasks, Ledger())
+        passed = (
+            msgspec.json.decode(_fetch(session.keys), type=dict[str, str])
+            if session.keys is not None
+            else {}
+        )
+        resources_cm = open_resources(
+            self.cfg, self.staging.root, ids, tasks, Ledger(), keys=Keys(passed)
+        )
         self.res: SweepResources = self._stack.enter_context(
             self.portal.wrap_async_context_manager(resources_cm)
         )

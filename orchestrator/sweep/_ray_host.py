@@ -26,6 +26,20 @@ log = logging.getLogger("orchestrator.sweep.ray")
 HOST_NAMESPACE = "pwb"  # the node hosts' actors are named in it
 
 
+class VersionMismatch(Exception):
+    """A node's harness code is not the driver's: it takes no cell of the sweep."""
+
+
+def check_version(mine: str, drivers: str, node_id: str) -> None:
+    """Refuse a session whose driver runs other harness code than this node
+    (`code_version`): its cells would not be the sweep's."""
+    if drivers and drivers != mine:
+        raise VersionMismatch(
+            f"node {node_id[:12]} runs harness code {mine}, the driver {drivers}: install "
+            "the driver's code on it (the same checkout or wheel) and restart its Ray worker"
+        )
+
+
 class NodeHost:
     """One per worker node and harness version, long-lived (a detached named actor):
     its process, with the harness imported, serves every sweep run against the cluster,
@@ -44,6 +58,8 @@ class NodeHost:
         self.watchers: set[asyncio.Task[None]] = set()
 
     async def open(self, session: NodeSession) -> BackendName:
+        mine = await asyncio.to_thread(code_version)
+        check_version(mine, session.version, ray.get_runtime_context().get_node_id())
         node = await asyncio.to_thread(CellNode, session)
         self.sessions[session.sweep] = node
         watcher = asyncio.get_running_loop().create_task(self._watch(session.sweep, node.ledger))

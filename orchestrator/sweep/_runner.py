@@ -37,12 +37,13 @@ from ..contract import TaskPackage
 from ..events import append_event
 from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
-from ..llm import ProviderOutage, ProviderPool, ProviderRefused
+from ..llm import Keys, ProviderOutage, ProviderPool, ProviderRefused
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
 from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
 from ..verifier import BrowserPool, Verifier, check_environment
 from ._agents import expose, open_gateway
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
+from ._delivery import PATCH, write_patch
 
 log = logging.getLogger("orchestrator.sweep")
 SolverFactory = Callable[[SolverConfig, TaskPackage, BenchConfig, ProviderPool, Ledger], Solver]
@@ -122,6 +123,7 @@ class SweepResources:
             if solver is not None:
                 with anyio.move_on_after(30.0, shield=True):
                     await solver.aclose()
+            await self._keep_tree(job.key)
         # A scaffold's agent may end the cell `budget` or `llm_error` (its delivery is
         # scored), `outage` or `config_error` (no result).
         verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
@@ -137,13 +139,27 @@ class SweepResources:
                 image=report.image,
                 stopped=str(verdict),
                 stopped_by=verdict.kind,
+                baseline_wait_s=report.baseline_wait_s,
             )
         return Delivered(
             result=report.result,
             image=report.image,
             stopped=report.stopped,
             stopped_by=report.stopped_by,
+            baseline_wait_s=report.baseline_wait_s,
         )
+
+    async def _keep_tree(self, key: str) -> None:
+        """The attempt's final work tree as `workspace.patch` beside its `workspace` link
+        (its diff against R0): the link names a store outside the run directory, which
+        may be gone by the time someone reads the run; the patch rebuilds the tree."""
+        patch = self.cell_dir(key) / PATCH
+        with anyio.CancelScope(shield=True), anyio.move_on_after(60.0):
+            try:
+                patch.unlink(missing_ok=True)  # an earlier attempt's: never left for this one
+                await write_patch(self.run_dir, key)
+            except Exception as exc:  # the row is worth more than its patch
+                log.warning("cell %s: no %s: %s", key, PATCH, describe(exc))
 
     async def _await_daemon(self) -> None:
         """The daemon is gone (stopped, restarting): wait for it, boundedly, before the
@@ -200,9 +216,11 @@ async def open_resources(
     ids: SweepIds,
     tasks: list[TaskPackage],
     ledger: Ledger,
+    keys: Keys | None = None,
 ) -> AsyncIterator[SweepResources]:
+    """`keys`: the providers' keys (`llm.Keys`; a Ray node's come from its driver)."""
     async with (
-        ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks]) as providers,
+        ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks], keys=keys) as providers,
         open_gateway(cfg, providers) as gateway,
     ):
         # The gateway's port is the one thing the sweep network's firewall lets through.
@@ -218,7 +236,9 @@ async def open_resources(
             # process), and anything past its time-to-live. Live sweeps' are never touched.
             await collect_garbage()
         try:
-            host = await expose(gateway, backend, ids.sweep) if gateway is not None else ""
+            host = (
+                await expose(gateway, backend, ids.sweep, ids.lock) if gateway is not None else ""
+            )
             async with BrowserPool(
                 max_contexts=cfg.sweep.browser_contexts,
                 allow_env_drift=cfg.sweep.allow_env_drift,

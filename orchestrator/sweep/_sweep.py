@@ -187,6 +187,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
                 ledger=ledger,
                 progress=progress,
             )
+            engine_stop = ""
             try:
                 async with anyio.create_task_group() as tg:
                     await tg.start(_watch_signals, tg.cancel_scope, interrupted)
@@ -196,11 +197,12 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
                         async with open_engine(cfg, run_dir, ids, tasks, ledger) as engine:
                             todo = [_on_backend(j, engine.backend) for j in todo]
                             await scheduler.run(todo, engine.attempt)
+                            engine_stop = engine.stopped()
                     tg.cancel_scope.cancel()
             finally:
                 # Rows written so far, even when the sweep was interrupted.
                 rows = list(scheduler.rows)
-        stopped = _why_stopped(scheduler.stopped_reason, ledger, rows)
+        stopped = _why_stopped(scheduler.stopped_reason or engine_stop, ledger, rows)
         if stopped:
             print(stopped, file=sys.stderr)
     return SweepOutcome(run_dir, rows, stopped=stopped, interrupted=interrupted.is_set())

@@ -106,3 +106,44 @@ async def test_gc_keeps_a_live_sweeps_resources_and_removes_a_dead_ones(
         for sweep in (live, dead):  # whatever failed above, leave nothing behind
             _gc("--sweep", sweep, "--force")
     assert json.dumps(_resources(live) + _resources(dead)) == "[]"
+
+
+async def test_a_dead_sweeps_gateway_network_and_firewall_chain_are_reaped(
+    require_docker: None, tmp_path: Path
+) -> None:
+    """With scaffold solvers the sweep network is made before any cell, for the LLM
+    gateway (`expose`): it carries the sweep's run lock, so once that sweep is dead
+    `gc` removes the network and its firewall chain (not 4 h later, at its TTL)."""
+    from orchestrator.gateway import Gateway
+    from orchestrator.sweep._agents import expose
+    from sandbox import Allow
+    from sandbox._firewall import installed
+
+    sweep = unique_sweep("pytest-gc-gateway")
+    lock = tmp_path / ".lock"
+    try:
+        async with Gateway({}) as gateway:
+            backend = DockerBackend(allow=Allow(address="", port=gateway.port))
+            assert await expose(gateway, backend, sweep, str(lock))
+            _hold_then_die(lock)
+            nets = subprocess.run(
+                [
+                    "docker",
+                    "network",
+                    "ls",
+                    "--filter",
+                    f"label=pwb.sweep={sweep}",
+                    "--format",
+                    '{{.ID}} {{.Label "pwb.lock"}}',
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            assert len(nets) == 2 and nets[1] == str(lock), nets
+            assert nets[0][:12] in await installed()
+            out = _gc("--sweep", sweep)
+            assert _resources(sweep) == [], out
+            assert nets[0][:12] not in await installed(), out
+    finally:
+        _gc("--sweep", sweep, "--force")

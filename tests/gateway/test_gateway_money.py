@@ -13,6 +13,7 @@ import pytest
 from orchestrator.budget import Ledger
 from orchestrator.contract import load_task
 from orchestrator.llm import FakeProvider, Fault
+from orchestrator.llm._fake_text import SIDE_REPLY
 from tests.fixtures.tinytask import make_tiny_task
 from tests.gateway.test_gateway import KEY, KEY_ENV, gateway, post
 
@@ -24,9 +25,17 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, KEY)
 
 
-def _whole_task_request(tmp: Path, anthropic: bool) -> tuple[Path, dict[str, Any]]:
-    """A request without tools that quotes the task's units: the fake answers with the
-    reference's whole files (as it does to aider), a long answer in 16-character deltas."""
+AIDER_REMINDER = "To suggest changes to a file you MUST return the entire content of the "
+AIDER_REMINDER += "updated file.\nYou MUST use this *file listing* format:"
+
+
+def _whole_task_request(
+    tmp: Path, anthropic: bool, *, listing: bool = True
+) -> tuple[Path, dict[str, Any]]:
+    """A request without tools that quotes the task's units in aider's "whole" format
+    (its prompt names the *file listing*): the fake answers with the reference's whole
+    files, a long answer in 16-character deltas. Without `listing`, a side request (a
+    session title) quoting the same units."""
     task = make_tiny_task(tmp / "tasks")
     text = "\n".join(u.request for u in load_task(task).contract.units)
     body: dict[str, Any] = {
@@ -34,9 +43,35 @@ def _whole_task_request(tmp: Path, anthropic: bool) -> tuple[Path, dict[str, Any
         "stream": True,
         "messages": [{"role": "user", "content": text}],
     }
+    system = AIDER_REMINDER if listing else "Generate a short title for this conversation."
     if anthropic:
         body["max_tokens"] = 8000
+        body["system"] = system
+    else:
+        body["messages"].insert(0, {"role": "system", "content": system})
     return task, body
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_side_request_without_tools_gets_a_short_answer_not_the_files(
+    tmp_path: Path, api: str
+) -> None:
+    """An agent's side request (a title, a summary) quoting the task is answered in a few
+    tokens; only aider's whole-format request gets the reference's files. Metered spend of
+    a demo is then what a model would charge, not 3518 tokens per side request."""
+    anthropic = api == "anthropic"
+    path = "/v1/messages" if anthropic else "/v1/chat/completions"
+    task, side = _whole_task_request(tmp_path, anthropic, listing=False)
+    _, edit = _whole_task_request(tmp_path / "again", anthropic)
+    async with FakeProvider(task_dir=task, api_key=KEY) as fake, gateway(fake, api) as gw:
+        acct = gw.open_account("cell", "p", Ledger())
+        short = await post(gw, acct, path, side, anthropic=anthropic)
+        files = await post(gw, acct, path, edit, anthropic=anthropic)
+    assert short.status_code == files.status_code == 200
+    side_rec, edit_rec = acct.log
+    assert side_rec.output_tokens <= 10, side_rec  # a few tokens
+    assert edit_rec.output_tokens > 20 * side_rec.output_tokens, edit_rec  # the whole files
+    assert SIDE_REPLY in short.text and SIDE_REPLY not in files.text
 
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])

@@ -32,7 +32,7 @@ CELLS = 2
 AGENT = r"""
 import json, os, sys, time, urllib.error, urllib.request
 body = json.dumps({"model": "pwb-fake", "stream": True,
-                   "messages": [{"role": "user", "content": "hi"}]}).encode()
+                   "messages": [{"role": "user", "content": os.environ["PROMPT"]}]}).encode()
 for attempt in range(int(os.environ["TRIES"])):
     req = urllib.request.Request(os.environ["BASE"] + "/chat/completions", data=body,
         headers={"authorization": "Bearer " + os.environ["TOKEN"],
@@ -83,7 +83,7 @@ provider = "paid"
 
 [solvers.scaffold]
 command = ["python3", "-c", '''{agent}''']
-env = {{ BASE = "{{openai_base_url}}", TOKEN = "{{token}}", TRIES = "{tries}" }}
+env = {{ BASE = "{{openai_base_url}}", TOKEN = "{{token}}", TRIES = "{tries}", PROMPT = "{prompt}" }}
 stop_grace_s = 1.0
 wall_time_s = {wall}
 {scaffold_extra}
@@ -100,6 +100,7 @@ def _config(
     wall: float = 60,
     provider_extra: str = "",
     scaffold_extra: str = "",
+    prompt: str = "hi",
 ) -> Path:
     tasks = tmp / "tasks"
     if not tasks.exists():
@@ -119,6 +120,7 @@ def _config(
             wall=wall,
             provider_extra=provider_extra,
             scaffold_extra=scaffold_extra,
+            prompt=prompt,
         )
     )
     return path
@@ -174,6 +176,36 @@ def test_insufficient_quota_behind_the_gateway_stops_the_sweep_as_config_error(
     _resume_reruns(config, run_dir)
 
 
+def test_a_single_401_behind_the_gateway_is_a_config_error(
+    tmp_path: Path,
+    provider: FakeProvider,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The provider refuses the key the gateway sent (the agent's own token was good):
+    the operator's setup, not the model's failure. One answer is enough: the cell ends
+    `config_error` naming the variable, the sweep stops (exit 3), nothing is scored, and
+    `--resume` with the right key runs the cells. (It used to be `llm_error`: scored 0,
+    never re-run.)"""
+    monkeypatch.setenv(KEY_ENV, "sk-revoked-" + KEY)
+    config = _config(tmp_path, provider.base_url, tries=4)
+    run_dir = tmp_path / "run"
+    code = _sweep(config, "--run-dir", str(run_dir))
+    cap = capsys.readouterr()
+    assert code == 3, cap.err
+    assert f"${KEY_ENV}" in cap.err and "config_error" in cap.err
+    assert f"--resume {run_dir}" in cap.out
+    rows = read_rows(run_dir / "manifest.jsonl")
+    assert Counter(r.status for r in rows) == Counter({"config_error": 1, "cancelled": 1})
+    (refused,) = [r for r in rows if r.status == "config_error"]
+    assert f"${KEY_ENV}" in refused.error and "401" in refused.error
+    assert "sk-revoked" not in refused.error and refused.result is None
+    assert len(provider.requests) == 1  # one 401; the agent's retries stopped at the gateway
+    _not_scored(tmp_path, run_dir, "config_error", 1)
+    monkeypatch.setenv(KEY_ENV, KEY)  # the operator fixes the key
+    _resume_reruns(config, run_dir)
+
+
 def test_a_provider_dying_mid_stream_behind_the_gateway_is_an_outage(
     tmp_path: Path, provider: FakeProvider
 ) -> None:
@@ -215,21 +247,24 @@ def test_an_overshoot_of_the_cell_cap_is_flagged_on_the_row_and_in_the_report(
 ) -> None:
     """The call's worst case fits the cap (the provider is configured to answer at most
     one token, so that is what the gateway assumes for a call without max_tokens) but
-    the provider answers longer: the cell's spend passes its cap, and says so."""
+    the provider answers longer: the cell's spend passes its cap, and says so. (The
+    prompt asks for aider's whole-file format: the fake's answer to a side request is a
+    few tokens, too short to pass any cap the worst case lets through.)"""
     config = _config(
         tmp_path,
         provider.base_url,
         tries=1,
+        prompt="Reply in the *file listing* format.",
         provider_extra="max_output_tokens = 1",
-        scaffold_extra="max_usd = 0.00003",
+        scaffold_extra="max_usd = 0.0000325",
     )
     run_dir = tmp_path / "run"
     assert _sweep(config, "--run-dir", str(run_dir)) == 0
     rows = read_rows(run_dir / "manifest.jsonl")
     assert {r.status for r in rows} == {"ok"}, [r.error for r in rows]
     for r in rows:
-        assert r.spend.cost_usd > 0.00003
-        assert r.spend.overshoot_usd == pytest.approx(r.spend.cost_usd - 0.00003)
+        assert r.spend.cost_usd > 0.0000325
+        assert r.spend.overshoot_usd == pytest.approx(r.spend.cost_usd - 0.0000325)
     rep = aggregate(load_run(run_dir, tmp_path / "tasks"), run_dir.name)
     (cost,) = rep.cost
     assert cost.overshoot_cells == CELLS and cost.overshoot_usd > 0

@@ -186,7 +186,7 @@ def _keyed_provider(fake: FakeProvider) -> ProviderConfig:
 
 
 @pytest.mark.full
-async def test_a_provider_401_is_llm_error_never_ok(
+async def test_a_provider_401_is_config_error_never_ok(
     require_docker: None, require_chromium: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(KEY_ENV, "sk-wrong-key")
@@ -194,11 +194,13 @@ async def test_a_provider_401_is_llm_error_never_ok(
     async with FakeProvider(task_dir=task_dir, api_key=KEY) as fake:
         provider = _keyed_provider(fake)
         row, (run,) = await sweep(tmp_path, bench(tmp_path, aider_preset(), provider))
-    assert row.status == "llm_error", (row.status, error(row))
-    assert "401" in error(row)
-    assert cleared(row) == [False, False, False]  # still scored
-    assert row.scores is not None
-    assert run.requests and all(r.status == 401 for r in run.requests if not r.refused)
+    # #41: the key the gateway sent was refused: the operator's setup, not the model's
+    # failure (it used to be a scored `llm_error`): no result, the sweep stops.
+    assert row.status == "config_error", (row.status, error(row))
+    assert "401" in error(row) and f"${KEY_ENV}" in error(row)
+    assert row.result is None
+    sent = [r for r in run.requests if not r.refused]
+    assert len(sent) == 1 and sent[0].status == 401  # one answer decides it
     assert row.spend.cost_usd == 0.0
     for path in (tmp_path / "run").rglob("*"):
         if path.is_file():
@@ -276,7 +278,7 @@ async def test_a_cap_stops_a_shell_agent_after_its_first_call(
 
 @pytest.mark.full
 @pytest.mark.parametrize(("name", "path", "streams"), SHELL_AGENTS)
-async def test_a_provider_401_ends_a_shell_agent_llm_error(
+async def test_a_provider_401_ends_a_shell_agent_config_error(
     require_docker: None,
     require_chromium: None,
     tmp_path: Path,
@@ -291,11 +293,11 @@ async def test_a_provider_401_ends_a_shell_agent_llm_error(
     async with FakeProvider(task_dir=task_dir, api_key=KEY) as fake:
         provider = _keyed_provider(fake)
         row, (run,) = await sweep(tmp_path, bench(tmp_path, preset(name), provider))
-    assert row.status == "llm_error", (row.status, error(row), run.output[-30:])
-    assert "401" in error(row)
-    assert cleared(row) == [False, False, False] and row.scores is not None
+    assert row.status == "config_error", (row.status, error(row), run.output[-30:])
+    assert "401" in error(row) and f"${KEY_ENV}" in error(row)
+    assert row.result is None  # no result: never scored, --resume re-runs it
     sent = [r for r in run.requests if not r.refused]
-    assert sent and all(r.status == 401 and r.path == path for r in sent)
+    assert len(sent) == 1 and sent[0].status == 401 and sent[0].path == path
     assert row.spend.cost_usd == 0.0
     for p in (tmp_path / "run").rglob("*"):
         if p.is_file():
