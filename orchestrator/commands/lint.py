@@ -11,7 +11,7 @@ from ..lint import evidence_missing, lint
 from ..suite import suite_twin_problems
 from ._task import task_root
 
-HELP = "warn about checks that cannot fail and units no negative exercises (exit 1); note health-only states"
+HELP = "warn about checks that cannot fail and unexercised units; note health-only states"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
