@@ -34,6 +34,7 @@ from ._replay import ReplayOptions
 from ._replay_state import StateJob, replay_shared
 from ._reuse import Checkpoint
 from ._share import share
+from ._transient import HOST_NETWORK_RETRIES, host_network_fault, patient, timed_out
 
 BARE = "~bare"
 
@@ -128,34 +129,18 @@ def _with_read_only(
     return every
 
 
-# Chromium aborts in-flight requests with ERR_NETWORK_CHANGED when the host's interfaces
-# change (Docker adding a veth for another cell): the host's fault, never the site's, so
-# the state is replayed again rather than failing `network`/`assets`.
-_HOST_NETWORK_RETRIES = 2
-
-
+# The host's faults (`_transient.py`, shared with `capture`): replayed, never graded.
 def _host_network_changed(seen: StateObservation) -> bool:
     texts = (*seen.failed_requests, *seen.failed_assets, seen.nav_error, seen.action_error)
-    return any("ERR_NETWORK_CHANGED" in str(t) for t in texts)
-
-
-# An action or navigation that timed out may be the host's load, not the site: the state
-# is replayed once more with this much more patience; failing again, it is the site's.
-_TIMEOUT_PATIENCE = 3.0
+    return host_network_fault(texts)
 
 
 def _timed_out(seen: StateObservation) -> bool:
-    return any("Timeout" in t and "exceeded" in t for t in (seen.nav_error, seen.action_error))
+    return timed_out((seen.nav_error, seen.action_error))
 
 
 def _patient(job: StateJob) -> StateJob:
-    o = job.opts
-    opts = replace(
-        o,
-        action_timeout=o.action_timeout * _TIMEOUT_PATIENCE,
-        navigation_timeout=o.navigation_timeout * _TIMEOUT_PATIENCE,
-    )
-    return replace(job, opts=opts)
+    return replace(job, opts=patient(job.opts))
 
 
 @dataclass(slots=True)
@@ -205,7 +190,7 @@ async def _replay_all(
                 reads = reads | trace.since(mark)
 
         try:
-            for _ in range(1 + _HOST_NETWORK_RETRIES):
+            for _ in range(1 + HOST_NETWORK_RETRIES):
                 seen = await pool.run(job.base_url, viewport, partial(traced, job=job), warm)
                 if _timed_out(seen[0]):
                     run = partial(traced, job=_patient(job))
