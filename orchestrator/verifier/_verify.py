@@ -31,6 +31,7 @@ from ._observe import Outcome, StateObservation
 from ._opens import Reads
 from ._plan import action_chain, is_interactive, summarize_state, viewport_label
 from ._replay import ReplayOptions
+from ._replay_keyboard import KEYS, eligible, keyboard_results
 from ._replay_state import StateJob, replay_shared
 from ._reuse import Checkpoint
 from ._share import share
@@ -78,6 +79,7 @@ def _plan(
         own = tuple(c for c in checks if c.state == state.id)
         if state.id not in needed and not own:
             continue
+        keyed = tuple(c for c in eligible(contract, own) if not c.keyboard_exempt)
         if ahead:
             own = _with_read_only(contract, state.id, own)
         job = StateJob(
@@ -92,6 +94,18 @@ def _plan(
             opts=opts,
         )
         jobs.append(job)
+        if keyed:
+            # The same state with clicks done by Tab and keys (`_replay_keyboard.py`).
+            jobs.append(
+                replace(
+                    job,
+                    key=state.id + KEYS,
+                    checks=keyed,
+                    artifacts=None,
+                    fingerprint=False,
+                    operate="keyboard",
+                )
+            )
         bare = tuple(c for c in own if c.require_interaction)
         if bare:
             # The same route and viewport with no action at all, no settle selector and
@@ -268,7 +282,7 @@ def _changed_rule(mine: StateObservation, other: StateObservation) -> tuple[bool
 def _state_runs(contract: Contract, obs: dict[str, StateObservation]) -> tuple[StateRun, ...]:
     runs = []
     for key, o in sorted(obs.items()):
-        state = contract.state(key.removesuffix(BARE))
+        state = contract.state(key.removesuffix(BARE).removesuffix(KEYS))
         error = o.error or o.nav_error or o.action_error
         runs.append(
             StateRun(
@@ -365,6 +379,7 @@ async def verify(
     replays = await _replay_all(pool, jobs, reuse)
     obs = replays.found
     results += [_authored(contract, c, obs) for c in checks]
+    results += keyboard_results(contract, checks, obs)
     for sid in health_states:
         state = contract.state(sid)
         results += state_health(obs[sid], summarize_state(contract, state), state.status)
