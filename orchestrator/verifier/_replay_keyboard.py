@@ -6,7 +6,8 @@ state that one of the requested unit checks reads, and whose actions (inherited 
 `<state>~keys`) with every click and check done the way a keyboard user does it:
 
 - **reach**: press Tab from wherever the focus is until the control has it (the clicked
-  element, an element inside it, or the control a clicked `label` is for), at most
+  element, an element inside it or holding it, or the control of a clicked `label` or
+  of the label holding the clicked text), at most
   twice around the document's focusable elements; a control that is neither focusable
   nor inside a focusable element (a click-only `span`, a `tabindex="-1"` button) fails
   at once, saying why;
@@ -97,13 +98,19 @@ async def _focus_on(page: Page, control: Locator) -> bool:
 
 
 async def _control(page: Page, selector: str) -> Locator:
-    """What a click on `selector` operates: a clicked `label`'s control, else the element."""
+    """What a click on `selector` operates: the control of a clicked `label` (or of the
+    label the clicked text is in), else the element."""
     target = page.locator(selector).first
     await target.wait_for(state="visible")
-    if await _is(target, "label"):
-        for_id = await target.get_attribute("for")
+    if await _is(target, FOCUSABLE):
+        return target
+    label = target.locator("xpath=ancestor-or-self::label[1]")
+    if await label.count():
+        for_id = await label.get_attribute("for")
         inner = (
-            page.locator(f"[id={json.dumps(for_id)}]") if for_id else target.locator("input")
+            page.locator(f"[id={json.dumps(for_id)}]")
+            if for_id
+            else label.locator("input, select, textarea, button")
         ).first
         if await inner.count():
             return inner

@@ -28,6 +28,8 @@ STATES: list[dict[str, Any]] = [
     {"id": "btn", "route": "/keys-native.html", "actions": [click("#f-red .label")]},
     {"id": "radio", "route": "/keys-native.html", "actions": [click("label[for=size-l]")]},
     {"id": "box", "route": "/keys-native.html", "actions": [click("#wrap")]},
+    # The text inside a label: the label's checkbox is the control.
+    {"id": "news", "route": "/keys-native.html", "actions": [click("main >> text=News")]},
     {"id": "aria", "route": "/keys-native.html", "actions": [click("[data-v=price]")]},
     {"id": "link", "route": "/keys-native.html", "actions": [click("#more")]},
     {"id": "spans", "route": "/keys-spans.html", "actions": [click(".chip[data-v=blue]")]},
@@ -48,6 +50,7 @@ CHECKS = [
     text("btn", "btn", "#out", "red"),
     text("radio", "radio", "#out", "size l"),
     text("box", "box", "#out", "wrap true"),
+    text("news", "news", "#out", "news true"),
     text("aria", "aria", "#sorted", "price"),
     {
         "id": "link",
@@ -82,7 +85,7 @@ async def report(
     return await verify(pool, task, site_url, states=[])
 
 
-@pytest.mark.parametrize("cid", ["btn", "radio", "box", "aria", "link"])
+@pytest.mark.parametrize("cid", ["btn", "radio", "box", "news", "aria", "link"])
 async def test_native_controls_and_the_aria_pattern_pass(report: VerifyReport, cid: str) -> None:
     got = report.check(f"keyboard:{cid}")
     assert got is not None and got.gate == "a11y" and got.applicable, got
