@@ -61,9 +61,15 @@ LINKS = "a[href], area[href], [role=link]"
 SPACE_KEYED = (
     "input[type=checkbox], input[type=radio], [role=checkbox], [role=switch], [role=radio]"
 )
-# An element inside one of these is reached when its holder is (a span in a button).
+# An element inside one of these may be reached through it (a span in a button) ...
 HOLDER = (
     ':is(a[href], area[href], button:not([disabled]), summary, [tabindex]:not([tabindex^="-"])) *'
+)
+# ... and is, when the focused holder is a control itself: not a focusable region or
+# list around it (Enter on those does nothing a click on the element does).
+FOCUSED_CONTROL_HOLDER = (
+    ":is(a[href], area[href], button, summary, [role=button], [role=link], [role=tab],"
+    " [role=menuitem], [role=option], [role=checkbox], [role=radio], [role=switch]):focus *"
 )
 NATIVE_RADIO = "input[type=radio]"
 ARIA_GROUPS = (("[role=radio]", "radiogroup"), ("[role=tab]", "tablist"))
@@ -89,11 +95,12 @@ async def _is(loc: Locator, css: str) -> bool:
 
 
 async def _focus_on(page: Page, control: Locator) -> bool:
-    """The focused element is the control, inside it, or holds it (a span in a button)."""
+    """The focused element is the control, inside it, or a control holding it (a span in
+    a button)."""
     return (
         await _is(control, ":focus")
         or await control.locator(":focus").count() > 0
-        or await _is(control, ":focus *")
+        or await _is(control, FOCUSED_CONTROL_HOLDER)
     )
 
 
