@@ -26,6 +26,7 @@ COMMANDS = (
     "new",
     "suggest",
     "lint",
+    "audit",
 )
 
 

@@ -1,8 +1,15 @@
-"""`lint`: warnings about a task package that `tasks` accepts but that measures badly.
+"""`lint`: findings about a task package that `tasks` accepts but that measures badly.
 
-- a state no check uses (no authored check reads it, no state starts `from` it, no
-  check compares with it through `changed_from`): it costs a replay and grades only
-  health;
+Each finding is a `warning` (the package measures badly: `lint` exits 1) or a `note`
+(worth knowing, never an exit 1 on its own):
+
+- a *health-only* state (no authored check reads it, no state starts `from` it, no check
+  compares with it through `changed_from`) is a legitimate design: it grades only the
+  state's health (routes, console, network, assets, overflow), which can be the only
+  thing that catches a negative (a deleted page, a route answering 500). It is a note;
+  removal is advised only when no negative expects a health gate that the state could be
+  the only one to see (another state loads the same route at the same viewport with no
+  actions: its health is the same);
 - a check that cannot discriminate, judged on the captured evidence where the evidence
   can say (`box` on an anchor's box, `text_contains` on `body` and `text_order` on the page text,
   `links` on the navigation entries): a preservation check failing on both R0 and the
@@ -16,9 +23,33 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from .contract import CANARY_LINE, Box, CheckSpec, Links, TaskPackage, TextContains, TextOrder
+import msgspec
+
+from .contract import (
+    CANARY_LINE,
+    STATE_HEALTH_GATES,
+    Box,
+    CheckSpec,
+    Contract,
+    Links,
+    State,
+    TaskPackage,
+    TextContains,
+    TextOrder,
+    resolve_viewport,
+)
+
+Level = Literal["warning", "note"]
+
+
+class Finding(msgspec.Struct, frozen=True, kw_only=True):
+    level: Level
+    text: str  # one line naming the state, check or unit
+
+    def __str__(self) -> str:
+        return f"{self.level}: {self.text}"
 
 
 def _text(task: TaskPackage, side: str, state: str) -> str | None:
@@ -88,13 +119,44 @@ def _trivial(check: CheckSpec) -> str:
     return ""
 
 
-def lint(task: TaskPackage) -> list[str]:
-    """One warning per line, each naming the state, check or unit."""
+def _same_load(a: State, b: State) -> bool:
+    """Whether `b`'s health is `a`'s: the same route at the same viewport, neither acted on."""
+    return (
+        a.route == b.route
+        and resolve_viewport(a.viewport) == resolve_viewport(b.viewport)
+        and not (a.from_ or a.actions or b.from_ or b.actions)
+        and a.status == b.status
+    )
+
+
+def _health_only(c: Contract, state: State) -> str:
+    """The note on a state no check reads: removal advised only when no negative needs it."""
+    needs = [
+        f"{n.name} (expects {', '.join(g for g in n.expect_fail if g in STATE_HEALTH_GATES)})"
+        for n in c.negatives
+        if STATE_HEALTH_GATES & set(n.expect_fail)
+    ]
+    twin = next((t.id for t in c.states if t.id != state.id and _same_load(state, t)), None)
+    base = f"state {state.id}: no check uses it: it grades only its health"
+    if needs and twin is None:
+        return f"{base}, and may be the only state that catches {'; '.join(needs)}: keep it"
+    if twin is not None:
+        return f"{base}, the same as state {twin}'s (same route and viewport): it can go"
+    return f"{base} (no negative expects a health gate): keep it only if that health matters"
+
+
+def lint(task: TaskPackage) -> list[Finding]:
+    """The findings, each naming the state, check or unit."""
     c = task.contract
-    out: list[str] = []
     used = {k.state for k in c.checks} | {k.changed_from for k in c.checks if k.changed_from}
     used |= {s.from_ for s in c.states if s.from_}
-    out += [f"state {s.id}: no check uses it" for s in c.states if s.id not in used]
+    notes = [Finding(level="note", text=_health_only(c, s)) for s in c.states if s.id not in used]
+    return notes + [Finding(level="warning", text=t) for t in _warnings(task)]
+
+
+def _warnings(task: TaskPackage) -> list[str]:
+    c = task.contract
+    out: list[str] = []
     owned = c.unit_check_ids()
     for k in c.checks:
         if why := _trivial(k):

@@ -3,6 +3,14 @@
 `evidence/r0/` is captured from R0 as shipped; `evidence/reference/` from R0 with every
 unit's reference patch applied in order. Each is served in a throwaway workspace.
 `evidence/env.json` fingerprints the pinned rendering environment they were rendered in.
+
+Capture retries what `verify` retries (the host's network changing under the page, a
+timeout under load) and refuses to write a side's evidence when a render stays broken:
+the host's network still failing, or a failed asset request on the reference.
+
+Exit status: 0 captured; 1 captured, but a state could not be reached (expected of R0
+for a state the units add); 2 a bad task package; 3 an infrastructure error; 4 evidence
+refused: nothing written for that side (re-run when the host is quiet, or fix the asset).
 """
 
 from __future__ import annotations
@@ -32,9 +40,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=("auto", "docker", "local"), default="auto")
 
 
+REFUSED = 4
+
+
 async def _capture_one(
     pool: BrowserPool, task: TaskPackage, name: str, patches: list[Path], backend: BackendKind
-) -> bool:
+) -> int:
+    """The side's exit status: 0 captured, 1 a state not reached, REFUSED nothing written."""
     with tempfile.TemporaryDirectory(prefix="pwb-capture-") as tmp:
         ws = await Workspace.create(task.repo, Path(tmp) / "ws", task.contract.allowed_paths)
         try:
@@ -46,9 +58,9 @@ async def _capture_one(
                         f"{name}: not served: {health.build_detail or health.serve_detail}",
                         file=sys.stderr,
                     )
-                    return False
+                    return 1
                 out = task.evidence / name
-                summaries = await capture(pool, task, url, out)
+                summaries = await capture(pool, task, url, out, clean_assets=name == "reference")
         finally:
             with anyio.move_on_after(60.0, shield=True):
                 await ws.discard()
@@ -56,20 +68,25 @@ async def _capture_one(
         print(f"{name}/{s.state}: status {s.status} {s.error}".rstrip())
         for line in s.console_errors:
             print(f"  console error: {line}")
-        for line in s.failed_requests:
+        for line in (*s.failed_requests, *s.failed_assets):
             print(f"  failed request: {line}")
-    return all(not s.error for s in summaries)
+        if s.refused:
+            print(f"{name}/{s.state}: refused: {s.refused}", file=sys.stderr)
+    if any(s.refused for s in summaries):
+        print(f"{name}: evidence NOT written (refused above): capture again", file=sys.stderr)
+        return REFUSED
+    return 0 if all(not s.error for s in summaries) else 1
 
 
 async def _main(args: argparse.Namespace) -> int:
     task = load_task(task_root(args.task, args.tasks_dir))
     patches = [task.reference_patch(u.id) for u in task.contract.units]
     async with BrowserPool() as pool:
-        ok = await _capture_one(pool, task, "r0", [], args.backend)
-        ok = await _capture_one(pool, task, "reference", patches, args.backend) and ok
+        r0 = await _capture_one(pool, task, "r0", [], args.backend)
+        ref = await _capture_one(pool, task, "reference", patches, args.backend)
         env = await pool.environment()
     print(f"env.json: {env.browser} {env.browser_version}, fonts {env.fonts[:12]}")
-    return 0 if ok else 1
+    return max(r0, ref)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -30,11 +30,22 @@ def grader_only_files(root: Path) -> Iterator[Path]:
 
 
 def canary_problems(root: Path, where: str) -> list[str]:
-    """One line per grader-only file that lacks the canary."""
+    """One line per authored grader-only file that lacks the canary, and one line for all
+    of the evidence that lacks it (captured before the canary: the fix is to re-capture)."""
     marker = CANARY.encode()
-    return [
+    missing = [p for p in grader_only_files(root) if p.is_file() and marker not in p.read_bytes()]
+    authored = [p for p in missing if not p.relative_to(root).parts[0] == "evidence"]
+    out = [
         f"{where}: {p.relative_to(root)}: expected the canary line {CANARY_LINE.strip()!r}, "
         "got none"
-        for p in grader_only_files(root)
-        if p.is_file() and marker not in p.read_bytes()
+        for p in authored
     ]
+    old = [p for p in missing if p not in authored]
+    if old:
+        more = f" (and {len(old) - 1} more evidence files)" if len(old) > 1 else ""
+        out.append(
+            f"{where}: {old[0].relative_to(root)}{more}: expected the canary line, got none: "
+            f"evidence captured before the canary; re-capture it: "
+            f"python -m orchestrator capture {root}"
+        )
+    return out

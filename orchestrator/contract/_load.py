@@ -227,6 +227,7 @@ def twin_problems(c: Contract, where: str, suite: Mapping[str, Contract]) -> lis
 # caches, recorded admissions). Each is hashed only when it differs from its default, so
 # adding one left the hash of every existing task, and every row that carries it, as it was.
 _HASHED_WHEN_SET: tuple[str, ...] = ("twin_of",)
+_CHECK_HASHED_WHEN_SET: tuple[str, ...] = ("keyboard_exempt",)
 
 
 def canonical_contract(contract: Contract) -> bytes:
@@ -237,6 +238,10 @@ def canonical_contract(contract: Contract) -> bytes:
     for name in _HASHED_WHEN_SET:
         if data.get(name) is None:
             del data[name]
+    for check in data["checks"]:
+        for name in _CHECK_HASHED_WHEN_SET:
+            if check.get(name) is None:
+                del check[name]
     return msgspec.json.encode(data)
 
 

@@ -6,7 +6,7 @@ that names the key, not a silently ignored setting.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -334,6 +334,10 @@ class CheckSpec(_Strict, frozen=True, kw_only=True):
     describe: str
     changed_from: str | None = None
     require_interaction: bool = False
+    # Why this unit check's clicks need not be operable by keyboard (WCAG 2.1.1: e.g. a
+    # drawing canvas with its own keyboard route); unset, the verifier replays the state
+    # with Tab and Enter/Space/arrows in place of each click (`verifier/_replay_keyboard.py`).
+    keyboard_exempt: Annotated[str, msgspec.Meta(min_length=1)] | None = None
 
 
 class Faq(_Strict, frozen=True, kw_only=True):

@@ -10,6 +10,9 @@ analyses, each with its population), `_cells` (a cell's log), `_tables` / `_mark
 from ._aggregate import aggregate as aggregate
 from ._build import ReportFiles as ReportFiles
 from ._build import write_report as write_report
+from ._cells import final_checkpoint as final_checkpoint
+from ._cells import final_shots as final_shots
+from ._cells import reference_shots as reference_shots
 from ._load import LoadedRun as LoadedRun
 from ._load import LoadStats as LoadStats
 from ._load import ReportError as ReportError
@@ -28,8 +31,11 @@ __all__ = [
     "ReportFiles",
     "aggregate",
     "cluster_bootstrap",
+    "final_checkpoint",
+    "final_shots",
     "load_run",
     "read_manifest",
+    "reference_shots",
     "spearman",
     "wilson",
     "write_report",

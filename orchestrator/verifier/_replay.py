@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakSet
@@ -274,16 +274,30 @@ async def perform(page: Page, base_url: str, action: Action) -> None:
             await page.goto(base_url.rstrip("/") + r, wait_until="load")
 
 
+class ActionFailed(Exception):
+    """An action could not be done the way it was asked (its text says why): the state
+    was not reached, like a Playwright error performing it (`_replay_keyboard.py`)."""
+
+
+Act = Callable[[Page, str, Action], Awaitable[None]]
+
+
 async def run_actions(
-    page: Page, base_url: str, actions: tuple[Action, ...], rec: Recorder, opts: ReplayOptions
+    page: Page,
+    base_url: str,
+    actions: tuple[Action, ...],
+    rec: Recorder,
+    opts: ReplayOptions,
+    act: Act = perform,
 ) -> str:
-    """Perform the actions in order; the first failure (as text) stops the replay."""
+    """Perform the actions in order (each by `act`); the first failure (as text) stops
+    the replay."""
     for i, action in enumerate(actions, 1):
         rec.phase = f"action {i}: {describe_action(action)}"
         try:
-            await perform(page, base_url, action)
+            await act(page, base_url, action)
             await rec.quiet(page, opts)
-        except PlaywrightError as exc:
+        except (PlaywrightError, ActionFailed) as exc:
             return f"{rec.phase} failed: {_first_line(exc)}"
     rec.phase = "after actions"
     return ""

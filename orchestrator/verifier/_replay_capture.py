@@ -1,7 +1,14 @@
 """`capture`: write a state's evidence (render, text, accessible names, anchors) to disk.
 
 Replays exactly like `verify` (same determinism and settle rule), so a reference render
-captured here can be diffed pixel for pixel by the `visual` assertion.
+captured here can be diffed pixel for pixel by the `visual` assertion; it retries what
+`verify` retries (`_transient.py`: the host's network changing, a timeout under load).
+
+Each state is rendered in memory first; a side's evidence is written only when none of
+its states is *refused* — a failure that would freeze a broken render into evidence: the
+host's network still failing after the retries, or (`clean_assets`, the reference) a
+failed asset request (an image, font or stylesheet that did not load). A refused capture
+writes nothing, so the evidence on disk stays whatever it was.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from ._errors import ReplayError
 from ._plan import action_chain
 from ._replay import Recorder, ReplayOptions, navigate, prepare, run_actions, settle
 from ._replay_world import probe_page
+from ._transient import HOST_NETWORK_RETRIES, host_network_fault, patient, timed_out
 
 # Anchors whose boxes and key styles are frozen as evidence (`visual_anchors` authoring).
 ANCHORS = "h1, h2, h3, nav, header, footer, main, button, [role=button], [role=navigation]"
@@ -33,16 +41,26 @@ class CaptureSummary(msgspec.Struct, frozen=True, kw_only=True):
     # What the health gates would grade: console errors, failed requests and assets.
     console_errors: tuple[str, ...] = ()
     failed_requests: tuple[str, ...] = ()
+    failed_assets: tuple[str, ...] = ()
+    # Why this state's render must not become evidence ('' when it may); see the docstring.
+    refused: str = ""
+    attempts: int = 1
 
 
-async def _capture_one(
+class _Render(msgspec.Struct, frozen=True, kw_only=True):
+    """One state's evidence, in memory until its whole side is known to be clean."""
+
+    summary: CaptureSummary
+    files: dict[str, bytes]
+
+
+async def _render(
     session: BrowserSession,
     base_url: str,
     task: TaskPackage,
     sid: str,
-    out: Path,
     opts: ReplayOptions,
-) -> CaptureSummary:
+) -> _Render:
     contract = task.contract
     state = contract.state(sid)
     page = session.page
@@ -55,28 +73,61 @@ async def _capture_one(
         error = await run_actions(page, base_url, action_chain(contract, state), rec, opts)
     if not error:
         await settle(page, rec, opts, state.settle)
-    await page.screenshot(path=out / f"{sid}.png", animations="disabled", caret="hide")
-    await page.screenshot(
-        path=out / f"{sid}.full.png", full_page=True, animations="disabled", caret="hide"
-    )
+    shot = await page.screenshot(animations="disabled", caret="hide")
+    full = await page.screenshot(full_page=True, animations="disabled", caret="hide")
     text = await page.locator("body").inner_text()
     aria = await page.locator("body").aria_snapshot()
     anchors = await probe_page(page, "anchors", ANCHORS)
     navs = await probe_page(page, "navs")
     tokens = await probe_page(page, "tokens", ANCHORS)
     # Evidence is grader-only: each text file carries the canary (`contract._canary`).
-    await anyio.Path(out / f"{sid}.txt").write_text(CANARY_LINE + text, encoding="utf-8")
-    await anyio.Path(out / f"{sid}.aria.yaml").write_text(CANARY_LINE + aria, encoding="utf-8")
     evidence = {"canary": CANARY, "state": sid, "anchors": anchors, "navs": navs, "tokens": tokens}
-    payload = json.dumps(evidence, indent=1)
-    await anyio.Path(out / f"{sid}.anchors.json").write_text(payload, encoding="utf-8")
-    return CaptureSummary(
+    files = {
+        f"{sid}.png": shot,
+        f"{sid}.full.png": full,
+        f"{sid}.txt": (CANARY_LINE + text).encode(),
+        f"{sid}.aria.yaml": (CANARY_LINE + aria).encode(),
+        f"{sid}.anchors.json": json.dumps(evidence, indent=1).encode(),
+    }
+    summary = CaptureSummary(
         state=sid,
         status=rec.status,
         error=error,
         console_errors=tuple(rec.console_errors),
-        failed_requests=(*rec.failed_requests, *rec.failed_assets),
+        failed_requests=tuple(rec.failed_requests),
+        failed_assets=tuple(rec.failed_assets),
     )
+    return _Render(summary=summary, files=files)
+
+
+def _host_faulted(s: CaptureSummary) -> bool:
+    return host_network_fault((*s.failed_requests, *s.failed_assets, s.error))
+
+
+def _refusal(s: CaptureSummary, clean_assets: bool) -> str:
+    if _host_faulted(s):
+        return f"the host's network changed under the page {s.attempts} times (ERR_NETWORK_CHANGED)"
+    if clean_assets and s.failed_assets:
+        return f"a failed asset request ({s.failed_assets[0]})"
+    return ""
+
+
+async def _render_retried(
+    pool: BrowserPool, base_url: str, task: TaskPackage, sid: str, opts: ReplayOptions
+) -> _Render:
+    """Render `sid`, replaying what `verify` replays (`_transient.py`)."""
+    viewport = resolve_viewport(task.contract.state(sid).viewport)
+    job = partial(_render, base_url=base_url, task=task, sid=sid)
+    for attempt in range(1, 2 + HOST_NETWORK_RETRIES):
+        got = await pool.run(base_url, viewport, partial(job, opts=opts))
+        if timed_out((got.summary.error,)):
+            got = await pool.run(base_url, viewport, partial(job, opts=patient(opts)))
+        got = msgspec.structs.replace(
+            got, summary=msgspec.structs.replace(got.summary, attempts=attempt)
+        )
+        if not _host_faulted(got.summary):
+            break
+    return got
 
 
 async def capture(
@@ -85,26 +136,36 @@ async def capture(
     base_url: str,
     out_dir: Path,
     options: ReplayOptions = ReplayOptions(),
+    *,
+    clean_assets: bool = False,
 ) -> tuple[CaptureSummary, ...]:
-    """Write every state's evidence under `out_dir`; one summary per state, in order.
+    """Every state's evidence under `out_dir`, or nothing when a state is refused; one
+    summary per state, in order (`refused` says why a state kept the side from being
+    written). `clean_assets`: a failed asset request refuses the render (the reference).
 
     The environment it was rendered in is written to the task's `evidence/env.json`.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
     found: dict[str, CaptureSummary] = {}
+    files: dict[str, bytes] = {}
 
     async def one(sid: str) -> None:
-        viewport = resolve_viewport(task.contract.state(sid).viewport)
-        job = partial(
-            _capture_one, base_url=base_url, task=task, sid=sid, out=out_dir, opts=options
-        )
         try:
-            found[sid] = await pool.run(base_url, viewport, job)
+            got = await _render_retried(pool, base_url, task, sid, options)
         except (ReplayError, PlaywrightError) as exc:
             found[sid] = CaptureSummary(state=sid, status=None, error=str(exc))
+            return
+        why = _refusal(got.summary, clean_assets)
+        found[sid] = msgspec.structs.replace(got.summary, refused=why)
+        files.update(got.files)
 
     async with anyio.create_task_group() as tg:
         for s in task.contract.states:
             tg.start_soon(one, s.id)
+    summaries = tuple(found[s.id] for s in task.contract.states)
+    if any(s.refused for s in summaries):
+        return summaries
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, data in sorted(files.items()):
+        await anyio.Path(out_dir / name).write_bytes(data)
     write_env(await pool.environment(), task.evidence)
-    return tuple(found[s.id] for s in task.contract.states)
+    return summaries

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 from playwright.async_api import Error as PlaywrightError
@@ -15,8 +16,9 @@ from ..contract import Action, CheckSpec, Links, State
 from ._browser import BrowserSession
 from ._errors import BrowserCrashed
 from ._observe import Outcome, PageHealth, StateObservation
-from ._replay import Recorder, ReplayOptions, navigate, prepare, run_actions, settle
+from ._replay import Recorder, ReplayOptions, navigate, perform, prepare, run_actions, settle
 from ._replay_checks import evaluate
+from ._replay_keyboard import operate
 from ._replay_menu import open_menus
 from ._replay_probe import read_health
 
@@ -36,6 +38,8 @@ class StateJob:
     # Only states compared through `changed_from` need a content fingerprint.
     fingerprint: bool = False
     opts: ReplayOptions = field(default_factory=ReplayOptions)
+    # How clicks and checks are done: by the pointer, or by Tab and keys (`_replay_keyboard.py`).
+    operate: Literal["pointer", "keyboard"] = "pointer"
 
 
 async def _reach(page: Page, job: StateJob, rec: Recorder) -> tuple[str, str]:
@@ -44,7 +48,8 @@ async def _reach(page: Page, job: StateJob, rec: Recorder) -> tuple[str, str]:
     if nav_error:
         return nav_error, ""
     await rec.quiet(page, job.opts)
-    action_error = await run_actions(page, job.base_url, job.actions, rec, job.opts)
+    act = operate if job.operate == "keyboard" else perform
+    action_error = await run_actions(page, job.base_url, job.actions, rec, job.opts, act)
     if action_error:
         return "", action_error
     selector = job.state.settle if job.use_settle_selector else None

@@ -162,6 +162,7 @@ def job_signature(job: StateJob) -> tuple[object, ...]:
         str(job.reference_dir),
         job.use_settle_selector,
         job.opts,
+        job.operate,
     )
 
 

@@ -35,6 +35,7 @@ def replay_key(job: StateJob) -> tuple[object, ...]:
         resolve_viewport(job.state.viewport),
         job.state.settle if job.use_settle_selector else None,
         job.opts,
+        job.operate,
     )
 
 

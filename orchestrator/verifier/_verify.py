@@ -31,9 +31,11 @@ from ._observe import Outcome, StateObservation
 from ._opens import Reads
 from ._plan import action_chain, is_interactive, summarize_state, viewport_label
 from ._replay import ReplayOptions
+from ._replay_keyboard import KEYS, eligible, keyboard_results
 from ._replay_state import StateJob, replay_shared
 from ._reuse import Checkpoint
 from ._share import share
+from ._transient import HOST_NETWORK_RETRIES, host_network_fault, patient, timed_out
 
 BARE = "~bare"
 
@@ -77,6 +79,7 @@ def _plan(
         own = tuple(c for c in checks if c.state == state.id)
         if state.id not in needed and not own:
             continue
+        keyed = tuple(c for c in eligible(contract, own) if not c.keyboard_exempt)
         if ahead:
             own = _with_read_only(contract, state.id, own)
         job = StateJob(
@@ -91,6 +94,18 @@ def _plan(
             opts=opts,
         )
         jobs.append(job)
+        if keyed:
+            # The same state with clicks done by Tab and keys (`_replay_keyboard.py`).
+            jobs.append(
+                replace(
+                    job,
+                    key=state.id + KEYS,
+                    checks=keyed,
+                    artifacts=None,
+                    fingerprint=False,
+                    operate="keyboard",
+                )
+            )
         bare = tuple(c for c in own if c.require_interaction)
         if bare:
             # The same route and viewport with no action at all, no settle selector and
@@ -128,34 +143,18 @@ def _with_read_only(
     return every
 
 
-# Chromium aborts in-flight requests with ERR_NETWORK_CHANGED when the host's interfaces
-# change (Docker adding a veth for another cell): the host's fault, never the site's, so
-# the state is replayed again rather than failing `network`/`assets`.
-_HOST_NETWORK_RETRIES = 2
-
-
+# The host's faults (`_transient.py`, shared with `capture`): replayed, never graded.
 def _host_network_changed(seen: StateObservation) -> bool:
     texts = (*seen.failed_requests, *seen.failed_assets, seen.nav_error, seen.action_error)
-    return any("ERR_NETWORK_CHANGED" in str(t) for t in texts)
-
-
-# An action or navigation that timed out may be the host's load, not the site: the state
-# is replayed once more with this much more patience; failing again, it is the site's.
-_TIMEOUT_PATIENCE = 3.0
+    return host_network_fault(texts)
 
 
 def _timed_out(seen: StateObservation) -> bool:
-    return any("Timeout" in t and "exceeded" in t for t in (seen.nav_error, seen.action_error))
+    return timed_out((seen.nav_error, seen.action_error))
 
 
 def _patient(job: StateJob) -> StateJob:
-    o = job.opts
-    opts = replace(
-        o,
-        action_timeout=o.action_timeout * _TIMEOUT_PATIENCE,
-        navigation_timeout=o.navigation_timeout * _TIMEOUT_PATIENCE,
-    )
-    return replace(job, opts=opts)
+    return replace(job, opts=patient(job.opts))
 
 
 @dataclass(slots=True)
@@ -205,7 +204,7 @@ async def _replay_all(
                 reads = reads | trace.since(mark)
 
         try:
-            for _ in range(1 + _HOST_NETWORK_RETRIES):
+            for _ in range(1 + HOST_NETWORK_RETRIES):
                 seen = await pool.run(job.base_url, viewport, partial(traced, job=job), warm)
                 if _timed_out(seen[0]):
                     run = partial(traced, job=_patient(job))
@@ -283,7 +282,7 @@ def _changed_rule(mine: StateObservation, other: StateObservation) -> tuple[bool
 def _state_runs(contract: Contract, obs: dict[str, StateObservation]) -> tuple[StateRun, ...]:
     runs = []
     for key, o in sorted(obs.items()):
-        state = contract.state(key.removesuffix(BARE))
+        state = contract.state(key.removesuffix(BARE).removesuffix(KEYS))
         error = o.error or o.nav_error or o.action_error
         runs.append(
             StateRun(
@@ -380,6 +379,7 @@ async def verify(
     replays = await _replay_all(pool, jobs, reuse)
     obs = replays.found
     results += [_authored(contract, c, obs) for c in checks]
+    results += keyboard_results(contract, checks, obs)
     for sid in health_states:
         state = contract.state(sid)
         results += state_health(obs[sid], summarize_state(contract, state), state.status)

@@ -31,7 +31,7 @@ LAYERS: list[set[str]] = [
     {"cli"},  # loads `commands` by name (importlib): no static arrow
     {"commands"},
     {"admission_record"},  # the admitted contracts a suite's admission wrote
-    {"admission", "sweep"},  # many cells: a suite's admission, a sweep
+    {"admission", "audit", "sweep"},  # many cells: admission, a sweep, a run's audit
     {"cell", "report"},  # one cell; the report over a run's rows
     {"solvers", "solver_cards"},
     {"config", "faults"},

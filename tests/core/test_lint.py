@@ -57,13 +57,17 @@ def test_lint_names_each_problem(tmp_path: Path) -> None:
     # only (a preservation check R0 fails).
     _evidence(root, "r0", 300, "Welcome Find us What we do")
     _evidence(root, "reference", 300, "Welcome What we do Find us")
-    got = lint(load_task(root))
-    assert "state about_d: no check uses it" in got
+    findings = lint(load_task(root))
+    got = [f.text for f in findings if f.level == "warning"]
     assert "check keep-nothing: cannot fail (a box with no coordinate)" in got
     assert "check keep-h1-box: fails on R0 and on the reference: it can never pass" in got
     assert "check keep-order: preservation check failing on R0 (evidence/r0)" in got
     assert "unit u1: no negative expects a gate of its checks to fail" in got
-    assert len(got) == 5, got
+    assert len(got) == 4, got
+    # The health-only state is a note, and no negative could need it: no removal of
+    # something a negative needs is advised, and it is not a warning.
+    (note,) = [f.text for f in findings if f.level == "note"]
+    assert note.startswith("state about_d: no check uses it"), note
 
 
 def test_a_sound_package_is_quiet_on_checks(tmp_path: Path) -> None:
@@ -72,5 +76,66 @@ def test_a_sound_package_is_quiet_on_checks(tmp_path: Path) -> None:
     (root / "task.toml").write_text((root / "task.toml").read_text() + EXTRA)
     _evidence(root, "r0", 90, "Welcome What we do Find us")
     _evidence(root, "reference", 91, "Welcome What we do Find us")
-    got = [line for line in lint(load_task(root)) if line.startswith("check ")]
+    got = [f.text for f in lint(load_task(root)) if f.text.startswith("check ")]
     assert got == ["check keep-nothing: cannot fail (a box with no coordinate)"]
+
+
+ONLY_CATCHER = """
+[[states]]
+id = "about_d"
+route = "/about.html"
+
+[[negatives]]
+name = "about-deleted"
+expect_fail = ["routes"]
+why = "The about page is deleted: only the health of a state on /about.html sees the 404."
+"""
+
+DELETE_ABOUT = (
+    CANARY_LINE
+    + """\
+diff --git a/about.html b/about.html
+deleted file mode 100644
+"""
+)
+
+
+def _with_negative(tmp_path: Path, extra: str) -> Path:
+    root = tmp_path / "demo"
+    scaffold(root, "demo", "static")
+    (root / "task.toml").write_text((root / "task.toml").read_text() + extra)
+    (root / "negatives" / "about-deleted.patch").write_text(DELETE_ABOUT)
+    return root
+
+
+def test_a_health_only_state_a_negative_needs_gets_no_removal_advice(tmp_path: Path) -> None:
+    # #38: the only state on /about.html is the only thing that catches `about-deleted`
+    # (a route answering 404): lint must not suggest removing it, nor exit 1 for it.
+    root = _with_negative(tmp_path, ONLY_CATCHER)
+    findings = lint(load_task(root))
+    (about,) = [f for f in findings if f.text.startswith("state about_d")]
+    assert about.level == "note"
+    assert "about-deleted (expects routes)" in about.text and about.text.endswith("keep it")
+    assert "can go" not in about.text and "remove" not in about.text
+    assert lint_exit(root) == 1  # u1 has no negative exercising text: a real warning ...
+    root2 = tmp_path / "quiet"
+    scaffold(root2, "quiet", "static")
+    toml = (root2 / "task.toml").read_text() + ONLY_CATCHER
+    toml = toml.replace('expect_fail = ["routes"]', 'expect_fail = ["routes", "text"]')
+    (root2 / "task.toml").write_text(toml)
+    (root2 / "negatives" / "about-deleted.patch").write_text(DELETE_ABOUT)
+    assert lint_exit(root2) == 0  # ... and without it the health-only state alone exits 0
+
+
+def test_a_health_only_twin_of_another_load_may_go(tmp_path: Path) -> None:
+    extra = ONLY_CATCHER.replace('route = "/about.html"', 'route = "/"')
+    (about,) = [f for f in lint(load_task(_with_negative(tmp_path, extra))) if "about_d" in f.text]
+    assert about.level == "note" and "the same as state home_d's" in about.text
+
+
+def lint_exit(root: Path) -> int:
+    import argparse
+
+    from orchestrator.commands import lint as command
+
+    return command.run(argparse.Namespace(tasks=[str(root)], tasks_dir=root.parent))

@@ -717,7 +717,7 @@ async def test_inherited_actions_make_a_state_interactive_and_name_it(
 
 async def test_named_states_add_to_the_checks_states_only(tmp_path: Path, pool: Pool) -> None:
     await _verify_task(pool, _chained_task(tmp_path), states=["base"])
-    assert sorted(j.key for j in pool.replays) == ["base", "open", "open~bare"]
+    assert sorted(j.key for j in pool.replays) == ["base", "open", "open~bare", "open~keys"]
 
 
 async def test_replay_options_reach_every_job(tmp_path: Path, pool: Pool) -> None:

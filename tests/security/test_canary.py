@@ -65,6 +65,20 @@ def test_the_loader_refuses_a_grader_file_without_the_canary(tmp_path: Path, rel
         load_task(root)
 
 
+def test_old_evidence_without_the_canary_says_recapture_in_one_line(tmp_path: Path) -> None:
+    # #38: evidence captured before the canary existed: one line naming the command.
+    root = make_tiny_task(tmp_path / "tasks")
+    for side in ("r0", "reference"):
+        (root / "evidence" / side).mkdir(parents=True)
+        for name in ("home.txt", "home.aria.yaml", "home.anchors.json"):
+            (root / "evidence" / side / name).write_text("{}\n")
+    with pytest.raises(ContractError) as caught:
+        load_task(root)
+    (line,) = caught.value.problems
+    assert "(and 5 more evidence files)" in line, line
+    assert line.endswith(f"re-capture it: python -m orchestrator capture {root.resolve()}"), line
+
+
 def _walk_bytes(root: Path) -> list[tuple[str, bytes]]:
     return [
         (p.relative_to(root).as_posix(), p.read_bytes())

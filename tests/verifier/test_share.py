@@ -117,15 +117,16 @@ async def test_shared_replays_grade_like_a_full_replay(
         "narrow_clicked~bare": "narrow",
     }
     assert not any(s.shared_with for s in full.states)
-    # The event log's counts: 5 replays on warm or fresh contexts, 2 shared, and the
-    # popup's context closed instead of reused.
+    # The event log's counts: 6 replays on warm or fresh contexts (the unit check's
+    # keyboard replay `clicked~keys` among them, #38), 2 shared, and the popup's context
+    # closed instead of reused.
     summary = summarize(1, "u1", shared, 1.0)
     counts = summary.replays
     assert counts.get("shared") == 2
-    assert counts.get("warm", 0) + counts.get("fresh", 0) == 5
+    assert counts.get("warm", 0) + counts.get("fresh", 0) == 6
     assert set(counts) <= {"shared", "warm", "fresh"}
     assert summary.warm_fallbacks == {"the state left 1 other page(s) open": 1}
-    assert summarize(1, "u1", full, 1.0).replays == {"fresh": 7}
+    assert summarize(1, "u1", full, 1.0).replays == {"fresh": 8}
     assert summarize(1, "u1", full, 1.0).warm_fallbacks == {}
 
 
@@ -168,6 +169,7 @@ def test_only_jobs_that_just_read_the_page_follow(tmp_path: Path) -> None:
     ]
     assert [(j.key, [f.key for f in fs]) for j, fs in share(list(jobs.values()))] == [
         ("clicked", []),
+        ("clicked~keys", []),  # clicks by keyboard: never the pointer replay's follower
         ("home", ["clicked~bare"]),
         ("narrow", ["narrow_clicked~bare"]),
         ("narrow_clicked", []),
