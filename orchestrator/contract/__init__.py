@@ -5,6 +5,7 @@ from ._canary import CANARY_LINE as CANARY_LINE
 from ._canary import grader_only_files as grader_only_files
 from ._ids import SAFE_ID_RULE as SAFE_ID_RULE
 from ._ids import is_safe_id as is_safe_id
+from ._ids import printable as printable
 from ._ids import shown as shown
 from ._ids import terminal_safe as terminal_safe
 from ._load import ContractError as ContractError
@@ -31,6 +32,7 @@ __all__ = [
     "is_safe_id",
     "load_task",
     "located_error",
+    "printable",
     "shown",
     "terminal_safe",
     "twin_problems",

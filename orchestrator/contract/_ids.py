@@ -32,9 +32,24 @@ def shown(value: object) -> str:
 
 def _escape(ch: str) -> str:
     code = ord(ch)
-    if code <= 0xFF:
+    if code < 0x80:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+_NOT_ASCII_TEXT = re.compile("[^\n\t\x20-\x7e]")
+
+
+def _keep_printable(m: re.Match[str]) -> str:
+    return m[0] if m[0].isprintable() else _escape(m[0])
+
+
+def printable(text: str) -> str:
+    """`text` with every non-printable character but newline and tab escaped (terminal
+    escape sequences, carriage returns, NUL, bidi overrides): what a terminal shows is
+    what was written. A JSON line stays JSON (its encoder escaped C0 already; other
+    characters become `\\u....`)."""
+    return _NOT_ASCII_TEXT.sub(_keep_printable, text)
 
 
 def terminal_safe(text: str, *, limit: int = LINE_MAX) -> str:
