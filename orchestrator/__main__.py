@@ -1,12 +1,19 @@
 import logging
 import os
+import signal
 import sys
 
-from .cli import main
-
 try:
+    from .cli import main
+
     code = main()
     sys.stdout.flush()
+except KeyboardInterrupt:
+    # Ctrl-C in a command with no handling of its own (the sweep handles its own): one
+    # line, never a traceback; a second Ctrl-C while leaving changes nothing.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print("\ninterrupted", file=sys.stderr)
+    code = 130
 except BrokenPipeError:
     # The reader went away (`tasks | head`): not an error of ours. Python's documented
     # recipe: point stdout at devnull so the flush at exit does not raise again.

@@ -177,3 +177,33 @@ def waiting() -> Iterator[None]:
         for scope, deadline in held:
             if not scope.cancel_called:
                 scope.deadline = deadline + waited
+
+
+@contextmanager
+def provider_call() -> Iterator[anyio.CancelScope]:
+    """A request to a model provider: it has the time the solver has left, and no more.
+
+    The cell's deadlines do not fire inside the block (one firing mid-request would make
+    a provider's hang the cell's budget stop); the block's own scope does, at the same
+    instant. Answered in time, the request was the solver's work: the deadlines are as
+    they were. Cut off by its scope (`cancelled_caught`: the provider hung past the
+    cell's time, to be judged like a read timeout) or ended by an error, its time is
+    credited like any wait on a failing provider."""
+    t0 = anyio.current_time()
+    bound = t0 + time_left()
+    held: list[tuple[anyio.CancelScope, float]] = []
+    for var in (_CELL_SCOPE, _WORK_SCOPE):
+        scope = var.get()
+        if scope is not None and not scope.cancel_called:
+            held.append((scope, scope.deadline))
+            scope.deadline = math.inf
+    answered = False
+    try:
+        with anyio.CancelScope(deadline=bound) as call:
+            yield call
+        answered = not call.cancelled_caught
+    finally:
+        waited = 0.0 if answered else anyio.current_time() - t0
+        for scope, deadline in held:
+            if not scope.cancel_called:
+                scope.deadline = deadline + waited

@@ -13,6 +13,7 @@ from ._firewall import Allow as Allow
 from ._firewall import FirewallUnavailable as FirewallUnavailable
 from ._firewall import preflight as firewall_preflight
 from ._gc import AdhocSweep as AdhocSweep
+from ._gc import Own as Own
 from ._gc import Removed as Removed
 from ._gc import adhoc_sweep as adhoc_sweep
 from ._gc import collect_garbage as collect_garbage
@@ -49,6 +50,7 @@ __all__ = [
     "Labels",
     "Limits",
     "LocalBackend",
+    "Own",
     "Removed",
     "Sandbox",
     "SandboxError",

@@ -7,7 +7,9 @@ network's host firewall chain goes with it, and so does any chain whose network 
 gone (a crash between the two, or a network removed by hand).
 
 Liveness: a resource whose `pwb.lock` is held belongs to a live sweep and is never
-removed (unless `force`). Ad-hoc runs (`cell`, `verify`,
+removed (unless `force`) -- except by the holder itself: a resumed sweep holds its run's
+lock, and what an earlier, killed process of the same run left carries that lock with
+another sweep id (`own=`), so the resume removes it. Ad-hoc runs (`cell`, `verify`,
 `admit`) hold a lock of their own under the temp directory (`adhoc_sweep`). Without a
 lock label a resource is removed only when its sweep is named or its time-to-live has
 passed.
@@ -72,12 +74,27 @@ def _expired(labels: dict[str, str], now: float) -> bool:
         return True  # unreadable expiry: treat as expired rather than leak
 
 
+class Own(msgspec.Struct, frozen=True, kw_only=True):
+    """The caller's own sweep: it holds `lock` (exclusively), and is `sweep`."""
+
+    sweep: str
+    lock: str
+
+
 def _wanted(
-    labels: dict[str, str], *, named: bool, expired_only: bool, force: bool, now: float
+    labels: dict[str, str],
+    *,
+    named: bool,
+    expired_only: bool,
+    force: bool,
+    now: float,
+    own: Own | None = None,
 ) -> bool:
     if force:
         return not expired_only or _expired(labels, now)
     lock = labels.get("pwb.lock", "")
+    if own is not None and own.lock and lock == own.lock and labels.get("pwb.sweep") != own.sweep:
+        return True  # our run's lock, held by us: its other sweep ids are dead processes
     if lock and lock_held(lock):
         return False  # a live sweep's
     if expired_only or not (lock or named):
@@ -86,10 +103,16 @@ def _wanted(
 
 
 async def collect_garbage(
-    *, sweep: str | None = None, expired_only: bool = False, force: bool = False
+    *,
+    sweep: str | None = None,
+    expired_only: bool = False,
+    force: bool = False,
+    own: Own | None = None,
 ) -> list[Removed]:
     """Remove labelled containers, then their networks, of sweeps that are not alive
-    (all of `sweep`'s with `force`); return what was removed.
+    (all of `sweep`'s with `force`); return what was removed. `own`: the calling sweep,
+    whose run lock is held by the caller, so resources under that lock with another
+    sweep id are an earlier process's of the run (dead: the lock is exclusive).
 
     Shielded and bounded, so a Ctrl-C during gc does not leave it half done forever.
     Networks still in use by a live container are skipped (Docker refuses them).
@@ -113,6 +136,7 @@ async def collect_garbage(
                         expired_only=expired_only,
                         force=force,
                         now=now,
+                        own=own,
                     ):
                         continue
                     try:
@@ -131,6 +155,7 @@ async def collect_garbage(
                         expired_only=expired_only,
                         force=force,
                         now=now,
+                        own=own,
                     ):
                         continue
                     try:

@@ -32,6 +32,7 @@ from ..workspace import (
 )
 from ._baseline import BaselineResult, baseline_key
 from ._context import CellContext, CellReport
+from ._disk import disk_watch
 from ._flips import FlipTracker
 
 
@@ -377,15 +378,18 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             ended = ""  # the disk limit: the solver's doing, its tree is not verified
             stopped_by: BudgetKind = "wall_time"
             try:
-                with solver_phase() as phase:
-                    try:
-                        if arm == "staged":
-                            for i, unit in enumerate(task.contract.units):
-                                outcomes.append(await run.run_unit(i, unit))
-                        else:
-                            await run.run_full_spec()
-                    except BudgetExceeded as exc:
-                        stopped, stopped_by = str(exc), exc.kind
+                # The tree's disk use is watched while the solver works, not only at
+                # checkpoints: a flood ends the cell within seconds (`DiskLimitExceeded`).
+                async with disk_watch(ws, ctx.disk_limit_mb << 20):
+                    with solver_phase() as phase:
+                        try:
+                            if arm == "staged":
+                                for i, unit in enumerate(task.contract.units):
+                                    outcomes.append(await run.run_unit(i, unit))
+                            else:
+                                await run.run_full_spec()
+                        except BudgetExceeded as exc:
+                            stopped, stopped_by = str(exc), exc.kind
                 if phase.cancelled_caught:
                     stopped = "wall_time budget exceeded: the solver ran out of cell time"
                 if stopped:

@@ -1,4 +1,5 @@
-"""`python -m orchestrator gc`: remove containers and networks left by crashed sweeps."""
+"""`python -m orchestrator gc`: remove containers and networks left by crashed sweeps,
+and (bare or `--expired`) workspaces no run links to any more."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import anyio
 from sandbox import Removed, SandboxError, collect_garbage
 
 from ..sweep import EngineUnavailable, gc_cluster
+from ..workspace import discard_orphans
 
 HELP = (
     "remove pwb-labelled containers and networks of sweeps that are not alive "
-    "(all, one --sweep, or --expired only; --force also live ones)"
+    "(all, one --sweep, or --expired only; --force also live ones), and workspaces "
+    "whose run is gone"
 )
 
 
@@ -37,6 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.engine == "ray":
         return _run_cluster(args)
+    if args.sweep is None:  # a workspace's run is gone: its disk comes back (no daemon needed)
+        for home in discard_orphans():
+            print(f"removed workspace {home}")
     try:
         removed = anyio.run(_gc, args.sweep, args.expired, args.force, backend="asyncio")
     except SandboxError as exc:

@@ -145,6 +145,29 @@ def admission_check(
     return lines
 
 
+_REFUSALS = (
+    ContractError,
+    RunLocked,
+    SweepInputError,
+    BackendUnavailable,
+    EnvironmentDrift,
+    EngineUnavailable,
+)
+
+
+def _refusal(exc: BaseException) -> str | None:
+    """The one line for a sweep that could not start (bad input, no Docker daemon), or
+    None for anything else. A refusal raised inside the sweep's task group arrives
+    wrapped in an exception group of one: it is the same refusal."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, _REFUSALS):
+        return str(exc)
+    if isinstance(exc, SandboxError):  # e.g. the Docker daemon stopped answering
+        return f"sandbox backend: {exc}"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         _resumed(args)
@@ -169,18 +192,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_engine(cfg)
         out = run_async(run_sweep, cfg, opts)
-    except (
-        ContractError,
-        RunLocked,
-        SweepInputError,
-        BackendUnavailable,
-        EnvironmentDrift,
-        EngineUnavailable,
-    ) as exc:
-        print(exc, file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except SandboxError as exc:  # e.g. no Docker daemon when the sweep starts
-        print(f"sandbox backend: {exc}", file=sys.stderr)
+    except Exception as exc:
+        refusal = _refusal(exc)
+        if refusal is None:
+            raise
+        print(refusal, file=sys.stderr)
         return EXIT_BAD_INPUT
     run_dir, rows = out.run_dir, out.rows
     statuses: dict[str, int] = {}
@@ -196,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
     if out.stopped and not out.interrupted and not args.no_report:
         # Stopped early (a cap, a refused setup, an outage): the rows written so far are
         # reported; rows without a result are counted in its header, never scored.
-        _report(run_dir, Path(cfg.sweep.tasks_dir))
+        if _report(run_dir, Path(cfg.sweep.tasks_dir)):
+            return EXIT_INTERRUPTED
     if out.interrupted or out.stopped:
         # The run directory remembers its filters: this reproduces the same cells.
         print(f"resume with: python -m orchestrator --config {args.config} --resume {run_dir}")
@@ -208,14 +225,24 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         return EXIT_STOPPED
     if not args.no_report:
-        _report(run_dir, Path(cfg.sweep.tasks_dir))
+        return _report(run_dir, Path(cfg.sweep.tasks_dir))
     return 0
 
 
-def _report(run_dir: Path, tasks_dir: Path) -> None:
+def _report(run_dir: Path, tasks_dir: Path) -> int:
+    """Write the run's report; a Ctrl-C here ends with one line (the rows are written:
+    the report can be written again at any time) and exit 130."""
     try:
         from ..report import write_report
-    except ImportError:  # reports not built yet
-        return
-    files = write_report(run_dir, tasks_dir)
+
+        files = write_report(run_dir, tasks_dir)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # leaving: a second one changes nothing
+        print(
+            f"\ninterrupted while writing the report; every row is written. Write it with: "
+            f"python -m orchestrator report {run_dir} --tasks-dir {tasks_dir}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     print(f"report: {files.markdown} and {files.html}")
+    return 0

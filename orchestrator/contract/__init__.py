@@ -3,6 +3,11 @@
 from ._canary import CANARY as CANARY
 from ._canary import CANARY_LINE as CANARY_LINE
 from ._canary import grader_only_files as grader_only_files
+from ._ids import SAFE_ID_RULE as SAFE_ID_RULE
+from ._ids import is_safe_id as is_safe_id
+from ._ids import printable as printable
+from ._ids import shown as shown
+from ._ids import terminal_safe as terminal_safe
 from ._load import ContractError as ContractError
 from ._load import TaskPackage as TaskPackage
 from ._load import contract_hash as contract_hash
@@ -17,14 +22,19 @@ from ._types import __all__ as _types_all
 __all__ = [
     "CANARY",
     "CANARY_LINE",
+    "SAFE_ID_RULE",
     "ContractError",
     "TaskPackage",
     "contract_hash",
     "decode_contract",
     "discover_tasks",
     "grader_only_files",
+    "is_safe_id",
     "load_task",
     "located_error",
+    "printable",
+    "shown",
+    "terminal_safe",
     "twin_problems",
     *_types_all,
 ]

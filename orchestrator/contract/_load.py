@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -12,6 +13,7 @@ from pathlib import Path
 import msgspec
 
 from ._canary import canary_problems
+from ._ids import SAFE_ID_RULE, is_safe_id, shown, terminal_safe
 from ._schema import schema_problems
 from ._types import (
     GATES,
@@ -26,11 +28,12 @@ _MSGSPEC_ERROR = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
 
 
 class ContractError(Exception):
-    """A task package is invalid; `problems` lists every problem found, one line each."""
+    """A task package is invalid; `problems` lists every problem found, one line each
+    (made terminal-safe here: a hostile file name or value cannot add lines or escapes)."""
 
     def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
-        super().__init__("\n".join(problems))
+        self.problems = [terminal_safe(p) for p in problems]
+        super().__init__("\n".join(self.problems))
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +49,22 @@ class TaskPackage:
         return self.root / "repo"
 
     def reference_patch(self, unit_id: str) -> Path:
-        return self.root / "reference" / f"{unit_id}.patch"
+        return _inside(self.root, "reference", unit_id, ".patch")
 
     def negative_patch(self, name: str) -> Path:
-        return self.root / "negatives" / f"{name}.patch"
+        return _inside(self.root, "negatives", name, ".patch")
 
     @property
     def evidence(self) -> Path:
         return self.root / "evidence"
+
+
+def _inside(root: Path, folder: str, name: str, suffix: str) -> Path:
+    """`root/folder/<name><suffix>` for a safe id `name`, else a `ContractError` (the
+    loader refused such ids already: this is the last line, for names from elsewhere)."""
+    if not is_safe_id(name):
+        raise ContractError([f"{root}: {folder}/: expected {SAFE_ID_RULE}, got {shown(name)}"])
+    return root / folder / f"{name}{suffix}"
 
 
 def _key_path(raw: str) -> str:
@@ -85,8 +96,12 @@ def decode_contract(text: str, where: str) -> Contract:
 
 
 def cross_reference_problems(c: Contract, root: Path, where: str) -> list[str]:
-    """Every dangling name, cycle or missing file in a decoded contract."""
+    """Every unsafe id, dangling name, cycle or missing file in a decoded contract (with
+    an unsafe id, only those: no path is built from it)."""
     p = _Problems(where)
+    _id_problems(p, c)
+    if p.problems:
+        return p.problems
     p.dupes("states", [s.id for s in c.states])
     p.dupes("checks", [k.id for k in c.checks])
     p.dupes("units", [u.id for u in c.units])
@@ -103,7 +118,11 @@ class _Problems:
     problems: list[str] = field(default_factory=list)
 
     def bad(self, path: str, expected: str, got: object) -> None:
-        self.problems.append(f"{self.where}:{path}: expected {expected}, got {got!r}")
+        self.problems.append(f"{self.where}:{path}: expected {expected}, got {shown(got)}")
+
+    def safe(self, path: str, value: str | None) -> None:
+        if value is not None and not is_safe_id(value):
+            self.bad(path, SAFE_ID_RULE, value)
 
     def dupes(self, kind: str, ids: list[str]) -> None:
         seen: set[str] = set()
@@ -111,6 +130,27 @@ class _Problems:
             if x in seen:
                 self.bad(f"{kind}[{i}].id", f"a unique {kind[:-1]} id", x)
             seen.add(x)
+
+
+def _id_problems(p: _Problems, c: Contract) -> None:
+    """Every id of the package, and every reference to one, against `SAFE_ID`."""
+    p.safe("id", c.id)
+    p.safe("stack", c.stack)
+    p.safe("twin_of", c.twin_of)
+    for i, s in enumerate(c.states):
+        p.safe(f"states[{i}].id", s.id)
+        p.safe(f"states[{i}].from", s.from_)
+    for i, k in enumerate(c.checks):
+        p.safe(f"checks[{i}].id", k.id)
+        p.safe(f"checks[{i}].state", k.state)
+        p.safe(f"checks[{i}].changed_from", k.changed_from)
+    for i, u in enumerate(c.units):
+        p.safe(f"units[{i}].id", u.id)
+        for j, cid in enumerate(u.checks):
+            p.safe(f"units[{i}].checks[{j}]", cid)
+    for i, n in enumerate(c.negatives):
+        p.safe(f"negatives[{i}].name", n.name)
+        p.safe(f"negatives[{i}].after_unit", n.after_unit or None)
 
 
 def _state_problems(p: _Problems, c: Contract) -> None:
@@ -166,7 +206,7 @@ def _unit_problems(p: _Problems, c: Contract, root: Path) -> None:
             elif cid in owner and u.kind == "stage":
                 p.bad(f"units[{i}].checks[{j}]", f"a check not owned by unit {owner[cid]!r}", cid)
             owner.setdefault(cid, u.id)
-        if not (root / "reference" / f"{u.id}.patch").is_file():
+        if not _inside(root, "reference", u.id, ".patch").is_file():
             p.bad(f"units[{i}].id", f"a patch file reference/{u.id}.patch", "missing file")
     if not c.units:
         p.bad("units", "at least one unit", [])
@@ -178,7 +218,7 @@ def _package_problems(p: _Problems, c: Contract, root: Path) -> None:
     """The negatives' patches, the twin, the directory and its repo/."""
     unit_ids = {u.id for u in c.units}
     for i, n in enumerate(c.negatives):
-        if not (root / "negatives" / f"{n.name}.patch").is_file():
+        if not _inside(root, "negatives", n.name, ".patch").is_file():
             p.bad(f"negatives[{i}].name", f"a patch file negatives/{n.name}.patch", "missing file")
         if n.after_unit and n.after_unit not in unit_ids:
             p.bad(f"negatives[{i}].after_unit", "a known unit id or ''", n.after_unit)
@@ -259,6 +299,26 @@ def contract_hash(root: Path, contract: Contract) -> str:
     return h.hexdigest()
 
 
+def link_problems(root: Path, where: str) -> list[str]:
+    """Links that would let grading read a file the contract hash does not cover: any
+    link outside `repo/` (task.toml, reference/, negatives/, evidence/ are plain files)
+    and any link in `repo/` resolving outside the package (`node_modules/` not walked)."""
+    problems = []
+    top = root.resolve()
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if d != "node_modules"]
+        for name in [*dirs, *files]:
+            path = Path(folder, name)
+            if not path.is_symlink():
+                continue
+            rel = path.relative_to(top)
+            if rel.parts[0] != "repo":
+                problems.append(f"{where}: {rel}: expected a file or folder, got a link")
+            elif not path.resolve().is_relative_to(top):
+                problems.append(f"{where}: {rel}: expected a link inside the package, got one out")
+    return problems
+
+
 def load_task(root: Path) -> TaskPackage:
     """Load one task directory or raise `ContractError` listing every problem."""
     root = root.resolve()  # cells change directories; the package path must not depend on cwd
@@ -266,6 +326,8 @@ def load_task(root: Path) -> TaskPackage:
     where = str(toml)
     if not toml.is_file():
         raise ContractError([f"{where}: expected a task.toml file, got none"])
+    if problems := link_problems(root, where):
+        raise ContractError(problems)  # before any file of the package is read
     contract = decode_contract(toml.read_text(encoding="utf-8"), where)
     problems = cross_reference_problems(contract, root, where)
     problems += canary_problems(root, where)

@@ -23,7 +23,7 @@ import anyio
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
-from ..budget import credit_wait, waiting
+from ..budget import provider_call, waiting
 from ._breaker import Breaker
 from ._classify import ErrorInfo, error_info, error_object, refusal_reason
 from ._config import ProviderConfig
@@ -162,13 +162,20 @@ class ChatClient:
             waits.queue_s += time.monotonic() - queued
             sent = anyio.current_time()
             try:
-                resp = await self._http.post(
-                    self._url, json=body, headers=self._dialect.headers(key)
-                )
+                # A hung or unreachable provider: the time is not the cell's work, and a
+                # hang past the cell's time is cut there and judged like a read timeout
+                # (retried, then the provider's failure or outage), never a budget stop.
+                with provider_call() as call:
+                    resp = await self._http.post(
+                        self._url, json=body, headers=self._dialect.headers(key)
+                    )
             except httpx.TransportError as exc:
-                # A hung or unreachable provider: the time is not the cell's work.
-                credit_wait(anyio.current_time() - sent)
                 raise Transient(f"{type(exc).__name__} talking to {self._url}") from None
+            if call.cancelled_caught:
+                raise Transient(
+                    f"no answer from {self._url} in {anyio.current_time() - sent:.0f} s, "
+                    "all the time the cell had left"
+                )
         finally:
             self._limiter.release()
         decoded = self._judge(resp, key)

@@ -16,9 +16,9 @@ from pathlib import Path
 import msgspec
 
 from .. import manifest
-from ..contract import ContractError, TaskPackage, load_task
+from ..contract import SAFE_ID_RULE, ContractError, TaskPackage, is_safe_id, load_task, shown
 from ..jsonl import JsonlRead
-from ..records import ManifestRow
+from ..records import ManifestRow, cell_dir_name
 from ..solver_cards import SolverCard, guess_card, read_cards
 
 
@@ -75,9 +75,23 @@ def read_manifest(path: Path) -> JsonlRead[ManifestRow]:
     return manifest.read_manifest(path)
 
 
+def _unsafe(path: Path, row: ManifestRow) -> str | None:
+    """Why the names of `row` must not become paths (the task id joins `--tasks-dir`,
+    the cell key names the cell's directories), or None."""
+    if not is_safe_id(row.task):
+        return f"{path}: a row's task: expected {SAFE_ID_RULE}, got {shown(row.task)}"
+    name = cell_dir_name(row.cell)
+    if not name.isprintable() or name.startswith(".") or len(name.encode()) > 255:
+        return f"{path}: a row's cell: expected a printable cell key, got {shown(row.cell)}"
+    return None
+
+
 def load_run(run_dir: Path, tasks_dir: Path) -> LoadedRun:
     read = read_manifest(run_dir / "manifest.jsonl")
     raw = read.items
+    for row in raw:
+        if (why := _unsafe(run_dir / "manifest.jsonl", row)) is not None:
+            raise ReportError(why)
     latest: dict[str, ManifestRow] = {}
     earlier: list[ManifestRow] = []
     for row in raw:

@@ -23,6 +23,7 @@ from sandbox import (
     BackendUnavailable,
     ImageBuilder,
     Labels,
+    Own,
     SandboxError,
     collect_garbage,
     docker_available,
@@ -232,9 +233,10 @@ async def open_resources(
             allow=allow,
         )
         if backend.name == "docker":
-            # What dead sweeps left (their run lock is free; e.g. this run's killed earlier
-            # process), and anything past its time-to-live. Live sweeps' are never touched.
-            await collect_garbage()
+            # What dead sweeps left (their run lock is free), what this run's earlier,
+            # killed processes left (this run's lock, which we hold, under another sweep
+            # id), and anything past its time-to-live. Live sweeps' are never touched.
+            await collect_garbage(own=Own(sweep=ids.sweep, lock=ids.lock))
         try:
             host = (
                 await expose(gateway, backend, ids.sweep, ids.lock) if gateway is not None else ""

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
+import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,13 +98,31 @@ def new_run_dir(cfg: BenchConfig) -> Path:
     return Path(cfg.sweep.runs_dir) / f"{cfg.sweep.name}-{stamp}"
 
 
-def _leave_at_once(signum: int, frame: object) -> None:
-    os._exit(130)  # second interrupt: leave at once, no traceback
+def _leave_at_once(reap: str) -> Callable[[int, object], None]:
+    """The second interrupt's handler: leave at once, no traceback. What the first one's
+    teardown had not removed yet (containers, the network and its firewall chain) is
+    removed by a `gc` of this sweep started, detached, on the way out (`reap`: the sweep
+    id; '' when its cells are not on this host's Docker)."""
+
+    def leave(signum: int, frame: object) -> None:
+        if reap:
+            with contextlib.suppress(OSError):
+                subprocess.Popen(
+                    [sys.executable, "-m", "orchestrator", "gc", "--sweep", reap, "--force"],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,  # a Ctrl-C of the terminal's group spares it
+                )
+        os._exit(130)
+
+    return leave
 
 
 async def _watch_signals(
     scope: anyio.CancelScope,
     interrupted: anyio.Event,
+    reap: str = "",
     *,
     task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
@@ -111,8 +132,8 @@ async def _watch_signals(
             break
     # Leaving the receiver restored Python's default handlers: a second Ctrl-C would be
     # a KeyboardInterrupt traceback in the middle of the teardown. It exits at once.
-    signal.signal(signal.SIGINT, _leave_at_once)
-    signal.signal(signal.SIGTERM, _leave_at_once)
+    signal.signal(signal.SIGINT, _leave_at_once(reap))
+    signal.signal(signal.SIGTERM, _leave_at_once(reap))
     interrupted.set()
     print("\ninterrupted: cancelling cells and tearing down sandboxes...", file=sys.stderr)
     scope.cancel()
@@ -190,7 +211,11 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
             engine_stop = ""
             try:
                 async with anyio.create_task_group() as tg:
-                    await tg.start(_watch_signals, tg.cancel_scope, interrupted)
+                    # A local engine's cells may be on this host's Docker: a second
+                    # interrupt has their leftovers reaped (by this sweep's id only).
+                    docker = cfg.sweep.engine == "local" and cfg.sweep.backend != "local"
+                    reap = sweep_id if docker else ""
+                    await tg.start(_watch_signals, tg.cancel_scope, interrupted, reap)
                     tg.start_soon(manifest.sync_in_background)
                     if todo:
                         ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))

@@ -10,7 +10,9 @@ from ._snapshot import PROMPT_FILE as PROMPT_FILE
 from ._snapshot import FileIndex as FileIndex
 from ._store import default_store as default_store
 from ._store import discard as discard
+from ._store import discard_orphans as discard_orphans
 from ._store import discard_under as discard_under
+from ._store import orphans as orphans
 from ._walk import SearchHit as SearchHit
 from ._workspace import MAX_READ_BYTES as MAX_READ_BYTES
 from ._workspace import EditEvent as EditEvent
@@ -29,6 +31,8 @@ __all__ = [
     "WorkspaceError",
     "default_store",
     "discard",
+    "discard_orphans",
     "discard_under",
+    "orphans",
     "path_allowed",
 ]

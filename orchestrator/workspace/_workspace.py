@@ -22,7 +22,7 @@ from . import _paths, _walk
 from ._errors import DiskLimitExceeded, PatchError, PathRefused, WorkspaceError
 from ._git import NO_EXTERNAL, git, git_bytes, git_bytes_now
 from ._snapshot import PROMPT_FILE, FileIndex, Snapshotter
-from ._store import GIT, TREE, discard, new_home
+from ._store import GIT, TREE, discard, new_home, record_owner
 
 MAX_READ_BYTES = 200_000
 MAX_EDIT_BYTES = 2 << 20
@@ -112,6 +112,7 @@ class Workspace:
             home = new_home(store)
             shutil.copytree(r0, home / TREE, ignore=_SKIP_COPY, symlinks=True)
             (home / GIT).mkdir(mode=0o700)
+            record_owner(home, dest)
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.symlink_to(home / TREE, target_is_directory=True)
             return home

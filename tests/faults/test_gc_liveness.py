@@ -99,3 +99,19 @@ def test_stale_adhoc_locks_are_dropped_but_live_or_fresh_ones_kept(
     finally:
         os.close(fd)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh.lock", "held.lock"]
+
+
+def test_a_resume_takes_its_runs_earlier_processes_for_dead(tmp_path: Path) -> None:
+    """#36: the resume holds the run lock the killed process's resources carry; its own
+    sweep id tells them apart (and nothing else's: another run's, or an unlocked one)."""
+    with Manifest(tmp_path / "run", sweep_id="run-22222222") as m:
+        own = _gc.Own(sweep="run-22222222", lock=str(m.lock_path))
+        kw = {"named": False, "expired_only": False, "force": False, "now": NOW, "own": own}
+        killed = Labels(sweep="run-11111111", cell="c", lock=str(m.lock_path)).as_dict(NOW + 60)
+        mine = Labels(sweep="run-22222222", cell="c", lock=str(m.lock_path)).as_dict(NOW + 60)
+        unlocked = Labels(sweep="run-11111111", cell="c").as_dict(NOW + 60)
+        assert _wanted(killed, **kw)  # type: ignore[arg-type]
+        assert not _wanted(mine, **kw)  # type: ignore[arg-type]
+        assert not _wanted(unlocked, **kw)  # type: ignore[arg-type]
+        assert not _wanted(unlocked, **{**kw, "own": _gc.Own(sweep="x", lock="")})  # type: ignore[arg-type]
+        assert not _wanted(killed, **{**kw, "own": None})  # type: ignore[arg-type]  # the bug

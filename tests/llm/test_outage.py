@@ -12,8 +12,8 @@ import time
 import anyio
 import pytest
 
-from orchestrator.budget import cell_deadline
-from orchestrator.llm import ChatRequest, FakeProvider, Fault, ProviderOutage, UserMsg
+from orchestrator.budget import BudgetExceeded, cell_deadline
+from orchestrator.llm import ChatRequest, FakeProvider, Fault, LLMError, ProviderOutage, UserMsg
 
 from .conftest import open_client
 
@@ -87,3 +87,26 @@ async def test_a_hung_provider_pauses_cells_and_its_hangs_are_not_charged(api_ke
                 for _ in range(4):
                     tg.start_soon(one)
     assert len(done) == 4
+
+
+async def test_a_hang_longer_than_the_cells_time_is_the_providers_fault(api_key: str) -> None:
+    """#36 item 7: the read timeout (300 s) is longer than the cell's time left (1 s). The
+    hang is cut at the cell's time, judged like a read timeout (retried, credited), and
+    ends as the provider's failure, not as the cell's wall-time budget stop."""
+    hang = Fault(kind="delay", delay_s=30.0, for_s=60.0)
+    async with FakeProvider(faults=[hang]) as fake:
+        async with open_client(fake, max_attempts=2, outage_after=5) as client:
+            start = time.monotonic()
+            with cell_deadline(1.0), pytest.raises(LLMError, match="all the time the cell had"):
+                await client.complete(REQ)
+            assert time.monotonic() - start < 10.0  # two cut attempts, not two read timeouts
+    assert len(fake.requests) == 2
+
+
+async def test_an_answer_in_time_is_the_cells_work_and_not_credited(api_key: str) -> None:
+    slow = Fault(kind="delay", delay_s=0.6, for_s=60.0)
+    async with FakeProvider(faults=[slow]) as fake:
+        async with open_client(fake, max_attempts=1) as client:
+            with pytest.raises(BudgetExceeded), cell_deadline(1.0):
+                await client.complete(REQ)  # answered at 0.6 s: 0.4 s left
+                await anyio.sleep(0.8)  # past the deadline: the 0.6 s were not credited

@@ -8,8 +8,10 @@ cleared, there are no final gates (so no final pass), and the events say why.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from orchestrator.cell import CellContext, run_cell
@@ -87,3 +89,44 @@ async def test_disk_flood_ends_the_cell_with_the_disk_limit_outcome(
     assert "disk_limit" in kinds and kinds[-1] == "end"
     # The flooded tree was never verified: one checkpoint (unit 1's), none after it.
     assert result.checkpoints == 1
+
+
+class EndlessFlooder(Flooder):
+    """Unit 1 honestly; then a write that never ends by itself (the turn never returns,
+    so no checkpoint comes to look): only a watch while the solver works can stop it."""
+
+    name = "endless-flooder"
+    started = 0.0
+
+    async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
+        if message.unit_index == 0:
+            return await self._reference.respond(message, workspace)
+        assert self._sandbox is not None
+        EndlessFlooder.started = time.monotonic()
+        await self._sandbox.run(
+            "i=0; while :; do i=$((i+1)); "
+            "dd if=/dev/zero of=flood-$i.bin bs=1M count=2 2>/dev/null; sleep 0.05; done"
+        )
+        return SolverTurn(end="edited")
+
+
+async def test_a_flood_between_checkpoints_ends_the_cell_within_seconds(
+    require_docker: None, pool: BrowserPool, tmp_path: Path
+) -> None:
+    task = load_task(make_tiny_task(tmp_path / "tasks", turns=2))
+    ctx = CellContext(
+        task=task,
+        backend=DockerBackend(),
+        pool=pool,
+        cell_dir=tmp_path / "cell",
+        labels=Labels(sweep=SWEEP, cell="endless-flood"),
+        disk_limit_mb=4,
+    )
+    with anyio.fail_after(120):  # without the watch the flood runs for the exec's 600 s
+        report = await run_cell(ctx, EndlessFlooder(task))
+    took = time.monotonic() - EndlessFlooder.started
+    assert "workspace disk limit exceeded" in report.ended
+    assert took < 30, took  # the watch fires within seconds; the rest is teardown
+    assert report.result.units[0].cleared and report.result.checkpoints == 1
+    written = sum(p.stat().st_size for p in (tmp_path / "cell" / "workspace").glob("flood-*"))
+    assert written < 200 << 20, written  # cut early, not after the exec's 600 s
