@@ -23,6 +23,8 @@ COMMANDS = (
     "cell",
     "admit",
     "report",
+    "regrade",
+    "export",
     "new",
     "suggest",
     "lint",

@@ -11,6 +11,11 @@ from ._engine import gc_cluster as gc_cluster
 from ._jobs import cell_key as cell_key
 from ._jobs import plan_jobs as plan_jobs
 from ._jobs import select_tasks as select_tasks
+from ._progress import ProgressMode as ProgressMode
+from ._progress import SweepProgress as SweepProgress
+from ._runner import SweepIds as SweepIds
+from ._runner import SweepResources as SweepResources
+from ._runner import open_resources as open_resources
 from ._runspec import RunSpec as RunSpec
 from ._runspec import SweepInputError as SweepInputError
 from ._runspec import is_run_dir as is_run_dir
@@ -25,16 +30,21 @@ __all__ = [
     "Delivered",
     "EngineUnavailable",
     "Job",
+    "ProgressMode",
     "RunSpec",
     "Scheduler",
     "StopSweep",
+    "SweepIds",
     "SweepInputError",
     "SweepOptions",
     "SweepOutcome",
+    "SweepProgress",
+    "SweepResources",
     "cell_key",
     "check_engine",
     "gc_cluster",
     "is_run_dir",
+    "open_resources",
     "pending_jobs",
     "plan_jobs",
     "read_spec",
