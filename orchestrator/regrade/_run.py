@@ -11,6 +11,8 @@ cards, `verdict-diff.json` / `verdict-diff.md` and, by the caller, a report.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import get_args
@@ -51,6 +53,10 @@ from ._replay import ReplaySolver
 from ._source import Planned, from_run_dir, from_submission
 from ._submission import read_header
 
+OpenResources = Callable[
+    [BenchConfig, Path, SweepIds, list[TaskPackage], Ledger],
+    AbstractAsyncContextManager[SweepResources],
+]
 REPLAY_FILE = "replay.json"
 DIFF_FILE = "verdict-diff.json"
 _WORDINGS: tuple[str, ...] = get_args(Wording)
@@ -74,6 +80,9 @@ class RegradeOptions:
     progress: ProgressMode = "quiet"
     verifier: Verifier | None = None  # a seam: None grades with the browser verifier
     verifier_version: str = ""  # what `verifier` calls itself ("" = this harness's)
+    # A seam for tests: how the backend, browser pool and baseline cache are opened
+    # (default: the local engine's `open_resources`, as a sweep opens them).
+    resources: OpenResources = open_resources
 
 
 @dataclass(frozen=True)
@@ -146,7 +155,7 @@ class _Grader:
             sandbox_limiter=self.res.sandbox_limiter,
             image_builder=self.res.image_builder,
             disk_limit_mb=self.res.cfg.sweep.workspace_disk_mb,
-            verifier=self.opts.verifier,
+            verifier=self.opts.verifier or self.res.verifier,
             attempt=n,
             verifier_version=self.opts.verifier_version,
         )
@@ -255,7 +264,7 @@ async def regrade(cfg: BenchConfig, opts: RegradeOptions) -> RegradeOutcome:
             if todo:
                 needed = [tasks[t] for t in sorted({j.template.task for j in todo}) if t in tasks]
                 ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))
-                async with open_resources(bare, opts.out, ids, needed, Ledger()) as res:
+                async with opts.resources(bare, opts.out, ids, needed, Ledger()) as res:
                     grader = _Grader(
                         res=res,
                         planned={p.key: p for p in planned},
