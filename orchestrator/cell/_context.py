@@ -49,8 +49,9 @@ class CellContext:
         return self.verifier or BrowserVerifier(self.pool)
 
     async def render_env(self) -> str:
-        """The browser's rendering fingerprint; '' when the cell grades without it."""
-        if self.verifier is not None:
+        """The browser's rendering fingerprint; '' when the cell grades without a
+        running browser pool (a fake verifier)."""
+        if self.verifier is not None and not self.pool.running:
             return ""
         env = await self.pool.environment()
         return (

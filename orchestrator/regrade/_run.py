@@ -45,7 +45,7 @@ from ..sweep import (
     open_resources,
     pending_jobs,
 )
-from ..verifier import Verifier
+from ..verifier import BrowserPool, Verifier
 from ..workspace import PatchError
 from ._diff import VerdictDiff, cell_diff, markdown
 from ._patches import PatchRefused
@@ -78,7 +78,9 @@ class RegradeOptions:
     run_dir: Path | None = None
     submission: Path | None = None
     progress: ProgressMode = "quiet"
-    verifier: Verifier | None = None  # a seam: None grades with the browser verifier
+    # A seam: the verifier to grade with, made on the run's browser pool (None: the
+    # browser verifier, the sweep's).
+    verifier: Callable[[BrowserPool], Verifier] | None = None
     verifier_version: str = ""  # what `verifier` calls itself ("" = this harness's)
     # A seam for tests: how the backend, browser pool and baseline cache are opened
     # (default: the local engine's `open_resources`, as a sweep opens them).
@@ -133,6 +135,7 @@ class _Grader:
     cards: dict[str, SolverCard]
     opts: RegradeOptions
     strict: bool
+    verifier: Verifier | None = None
 
     async def attempt(self, job: Job, n: int, ledger: Ledger) -> Delivered:
         p = self.planned[job.key]
@@ -155,7 +158,7 @@ class _Grader:
             sandbox_limiter=self.res.sandbox_limiter,
             image_builder=self.res.image_builder,
             disk_limit_mb=self.res.cfg.sweep.workspace_disk_mb,
-            verifier=self.opts.verifier or self.res.verifier,
+            verifier=self.verifier,
             attempt=n,
             verifier_version=self.opts.verifier_version,
         )
@@ -271,6 +274,7 @@ async def regrade(cfg: BenchConfig, opts: RegradeOptions) -> RegradeOutcome:
                         cards=cards,
                         opts=opts,
                         strict=opts.submission is not None,
+                        verifier=opts.verifier(res.pool) if opts.verifier else res.verifier,
                     )
                     await scheduler.run(todo, grader.attempt)
         rows = manifest.rows()
