@@ -4,6 +4,7 @@ recorded trajectories again with this harness and the task packages as they are 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from ..manifest import RunLocked
 from ..regrade import RegradeInputError, RegradeOptions, SubmissionError, regrade
 from ..verifier import EnvironmentDrift
 from ._loop import run_async
-from .run import EXIT_BAD_INPUT, add_replay_argument
+from .run import EXIT_BAD_INPUT, EXIT_INTERRUPTED, add_replay_argument
 
 HELP = "grade a run's (or a submission's) recorded trajectories again, with no solver"
 
@@ -83,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
     for c in out.diff.cells:
         if c.status == "refused":
             print(f"refused {c.cell}: {'; '.join(c.why)}", file=sys.stderr)
+    if out.interrupted:
+        print("interrupted: the same command resumes (cells with a current row are kept)")
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return EXIT_INTERRUPTED
     if not args.no_report:
         from ..report import ReportError, write_report
 

@@ -44,6 +44,7 @@ from ..sweep import (
     SweepResources,
     open_resources,
     pending_jobs,
+    watch_signals,
 )
 from ..verifier import BrowserPool, Verifier
 from ..workspace import PatchError
@@ -92,6 +93,7 @@ class RegradeOutcome:
     out: Path
     rows: list[ManifestRow]
     diff: VerdictDiff
+    interrupted: bool = False  # SIGINT/SIGTERM: cancelled rows; the same command resumes
 
 
 def _load_tasks(tasks_dir: Path, names: set[str]) -> dict[str, TaskPackage]:
@@ -241,6 +243,31 @@ def build_diff(out: Path, planned: list[Planned], rows: list[ManifestRow]) -> Ve
     return VerdictDiff(cells=tuple(cells))
 
 
+async def _grade(
+    opts: RegradeOptions,
+    cfg: BenchConfig,
+    manifest: Manifest,
+    sweep_id: str,
+    tasks: dict[str, TaskPackage],
+    planned: list[Planned],
+    cards: dict[str, SolverCard],
+    scheduler: Scheduler,
+    todo: list[Job],
+) -> None:
+    needed = [tasks[t] for t in sorted({j.template.task for j in todo}) if t in tasks]
+    ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))
+    async with opts.resources(cfg, opts.out, ids, needed, Ledger()) as res:
+        grader = _Grader(
+            res=res,
+            planned={p.key: p for p in planned},
+            cards=cards,
+            opts=opts,
+            strict=opts.submission is not None,
+            verifier=opts.verifier(res.pool) if opts.verifier else res.verifier,
+        )
+        await scheduler.run(todo, grader.attempt)
+
+
 async def regrade(cfg: BenchConfig, opts: RegradeOptions) -> RegradeOutcome:
     """Regrade `opts.run_dir` or `opts.submission` into `opts.out` (resumable)."""
     if (opts.run_dir is None) == (opts.submission is None):
@@ -262,25 +289,21 @@ async def regrade(cfg: BenchConfig, opts: RegradeOptions) -> RegradeOutcome:
             final_grace_s=cfg.sweep.final_grace_s,
             infra_retries=cfg.sweep.infra_retries,
         )
+        interrupted = anyio.Event()
         with SweepProgress(len(todo), scheduler.ledger, opts.progress) as progress:
             scheduler.progress = progress
-            if todo:
-                needed = [tasks[t] for t in sorted({j.template.task for j in todo}) if t in tasks]
-                ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))
-                async with opts.resources(bare, opts.out, ids, needed, Ledger()) as res:
-                    grader = _Grader(
-                        res=res,
-                        planned={p.key: p for p in planned},
-                        cards=cards,
-                        opts=opts,
-                        strict=opts.submission is not None,
-                        verifier=opts.verifier(res.pool) if opts.verifier else res.verifier,
+            async with anyio.create_task_group() as tg:
+                await tg.start(watch_signals, tg.cancel_scope, interrupted)
+                tg.start_soon(manifest.sync_in_background)
+                if todo:
+                    await _grade(
+                        opts, bare, manifest, sweep_id, tasks, planned, cards, scheduler, todo
                     )
-                    await scheduler.run(todo, grader.attempt)
+                tg.cancel_scope.cancel()
         rows = manifest.rows()
     diff = await anyio.to_thread.run_sync(build_diff, opts.out, planned, rows)
     data = msgspec.json.format(msgspec.json.encode(diff))
     (opts.out / DIFF_FILE).write_bytes(data + b"\n")
     source = str(opts.run_dir or opts.submission)
     (opts.out / "verdict-diff.md").write_text(markdown(diff, source))
-    return RegradeOutcome(out=opts.out, rows=rows, diff=diff)
+    return RegradeOutcome(out=opts.out, rows=rows, diff=diff, interrupted=interrupted.is_set())

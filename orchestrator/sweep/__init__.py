@@ -24,6 +24,7 @@ from ._sweep import SweepOptions as SweepOptions
 from ._sweep import SweepOutcome as SweepOutcome
 from ._sweep import pending_jobs as pending_jobs
 from ._sweep import run_sweep as run_sweep
+from ._sweep import watch_signals as watch_signals
 
 __all__ = [
     "CellFailure",
@@ -50,4 +51,5 @@ __all__ = [
     "read_spec",
     "run_sweep",
     "select_tasks",
+    "watch_signals",
 ]

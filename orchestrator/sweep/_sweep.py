@@ -85,7 +85,7 @@ def _leave_at_once(signum: int, frame: object) -> None:
     os._exit(130)  # second interrupt: leave at once, no traceback
 
 
-async def _watch_signals(
+async def watch_signals(
     scope: anyio.CancelScope,
     interrupted: anyio.Event,
     *,
@@ -170,7 +170,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
             )
             try:
                 async with anyio.create_task_group() as tg:
-                    await tg.start(_watch_signals, tg.cancel_scope, interrupted)
+                    await tg.start(watch_signals, tg.cancel_scope, interrupted)
                     tg.start_soon(manifest.sync_in_background)
                     if todo:
                         ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))

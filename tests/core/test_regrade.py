@@ -473,3 +473,39 @@ async def test_a_hostile_submission_is_refused_cell_by_cell(
     assert {r.cell for r in again.rows[rows_before:]} <= {
         c for c, r in by.items() if r.status == "refused"
     }
+
+
+# ---------------------------------------------------------------- the commands
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["regrade", "--out", "OUT"], "regrade needs one of RUN_DIR or --submission FILE"),
+        (["regrade", "NOPE", "--out", "OUT"], "NOPE: not a run directory (no manifest.jsonl)"),
+        (["regrade", "--submission", "NOPE", "--out", "OUT"], "NOPE: cannot read"),
+        (["regrade", "--submission", "BAD", "--out", "OUT"], "BAD:1: not a submission header"),
+        (["export", "NOPE", "-o", "OUT"], "NOPE: not a run directory (no manifest.jsonl)"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    argv: list[str],
+    says: str,
+    tmp_path: Path,
+    tiny: TaskPackage,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from orchestrator.cli import main
+
+    (tmp_path / "BAD").write_text('{"cells": 1}\n')
+    (tmp_path / "bench.toml").write_text(
+        f'[sweep]\ntasks_dir = "{tiny.root.parent}"\n\n[[solvers]]\nname = "reference"\n'
+        'kind = "reference"\n'
+    )
+    args = [str(tmp_path / a) if a.isupper() else a for a in argv]
+    if argv[0] == "regrade":
+        args += ["--config", str(tmp_path / "bench.toml")]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and says.split(":")[-1].strip() in err, err
+    assert not (tmp_path / "OUT").exists() or argv[0] == "export"
