@@ -31,6 +31,7 @@ from typing import Literal
 
 import msgspec
 
+from .budget import BudgetKind
 from .usage import Usage
 
 SCHEMA = 1
@@ -106,7 +107,7 @@ class Stop(_Rec, frozen=True, kw_only=True, tag="stop"):
     """The solver was stopped by a budget during turn `turn`."""
 
     turn: int
-    budget: str  # a BudgetKind
+    budget: BudgetKind
     text: str
 
 

@@ -13,17 +13,13 @@ has nothing to play. It answers `idle` with no edit, and says where it diverged
 
 from __future__ import annotations
 
-from typing import get_args
-
 import anyio
 
-from ..budget import BudgetExceeded, BudgetKind
+from ..budget import BudgetExceeded
 from ..solvers import SolverTurn, UserMessage
 from ..trajectory import Message, Trajectory, Turn
 from ..workspace import Workspace
 from ._patches import PatchRefused, check_patch
-
-_KINDS: tuple[str, ...] = get_args(BudgetKind)
 
 
 class ReplaySolver:
@@ -69,10 +65,9 @@ class ReplaySolver:
             return SolverTurn(end="idle", note="replay: diverged")
         if recorded is not None and recorded.patch:
             await self._apply(recorded, workspace)
-        if stop is not None:
-            if stop.budget not in _KINDS:
-                raise PatchRefused(f"turn {n}: unknown budget kind {stop.budget!r}")
-            raise BudgetExceeded(stop.budget, f"as recorded: {stop.text}")  # type: ignore[arg-type]
+        if stop is not None:  # the budget that stopped the solver in this turn
+            detail = stop.text.removeprefix(f"{stop.budget} budget exceeded").lstrip(": ")
+            raise BudgetExceeded(stop.budget, detail)  # worded as the recorded stop
         assert recorded is not None
         return SolverTurn(
             end=recorded.end,

@@ -248,6 +248,7 @@ async def test_a_budget_stop_and_the_full_spec_arm_regrade_identically(
     again, _ = await _replay(tmp_path, traj, tiny)
     _same(stopped, again)
     assert again.stopped_by == stopped.stopped_by == "tokens"
+    assert again.stopped == stopped.stopped == "tokens budget exceeded: scripted"
     full, ftraj = await _record(
         tmp_path, Scripted((_fix(G, A), "edited"), (_fix(G, A, P), "done")), tiny, "f", "full-spec"
     )
