@@ -6,8 +6,7 @@ score is identical; a planted verifier change (one check inverted) shows up in t
 verdict diff, and only there. The ci tier runs it on the tiny test task (2 states); the
 full tier on a small shipped task (static, 3 units, 8 states: 13 cell runs, ~10 min on a
 loaded 2-core machine), where the submission path (export, then `regrade --submission`)
-also grades the same cells the same way, and a regrade under a hostile host fontconfig
-agrees on every verdict.
+also grades the same cells the same way.
 """
 
 from __future__ import annotations
@@ -139,7 +138,6 @@ async def test_a_recorded_sweep_regrades_identically_and_a_planted_change_shows_
     require_chromium: None,
     tmp_path: Path,
     shipped: bool,
-    request: pytest.FixtureRequest,
 ) -> None:
     tasks = ROOT / "tasks" if shipped else make_tiny_task(tmp_path / "tasks").parent
     task_id = SHIPPED if shipped else "tiny-shop"
@@ -177,12 +175,6 @@ async def test_a_recorded_sweep_regrades_identically_and_a_planted_change_shows_
     if shipped:  # four more cell runs; the fast tier grades submissions on a fake site
         graded = await regrade(cfg, RegradeOptions(out=tmp_path / "sub", submission=sub))
         assert {r.cell: r.scores for r in graded.rows} == {r.cell: r.scores for r in rows}
-        # Agreement under a hostile host fontconfig (every family -> DejaVu Serif): the
-        # pinned rendering keeps every verdict, and the fingerprint, the same.
-        request.getfixturevalue("hostile_host_fonts")
-        hostile = await regrade(cfg, RegradeOptions(out=tmp_path / "hostile", run_dir=run))
-        assert _verdicts(hostile.rows) == _verdicts(swept.rows)
-        assert all(c.same and not c.why for c in hostile.diff.cells), hostile.diff
 
     # A planted verifier change, on the reference's cell alone (a run of that one row).
     ref = f"{task_id}/reference/staged/0"
