@@ -27,6 +27,8 @@ COMMANDS = (
     "cell",
     "admit",
     "report",
+    "regrade",
+    "export",
     "new",
     "suggest",
     "lint",

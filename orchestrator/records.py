@@ -18,6 +18,9 @@ hashes, backend, image) plus one `Outcome`, a msgspec tagged union on `status`:
                   patch does not apply, an unknown stack): never scored against the
                   solver, counted in the report's header
     HarnessError  a bug of ours: the traceback is in `log` (the cell's events.jsonl)
+    Refused       `regrade`: the cell's recorded trajectory (a submission) was refused
+                  (a path outside the allowed paths, a link, a huge file, a malformed
+                  record...): no result, never scored
 
 `InfraError`, `LlmError` and `BudgetStop` carry the `result` of what the solver
 delivered when a final checkpoint ran, else None. `spend` (tokens and money actually
@@ -48,10 +51,13 @@ Status = Literal[
     "outage",
     "task_error",
     "harness_error",
+    "refused",
 ]
 STATUSES: tuple[Status, ...] = get_args(Status)  # in the Literal's order
 # Rows that are no result at all: left out of every score table (counted in the header).
-UNSCORED: frozenset[Status] = frozenset({"cancelled", "outage", "task_error", "config_error"})
+UNSCORED: frozenset[Status] = frozenset(
+    {"cancelled", "outage", "task_error", "config_error", "refused"}
+)
 Arm = Literal["staged", "full-spec"]
 BackendName = Literal["docker", "local", ""]
 SCHEMA_VERSION = 2
@@ -193,6 +199,12 @@ class HarnessError(_Outcome, frozen=True, kw_only=True, tag="harness_error"):
     log: str = ""  # the events file (relative to the run dir) holding the traceback
 
 
+class Refused(_Outcome, frozen=True, kw_only=True, tag="refused"):
+    """`regrade` refused the cell's trajectory: `error` says which record and why."""
+
+    error: str
+
+
 Outcome = (
     Ok
     | InfraError
@@ -203,6 +215,7 @@ Outcome = (
     | Outage
     | TaskError
     | HarnessError
+    | Refused
 )
 
 

@@ -17,6 +17,7 @@ from orchestrator.records import (
     Ok,
     Outage,
     Outcome,
+    Refused,
     Scores,
     TaskError,
 )
@@ -62,6 +63,8 @@ def outcome(status: str, error: str = "", res: CellResult | None = None) -> Outc
             return TaskError(error=error)
         case "harness_error":
             return HarnessError(error=error)
+        case "refused":
+            return Refused(error=error)
     raise ValueError(status)
 
 

@@ -41,9 +41,22 @@ class CellContext:
     disk_limit_mb: int = 1024
     verifier: Verifier | None = None  # None: the browser verifier on `pool`
     attempt: int = 1  # which attempt of the cell this is (logged with its events)
+    # Recorded in the trajectory; "" = `verifier_version()` (a regrade's planted verifier
+    # names its own).
+    verifier_version: str = ""
 
     def verify_with(self) -> Verifier:
         return self.verifier or BrowserVerifier(self.pool)
+
+    async def render_env(self) -> str:
+        """The browser's rendering fingerprint; '' when the cell grades without a
+        running browser pool (a fake verifier)."""
+        if self.verifier is not None and not self.pool.running:
+            return ""
+        env = await self.pool.environment()
+        return (
+            f"{env.browser} {env.browser_major} fonts {env.fonts[:16]} calib {env.calibration[:16]}"
+        )
 
     agent: AgentLayer | None = None  # scaffold arm: the CLI agent installed on the task image
 

@@ -12,6 +12,7 @@ import msgspec
 from sandbox import Sandbox
 
 from .. import events as ev
+from .. import trajectory as tj
 from ..budget import BudgetExceeded, BudgetKind, solver_phase, waiting
 from ..checkpoint import Checkpointer
 from ..contract import GATES, Gate, TaskPackage, Unit
@@ -22,6 +23,7 @@ from ..records import Arm, CellResult, UnitOutcome
 from ..results import CheckResult, GateStatus, StateRun, VerifyReport
 from ..scoring import baseline_regressions, score_cell
 from ..solvers import MessageKind, SandboxedSolver, Solver, SolverTurn, Usage, UserMessage
+from ..verifier import verifier_version
 from ..workspace import (
     DiskLimitExceeded,
     EditEvent,
@@ -83,7 +85,13 @@ class StagedRun:
     """Drives one solver through a task's units against one sandbox."""
 
     def __init__(
-        self, ctx: CellContext, solver: Solver, ws: Workspace, cp: Checkpointer, log: EventLog
+        self,
+        ctx: CellContext,
+        solver: Solver,
+        ws: Workspace,
+        cp: Checkpointer,
+        log: EventLog,
+        traj: tj.TrajectoryWriter | None = None,
     ) -> None:
         self.ctx = ctx
         self.task: TaskPackage = ctx.task
@@ -98,12 +106,46 @@ class StagedRun:
         self.counters = _Counters()
         self.last_report: VerifyReport | None = None
         self.history: list[CheckpointSummary] = []
+        self.traj = traj
+        self._turn_start = ""  # the tree as the turn in progress began (its partial edits)
+
+    def record(self, record: tj.Record) -> None:
+        if self.traj is not None:
+            self.traj.write(record)
 
     # ------------------------------------------------------------ one turn
-    async def _turn(self, message: UserMessage, unit: Unit) -> SolverTurn:
+    async def _turn(self, message: UserMessage, unit: Unit) -> tuple[SolverTurn, str, str]:
+        """One solver turn; returns it with the tree before and after it."""
+        n = self.counters.turns + 1
+        self.record(
+            tj.Message(
+                type=message.kind,
+                unit=message.unit_id,
+                unit_index=message.unit_index,
+                turn=n,
+                text=message.text,
+            )
+        )
+        before = self._turn_start = await self.tree_id()
         # Provider waits (retries, queues, an outage's pause) were credited to the wall
         # time as they happened (`orchestrator.llm`); `usage.wait_s` records them.
         result = await self.solver.respond(message, self.ws)
+        after = await self.tree_id()
+        self.record(
+            tj.Turn(
+                turn=n,
+                unit=unit.id,
+                end=result.end,
+                question=result.question,
+                note=result.note,
+                usage=result.usage,
+                tree_before=before,
+                tree_after=after,
+                patch=await self.ws.patch_between(before, after),
+                messages=result.messages,
+            )
+        )
+        self._turn_start = ""
         self.counters.turns += 1
         self.counters.usage = self.counters.usage + result.usage
         self.log.emit(
@@ -115,7 +157,28 @@ class StagedRun:
                 cost_usd=result.usage.cost_usd,
             )
         )
-        return result
+        return result, before, after
+
+    async def record_stop(self, kind: BudgetKind, text: str) -> None:
+        """A budget stopped the solver inside a turn: record the edits it made in that turn
+        (the final checkpoint grades them) and why it stopped."""
+        n = self.counters.turns + 1
+        try:
+            after = await self.ws.tree_id() if self._turn_start else ""
+        except WorkspaceError:
+            after = ""  # broken: the final checkpoint says so, as without a trajectory
+        if after:
+            self.record(
+                tj.Turn(
+                    turn=n,
+                    unit="",
+                    end="idle",
+                    tree_before=self._turn_start,
+                    tree_after=after,
+                    patch=await self.ws.patch_between(self._turn_start, after),
+                )
+            )
+        self.record(tj.Stop(turn=n, budget=kind, text=text))
 
     async def tree_id(self) -> str:
         """The workspace's content id; a workspace git cannot read is the solver's breakage."""
@@ -129,6 +192,7 @@ class StagedRun:
     ) -> tuple[int, VerifyReport]:
         try:
             await self.ws.check_disk(self.ctx.disk_limit_mb << 20)
+            tree = await self.ws.tree_id()
             index, report, took = await self.cp.run(
                 unit_id, check_ids, label="" if unit_id else "-final"
             )
@@ -136,6 +200,9 @@ class StagedRun:
             raise
         except WorkspaceError as exc:  # only reads of the work tree raise it here
             raise SolverBrokeWorkspace(str(exc)) from exc
+        self.record(
+            tj.Checkpoint(index=index, unit=unit_id, after_turn=self.counters.turns, tree=tree)
+        )
         summary = summarize(index, unit_id, report, took)
         self.history.append(summary)
         self.log.emit(ev.Checkpoint(unit=unit_id, checkpoint=summary))
@@ -184,9 +251,7 @@ class StagedRun:
         verified_tree: str | None = None
         failures: list[CheckResult] = []
         for turn_no in range(1, self.task.contract.turns_per_unit + 1):
-            before = await self.tree_id()
-            result = await self._turn(message, unit)
-            after = await self.tree_id()
+            result, before, after = await self._turn(message, unit)
             reply: list[str] = []
             kind: MessageKind = "pushback"
             if after != before or (result.end in ("done", "idle") and after != verified_tree):
@@ -239,7 +304,7 @@ class StagedRun:
             kind="full_spec", text=text, unit_id=units[-1].id, unit_index=len(units) - 1
         )
         for _ in range(self.task.contract.turns_per_unit * len(units)):
-            result = await self._turn(message, units[-1])
+            result, _, _ = await self._turn(message, units[-1])
             if result.end != "question":
                 if result.end in ("done", "idle"):
                     return
@@ -353,8 +418,24 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
     # A retried attempt starts from R0 again.
     await anyio.to_thread.run_sync(discard_under, ctx.cell_dir)
     ws = await Workspace.create(task.repo, ws_dir, task.contract.allowed_paths)
-    with EventLog(ctx.cell_dir / "events.jsonl") as log:
+    with (
+        EventLog(ctx.cell_dir / "events.jsonl") as log,
+        tj.TrajectoryWriter(ctx.cell_dir / tj.FILE) as traj,
+    ):
         log.emit(ev.Start(text=f"{task.contract.id} {solver.name} {arm} attempt {ctx.attempt}"))
+        traj.write(
+            tj.Header(
+                task=task.contract.id,
+                contract_hash=task.contract_hash,
+                arm=arm,
+                solver=solver.name,
+                attempt=ctx.attempt,
+                r0_tree=ws.r0_tree,
+                allowed_paths=tuple(task.contract.allowed_paths),
+                verifier=ctx.verifier_version or verifier_version(),
+                render_env=await ctx.render_env(),
+            )
+        )
         run: StagedRun
 
         def on_edit(e: EditEvent) -> None:
@@ -371,7 +452,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             cp = Checkpointer(task, ws, sb, ctx.verify_with(), ctx.cell_dir / "artifacts")
             if isinstance(solver, SandboxedSolver):
                 solver.attach_sandbox(sb, log)
-            run = StagedRun(ctx, solver, ws, cp, log)
+            run = StagedRun(ctx, solver, ws, cp, log, traj)
             outcomes: list[UnitOutcome] = []
             final: VerifyReport | None = None
             stopped = ""
@@ -395,6 +476,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
                 if stopped:
                     # Scored on what it delivered: the units it did not reach are not cleared.
                     log.emit(ev.BudgetEvent(text=stopped))
+                    await run.record_stop(stopped_by, stopped)
                 _, final = await run.checkpoint("", None)
             except DiskLimitExceeded as exc:
                 ended = str(exc)
@@ -442,6 +524,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
         flips = tuple(run.flips.flips)
         scores = score_cell(tuple(outcomes), final_gates, flips, ctx.weights)
         log.emit(ev.End(text=f"wcs={scores.wcs:.3f} whole_task={scores.whole_task}"))
+        traj.write(tj.End(turns=run.counters.turns, usage=run.counters.usage))
         result = CellResult(
             units=tuple(outcomes),
             final_gates=final_gates,

@@ -17,12 +17,14 @@ from ..llm import (
     Completion,
     ContextTooLong,
     LLMError,
+    Message,
     ProviderOutage,
     ProviderRefused,
     ToolResultMsg,
     UserMsg,
     json_object,
 )
+from ..trajectory import Entry, ToolCallEntry
 from ..workspace import Workspace
 from ._llm_history import History
 from ._llm_tools import run_tool, tool_specs
@@ -98,7 +100,13 @@ class LLMSolver:
             if ends is not None:
                 break
         changed = await workspace.tree_id() != before
-        return SolverTurn(end=_end(ends, changed), question=question, note=note, usage=usage)
+        return SolverTurn(
+            end=_end(ends, changed),
+            question=question,
+            note=note,
+            usage=usage,
+            messages=tuple(_entry(m) for m in self._history.current()),
+        )
 
     async def _run_calls(
         self, reply: AssistantMsg, message: UserMessage, ws: Workspace
@@ -186,6 +194,25 @@ class LLMSolver:
         if self._ledger is not None:
             self._ledger.charge(c.input_tokens + c.output_tokens, cost, estimated=c.usage_estimated)
         return step
+
+
+def _entry(m: Message) -> Entry:
+    """A conversation message as the trajectory records it (images counted, not kept)."""
+    if isinstance(m, UserMsg):
+        return Entry(role="user", text=m.text, images=len(m.images))
+    if isinstance(m, ToolResultMsg):
+        return Entry(
+            role="tool",
+            text=m.content,
+            call_id=m.call_id,
+            name=m.name,
+            is_error=m.is_error,
+            images=len(m.images),
+        )
+    calls = tuple(
+        ToolCallEntry(id=c.id, name=c.name, arguments_json=c.arguments_json) for c in m.tool_calls
+    )
+    return Entry(role="assistant", text=m.text, tool_calls=calls)
 
 
 def _end(ends: str | None, changed: bool) -> TurnEnd:

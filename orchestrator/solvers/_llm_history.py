@@ -35,6 +35,10 @@ class History:
     def append(self, message: Message) -> None:
         self._turns[-1].append(message)
 
+    def current(self) -> tuple[Message, ...]:
+        """The messages of the current turn, as they were appended."""
+        return tuple(self._turns[-1]) if self._turns else ()
+
     def messages(self, keep_turns: int | None) -> tuple[Message, ...]:
         kept = self._turns if keep_turns is None else self._turns[-keep_turns:]
         old = [_without_images(m) for turn in kept[:-1] for m in turn]

@@ -11,6 +11,7 @@ from typing import Literal, Protocol
 
 import msgspec
 
+from ..trajectory import Entry
 from ..usage import SolverError as SolverError
 from ..usage import Usage as Usage
 from ..workspace import Workspace
@@ -34,6 +35,7 @@ class SolverTurn(msgspec.Struct, frozen=True, kw_only=True):
     question: str = ""
     note: str = ""  # the solver's own words, for the transcript
     usage: Usage = Usage()
+    messages: tuple[Entry, ...] = ()  # the turn's conversation (LLM solvers), for the trajectory
 
 
 class Solver(Protocol):

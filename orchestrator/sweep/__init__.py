@@ -11,6 +11,11 @@ from ._engine import gc_cluster as gc_cluster
 from ._jobs import cell_key as cell_key
 from ._jobs import plan_jobs as plan_jobs
 from ._jobs import select_tasks as select_tasks
+from ._progress import ProgressMode as ProgressMode
+from ._progress import SweepProgress as SweepProgress
+from ._runner import SweepIds as SweepIds
+from ._runner import SweepResources as SweepResources
+from ._runner import open_resources as open_resources
 from ._runspec import RunSpec as RunSpec
 from ._runspec import SweepInputError as SweepInputError
 from ._runspec import check_selection as check_selection
@@ -20,26 +25,33 @@ from ._sweep import SweepOptions as SweepOptions
 from ._sweep import SweepOutcome as SweepOutcome
 from ._sweep import pending_jobs as pending_jobs
 from ._sweep import run_sweep as run_sweep
+from ._sweep import watch_signals as watch_signals
 
 __all__ = [
     "CellFailure",
     "Delivered",
     "EngineUnavailable",
     "Job",
+    "ProgressMode",
     "RunSpec",
     "Scheduler",
     "StopSweep",
+    "SweepIds",
     "SweepInputError",
     "SweepOptions",
     "SweepOutcome",
+    "SweepProgress",
+    "SweepResources",
     "cell_key",
     "check_engine",
     "check_selection",
     "gc_cluster",
     "is_run_dir",
+    "open_resources",
     "pending_jobs",
     "plan_jobs",
     "read_spec",
     "run_sweep",
     "select_tasks",
+    "watch_signals",
 ]

@@ -119,7 +119,7 @@ def _leave_at_once(reap: str) -> Callable[[int, object], None]:
     return leave
 
 
-async def _watch_signals(
+async def watch_signals(
     scope: anyio.CancelScope,
     interrupted: anyio.Event,
     reap: str = "",
@@ -215,7 +215,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
                     # interrupt has their leftovers reaped (by this sweep's id only).
                     docker = cfg.sweep.engine == "local" and cfg.sweep.backend != "local"
                     reap = sweep_id if docker else ""
-                    await tg.start(_watch_signals, tg.cancel_scope, interrupted, reap)
+                    await tg.start(watch_signals, tg.cancel_scope, interrupted, reap)
                     tg.start_soon(manifest.sync_in_background)
                     if todo:
                         ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))

@@ -15,6 +15,8 @@ Public surface:
 - `capture(pool, task, base_url, out_dir)` — evidence for a task package;
 - `environment_drift(pool, task)` — how the running rendering environment differs from
   the one the task's evidence was captured in (`evidence/env.json`), '' when it does not;
+- `verifier_version()` — a digest of this package's source, recorded with every
+  trajectory (`regrade` names a change);
 - the exception hierarchy (`VerifierError` and subclasses, see `_errors.py`).
 
 Semantics (details in the module docstrings): `require_interaction` and `changed_from`
@@ -46,6 +48,7 @@ from ._reuse import ReuseCache as ReuseCache
 from ._seam import BrowserVerifier as BrowserVerifier
 from ._seam import Verifier as Verifier
 from ._verify import verify as verify
+from ._version import verifier_version as verifier_version
 
 __all__ = [
     "REPLAY_MODES",
@@ -69,6 +72,7 @@ __all__ = [
     "capture",
     "check_environment",
     "environment_drift",
+    "verifier_version",
     "verify",
     "write_env",
 ]

@@ -171,6 +171,11 @@ class BrowserPool:
         """A checkpoint's warm contexts, drawing on and returning to the pool's store."""
         return WarmContexts(store=self._warm)
 
+    @property
+    def running(self) -> bool:
+        """Entered (a pool is entered once): `environment` measures in its browser."""
+        return self._pw is not None
+
     async def environment(self) -> RenderEnv:
         """The running environment's fingerprint (measured once, on first use)."""
         async with self._env_lock:

@@ -6,6 +6,8 @@ from ._errors import PatchError as PatchError
 from ._errors import PathRefused as PathRefused
 from ._errors import WorkspaceError as WorkspaceError
 from ._paths import path_allowed as path_allowed
+from ._paths import split as split_path
+from ._snapshot import HASH_MAX_BYTES as HASH_MAX_BYTES
 from ._snapshot import PROMPT_FILE as PROMPT_FILE
 from ._snapshot import FileIndex as FileIndex
 from ._store import default_store as default_store
@@ -19,6 +21,7 @@ from ._workspace import EditEvent as EditEvent
 from ._workspace import Workspace as Workspace
 
 __all__ = [
+    "HASH_MAX_BYTES",
     "MAX_READ_BYTES",
     "PROMPT_FILE",
     "DiskLimitExceeded",
@@ -35,4 +38,5 @@ __all__ = [
     "discard_under",
     "orphans",
     "path_allowed",
+    "split_path",
 ]

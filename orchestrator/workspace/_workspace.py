@@ -223,14 +223,32 @@ class Workspace:
 
     async def apply_patch(self, patch: Path) -> None:
         """Apply a unified diff (harness-side: reference, negatives); clear error if it fails."""
-        data = patch.read_bytes()
+        data = await anyio.to_thread.run_sync(patch.read_bytes)
+        await self.apply_bytes(data, patch.name)
+
+    async def apply_bytes(self, data: bytes, name: str) -> None:
+        """Apply a patch given as bytes (`name` says where it came from in messages).
+        git refuses paths outside the tree and writes beyond a link by default."""
         try:
             await self._git("apply", "--whitespace=nowarn", "-", work_tree=True, stdin=data)
         except WorkspaceError as exc:
             why = str(exc).removeprefix("git apply failed: ")
-            self._emit(EditEvent(op="patch", path=patch.name, applied=False, reason=why))
-            raise PatchError(f"{patch.name}: does not apply: {why}") from exc
-        self._emit(EditEvent(op="patch", path=patch.name, applied=True))
+            self._emit(EditEvent(op="patch", path=name, applied=False, reason=why))
+            raise PatchError(f"{name}: does not apply: {why}") from exc
+        self._emit(EditEvent(op="patch", path=name, applied=True))
+
+    async def patch_between(self, before: str, after: str) -> bytes:
+        """The patch from snapshot tree `before` to `after` (both ids from `tree_id`), as
+        `git apply` takes it back; empty when they are the same tree."""
+        if before == after:
+            return b""
+        return await self._git_bytes(
+            "diff-tree", "-r", "-p", "--binary", "--no-renames", *NO_EXTERNAL, before, after
+        )
+
+    @property
+    def r0_tree(self) -> str:
+        return self._r0_tree
 
     async def reset_to_r0(self) -> None:
         """Harness-side: discard every change (offline `thrash` solver)."""

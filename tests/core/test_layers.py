@@ -30,12 +30,12 @@ LAYERS: list[set[str]] = [
     {"__main__"},
     {"cli"},  # loads `commands` by name (importlib): no static arrow
     {"commands"},
-    {"admission_record"},  # the admitted contracts a suite's admission wrote
+    {"admission_record", "regrade"},  # admitted contracts; grading recorded trajectories
     {"admission", "audit", "sweep"},  # many cells: admission, a sweep, a run's audit
     {"cell", "report"},  # one cell; the report over a run's rows
     {"solvers", "solver_cards"},
     {"config", "faults"},
-    {"checkpoint", "events", "manifest", "scoring"},
+    {"checkpoint", "events", "manifest", "scoring", "trajectory"},
     {"gateway", "persona", "records", "verifier"},
     {"authoring", "cluster_ledger", "lint", "llm", "results", "suite", "workspace"},
     # The bottom: the contract and the sandbox import neither `orchestrator` nor each other.

@@ -1,0 +1,204 @@
+"""Record a real sweep, regrade it from its trajectories alone (Docker + Chromium).
+
+One task, the staged arm: the reference, its first negative, thrash and the scripted
+fake LLM. The regrade runs no solver and calls no model, and every verdict, flip and
+score is identical; a planted verifier change (one check inverted) shows up in the
+verdict diff, and only there. The ci tier runs it on the tiny test task (2 states); the
+full tier on a small shipped task (static, 3 units, 8 states: 13 cell runs, ~10 min on a
+loaded 2-core machine), where the submission path (export, then `regrade --submission`)
+also grades the same cells the same way.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Collection
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from orchestrator import trajectory as tj
+from orchestrator.config import load_config
+from orchestrator.contract import CANARY, TaskPackage, load_task
+from orchestrator.manifest import read_rows
+from orchestrator.records import cell_dir_name
+from orchestrator.regrade import RegradeOptions, export_run, regrade
+from orchestrator.results import VerifyReport
+from orchestrator.sweep import SweepOptions, run_sweep
+from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth
+from orchestrator.workspace import Workspace
+from tests.fixtures.tinytask import make_tiny_task
+
+pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser]
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = "hollin-ridge-sessions"
+
+BENCH = """
+[sweep]
+name = "regrade"
+runs_dir = "RUNS"
+tasks_dir = "TASKS"
+tasks = ["TASK_ID"]
+arms = ["staged"]
+repeats = 1
+concurrency = 4
+backend = "docker"
+baseline = true
+browser_contexts = 2
+
+[[providers]]
+name = "fake"
+kind = "fake"
+model = "scripted-reference"
+
+[[solvers]]
+name = "reference"
+kind = "reference"
+
+[[solvers]]
+name = "negative"
+kind = "negative"
+
+[[solvers]]
+name = "thrash"
+kind = "thrash"
+
+[[solvers]]
+name = "fake-llm"
+kind = "llm"
+provider = "fake"
+options = { vision = false, max_steps_per_turn = 30 }
+"""
+
+
+class Inverted:
+    """The browser verifier with a planted change: one check's verdict inverted."""
+
+    def __init__(self, pool: BrowserPool, check: str) -> None:
+        self.inner = BrowserVerifier(pool)
+        self.check = check
+
+    async def verify(
+        self,
+        task: TaskPackage,
+        base_url: str,
+        *,
+        check_ids: Collection[str] | None,
+        health: RunHealth,
+        artifacts: Path | None,
+        workspace: Workspace | None = None,
+        server: str = "",
+    ) -> VerifyReport:
+        from orchestrator.verifier._gates import gate_results
+
+        report = await self.inner.verify(
+            task,
+            base_url,
+            check_ids=check_ids,
+            health=health,
+            artifacts=artifacts,
+            workspace=workspace,
+            server=server,
+        )
+        checks = [
+            msgspec.structs.replace(c, passed=not c.passed) if c.id == self.check else c
+            for c in report.checks
+        ]
+        return msgspec.structs.replace(report, checks=tuple(checks), gates=gate_results(checks))
+
+
+def _verdicts(rows: list) -> dict[str, tuple]:  # type: ignore[type-arg]
+    out = {}
+    for r in rows:
+        res = r.result
+        assert res is not None, (r.cell, r.status, r.error)
+        out[r.cell] = (
+            r.status,
+            res.units,
+            res.final_gates,
+            res.flips,
+            res.scores,
+            res.baseline_regressions,
+            res.checkpoints,
+            res.turns,
+        )
+    return out
+
+
+@pytest.mark.parametrize(
+    "shipped",
+    [
+        pytest.param(False, id="tiny"),
+        pytest.param(True, id=SHIPPED, marks=[pytest.mark.full, pytest.mark.timeout(2400)]),
+    ],
+)
+async def test_a_recorded_sweep_regrades_identically_and_a_planted_change_shows_only_in_the_diff(
+    require_docker: None,
+    require_chromium: None,
+    tmp_path: Path,
+    shipped: bool,
+) -> None:
+    tasks = ROOT / "tasks" if shipped else make_tiny_task(tmp_path / "tasks").parent
+    task_id = SHIPPED if shipped else "tiny-shop"
+    (tmp_path / "bench.toml").write_text(
+        BENCH.replace("RUNS", str(tmp_path / "runs"))
+        .replace("TASKS", str(tasks))
+        .replace("TASK_ID", task_id)
+    )
+    cfg = load_config(tmp_path / "bench.toml")
+    run = tmp_path / "run"
+    swept = await run_sweep(cfg, SweepOptions(run_dir=run, progress="quiet"))
+    rows = read_rows(run / "manifest.jsonl")
+    assert len(rows) == 4 and {r.status for r in rows} == {"ok"}, [(r.cell, r.error) for r in rows]
+    for r in rows:  # a trajectory per cell, without a grader-only byte
+        data = (run / "cells" / cell_dir_name(r.cell) / tj.FILE).read_bytes()
+        assert CANARY.encode() not in data, r.cell
+        assert tj.parse(data, r.cell).end() is not None
+    llm = tj.read(run / "cells" / cell_dir_name(f"{task_id}/fake-llm/staged/0") / tj.FILE)
+    calls = [c.name for t in llm.turns() for m in t.messages for c in m.tool_calls]
+    assert calls and {"write_file", "done"} & set(calls), calls  # the LLM's tool calls
+    assert sum(t.usage.requests for t in llm.turns()) > 0
+
+    out = await regrade(cfg, RegradeOptions(out=tmp_path / "again", run_dir=run))
+    assert _verdicts(out.rows) == _verdicts(swept.rows)
+    assert [c.cell for c in out.diff.changed] == [] and all(not c.why for c in out.diff.cells)
+    for r in rows:  # the same work trees at the same checkpoints
+        a = tj.read(run / "cells" / cell_dir_name(r.cell) / tj.FILE)
+        b = tj.read(tmp_path / "again" / "cells" / cell_dir_name(r.cell) / tj.FILE)
+        assert [c.tree for c in a.checkpoints()] == [c.tree for c in b.checkpoints()]
+
+    # The submission path: exported, then graded as anyone's would be.
+    sub = tmp_path / "run.submission"
+    assert export_run(run, sub) == (4, [])
+    assert CANARY.encode() not in sub.read_bytes()
+    if shipped:  # four more cell runs; the fast tier grades submissions on a fake site
+        graded = await regrade(cfg, RegradeOptions(out=tmp_path / "sub", submission=sub))
+        assert {r.cell: r.scores for r in graded.rows} == {r.cell: r.scores for r in rows}
+
+    # A planted verifier change, on the reference's cell alone (a run of that one row).
+    ref = f"{task_id}/reference/staged/0"
+    one = tmp_path / "one"
+    (one / "cells").mkdir(parents=True)
+    (one / "manifest.jsonl").write_bytes(
+        b"".join(msgspec.json.encode(r) + b"\n" for r in rows if r.cell == ref)
+    )
+    shutil.copytree(
+        run / "cells" / cell_dir_name(ref), one / "cells" / cell_dir_name(ref), symlinks=True
+    )
+    task = load_task(tasks / task_id)
+    planted = task.contract.preservation_check_ids()[0]
+    changed = await regrade(
+        cfg,
+        RegradeOptions(
+            out=tmp_path / "planted",
+            run_dir=one,
+            verifier=lambda pool: Inverted(pool, planted),
+            verifier_version="planted",
+        ),
+    )
+    [cell] = changed.diff.cells
+    checks = [c for c in cell.changes if " check " in c]
+    assert checks and all(f" check {planted}: pass -> fail" in c for c in checks), cell.changes
+    assert not [c for c in cell.changes if c.startswith(("unit", "flip", "checkpoints"))]
+    assert cell.why == (f"verifier version changed: {llm.header.verifier} -> planted",)
