@@ -114,6 +114,10 @@ class StagedRun:
                 cost_usd=result.usage.cost_usd,
             )
         )
+        for slip in result.slips:  # the model's own mistakes: its mess, the row stays `ok`
+            self.log.emit(
+                ev.Slip(unit=unit.id, turn=self.counters.turns, what=slip.what, text=slip.text)
+            )
         return result
 
     async def tree_id(self) -> str:

@@ -11,6 +11,7 @@ from typing import Literal, Protocol
 
 import msgspec
 
+from ..events import SlipKind
 from ..usage import SolverError as SolverError
 from ..usage import Usage as Usage
 from ..workspace import Workspace
@@ -27,6 +28,13 @@ class UserMessage(msgspec.Struct, frozen=True, kw_only=True):
     screenshots: tuple[Path, ...] = ()  # states after the last checkpoint (vision arm)
 
 
+class ModelSlip(msgspec.Struct, frozen=True, kw_only=True):
+    """One mistake of the model in a turn; the cell logs it as a `slip` event."""
+
+    what: SlipKind
+    text: str
+
+
 class SolverTurn(msgspec.Struct, frozen=True, kw_only=True):
     """How a turn ended: edits made, a question for the user, done, or nothing."""
 
@@ -34,6 +42,7 @@ class SolverTurn(msgspec.Struct, frozen=True, kw_only=True):
     question: str = ""
     note: str = ""  # the solver's own words, for the transcript
     usage: Usage = Usage()
+    slips: tuple[ModelSlip, ...] = ()  # the model's own mistakes in this turn
 
 
 class Solver(Protocol):
