@@ -131,7 +131,9 @@ class LLMSolver:
         if completion.stop_reason == "length":
             cap = self._client.config.max_output_tokens
             got = completion.output_tokens
-            if got < cap and not completion.usage_estimated:
+            # Not at the cap: the window cut it (llama-cpp-python lowers max_tokens to
+            # what is left of n_ctx, and its chatml-function-calling ignores max_tokens).
+            if got != cap and not completion.usage_estimated:
                 text = (
                     f"reply cut at the model's context window after {got} output tokens "
                     f"(finish_reason length, max_output_tokens {cap}, prompt "

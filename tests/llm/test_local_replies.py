@@ -182,6 +182,16 @@ async def test_reply_cut_at_the_context_window_is_named(
     assert kinds(t)[0] == "context_window" and "after 37 output tokens" in t.slips[0].text
 
 
+async def test_reply_past_max_output_tokens_was_cut_by_the_window(
+    api_key: str, tiny_task: Path, tmp_path: Path
+) -> None:
+    # chatml-function-calling ignores max_tokens: a reply longer than the cap that still
+    # stopped on "length" ran into n_ctx.
+    cut = derived({"content": "j8j8j8"}, "length", 3900)
+    t, _ = await turn(tiny_task, tmp_path, [served(cut)])
+    assert kinds(t)[0] == "context_window" and "after 3900 output tokens" in t.slips[0].text
+
+
 async def test_a_well_formed_call_is_no_slip(api_key: str, tiny_task: Path, tmp_path: Path) -> None:
     ok = calls(call("read_file", '{"path": "index.html"}'))
     done = calls(call("done", "{}"))
