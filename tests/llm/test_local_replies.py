@@ -197,3 +197,19 @@ async def test_a_well_formed_call_is_no_slip(api_key: str, tiny_task: Path, tmp_
     done = calls(call("done", "{}"))
     t, _ = await turn(tiny_task, tmp_path, [served(ok), served(done)])
     assert t.slips == () and t.end == "done"
+
+
+def test_bench_local_points_at_loopback_with_no_key_and_price_zero() -> None:
+    from orchestrator.config import load_config
+
+    root = Path(__file__).resolve().parents[2]
+    cfg = load_config(root / "bench-local.toml")
+    (local,) = cfg.providers
+    assert local.kind == "openai" and local.base_url.startswith("http://127.0.0.1:")
+    assert local.api_key_env == "" and local.cost_usd(10**6, 10**6) == 0.0
+    assert all(s.provider == "local" for s in cfg.solvers)
+    agents = [s.name for s in cfg.solvers if s.kind == "scaffold"]
+    assert len(agents) >= 2 and set(cfg.sweep.arms) == {"staged", "full-spec"}
+    assert len(cfg.sweep.tasks) == 3
+    script = (root / "scripts" / "local-model").read_text()
+    assert f"PWB_LOCAL_MODEL_PORT:-{local.base_url.rsplit(':', 1)[1].split('/')[0]}" in script
