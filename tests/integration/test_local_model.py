@@ -80,6 +80,8 @@ class _Recorder(BaseHTTPRequestHandler):
                 status, data = resp.status, resp.read()
         except urllib.error.HTTPError as exc:
             status, data = exc.code, exc.read()
+        except OSError as exc:  # the server is down: a gateway's 502, as the client sees it
+            status, data = 502, json.dumps({"error": {"message": str(exc)}}).encode()
         if body is not None:
             try:
                 self.answers.append({"status": status, "body": json.loads(data)})
