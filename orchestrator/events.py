@@ -81,6 +81,27 @@ class Turn(_Event, frozen=True, kw_only=True, tag="turn"):
     cost_usd: float = 0.0
 
 
+# A model's own mistake in one reply (the LLM agent's turns): it stays the solver's mess,
+# so the cell's row is `ok` with its score; the event says what went wrong.
+SlipKind = Literal[
+    "bad_arguments",  # a tool call whose arguments are not a JSON object of strings
+    "unknown_tool",  # a tool call naming a tool the model was not offered
+    "no_call",  # text where a tool call was expected: the turn ends
+    "empty",  # no text and no tool call
+    "repeat",  # the same call(s) in consecutive replies, past the limit: the turn ends
+    "truncated",  # the reply was cut at max_output_tokens (finish_reason "length")
+    "context_window",  # the reply was cut at the model's context window
+]
+
+
+class Slip(_Event, frozen=True, kw_only=True, tag="slip"):
+    """One mistake of the model in a turn of the LLM agent, classified (`SlipKind`)."""
+
+    turn: int
+    what: SlipKind
+    text: str
+
+
 class Edit(_Event, frozen=True, kw_only=True, tag="edit"):
     path: str
     applied: bool
@@ -186,6 +207,7 @@ Event = (
     Start
     | Reveal
     | Turn
+    | Slip
     | Edit
     | Question
     | Answer

@@ -157,6 +157,10 @@ class StagedRun:
                 cost_usd=result.usage.cost_usd,
             )
         )
+        for slip in result.slips:  # the model's own mistakes: its mess, the row stays `ok`
+            self.log.emit(
+                ev.Slip(unit=unit.id, turn=self.counters.turns, what=slip.what, text=slip.text)
+            )
         return result, before, after
 
     async def record_stop(self, kind: BudgetKind, text: str) -> None:

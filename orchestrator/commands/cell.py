@@ -109,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{e.kind:8} {e.unit:12} {(text.splitlines() or [''])[0][:90]}")
             case ev.Cleared() | ev.Cap():
                 print(f"{e.kind:8} {e.unit:12}")
+            case ev.Slip(what=what, text=text):
+                print(f"{e.kind:8} {e.unit:12} {what}: {text[:180]}")
             case ev.Broken(text=text) | ev.Error(error=text):
                 print(f"{e.kind:8} {e.unit:12} {text[:200]}")
     print()

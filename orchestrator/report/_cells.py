@@ -118,11 +118,13 @@ def _detail(e: Event) -> str:
             )
         case ev.Cleared() | ev.Cap():
             return ""
+        case ev.Slip(what=what, text=text):  # the model's own mistake, by kind
+            return _clip(f"{what}: {text}")
     return _clip(e.text)
 
 
 def _turn(e: Event) -> int:
-    return e.turn if isinstance(e, ev.Turn | ev.Cleared | ev.Cap) else 0
+    return e.turn if isinstance(e, ev.Turn | ev.Slip | ev.Cleared | ev.Cap) else 0
 
 
 def final_checkpoint(events: list[Event]) -> CheckpointSummary | None:

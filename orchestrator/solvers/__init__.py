@@ -7,6 +7,7 @@ from ._offline import NoopSolver as NoopSolver
 from ._offline import ReferenceSolver as ReferenceSolver
 from ._offline import ThrashSolver as ThrashSolver
 from ._protocol import MessageKind as MessageKind
+from ._protocol import ModelSlip as ModelSlip
 from ._protocol import Solver as Solver
 from ._protocol import SolverError as SolverError
 from ._protocol import SolverTurn as SolverTurn
@@ -20,6 +21,7 @@ from ._scaffold import ScaffoldSolver as ScaffoldSolver
 __all__ = [
     "JudgedSolver",
     "MessageKind",
+    "ModelSlip",
     "NegativeSolver",
     "NoopSolver",
     "ReferenceSolver",

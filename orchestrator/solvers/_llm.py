@@ -1,9 +1,16 @@
 """`LLMSolver`: a tool-calling agent over a `ChatClient`. One `respond` call is one turn.
 
 Within a turn the agent loops: one request, then every tool call it made, until it asks
-the user, says done, answers without a tool call, or reaches `max_steps_per_turn`
-requests. Spend is charged to the sweep `Ledger` after every request and the caps are
-checked before the next one, so `BudgetExceeded` is raised cleanly between requests.
+the user, says done, answers without a tool call, repeats the same calls `REPEAT_LIMIT`
+replies in a row, or reaches `max_steps_per_turn` requests. Spend is charged to the
+sweep `Ledger` after every request and the caps are checked before the next one, so
+`BudgetExceeded` is raised cleanly between requests.
+
+What the model gets wrong is its own mess, never an exception: a malformed call (bad
+arguments JSON, an unknown tool) is a tool error it can read, and every mistake (those,
+text or nothing where a call was expected, a loop, a reply cut at `max_output_tokens`
+or at the context window) is a `ModelSlip` on the turn, which the cell logs as a `slip`
+event. The row stays `ok`, scored on what the model delivered.
 """
 
 from __future__ import annotations
@@ -28,7 +35,10 @@ from ..trajectory import Entry, ToolCallEntry
 from ..workspace import Workspace
 from ._llm_history import History
 from ._llm_tools import run_tool, tool_specs
-from ._protocol import SolverTurn, TurnEnd, Usage, UserMessage
+from ._protocol import ModelSlip, SolverTurn, TurnEnd, Usage, UserMessage
+
+REPEAT_LIMIT = 3  # the same call(s) in this many consecutive replies end the turn
+_SHOWN = 160  # characters of the model's text quoted in a slip
 
 _SYSTEM = (
     "You are a frontend engineer working in the repository of a website. The user reveals "
@@ -88,16 +98,28 @@ class LLMSolver:
         self._history.start_turn(UserMsg(text=self._user_text(message)))
         usage, ends, note = Usage(), None, ""
         question = ""
+        slips: list[ModelSlip] = []
+        last: tuple[tuple[str, str], ...] = ()
+        repeats = 0
         for _ in range(self.options.max_steps_per_turn):
             completion, refused = await self._complete(workspace)
             usage += refused + self._charge(completion)
             reply = completion.message
             self._history.append(reply)
+            slips += self._reply_slips(completion)
             note = reply.text or note
             if not reply.tool_calls:
                 break
-            ends, question = await self._run_calls(reply, message, workspace)
+            ends, question = await self._run_calls(reply, message, workspace, slips)
             if ends is not None:
+                break
+            calls = tuple((c.name, c.arguments_json) for c in reply.tool_calls)
+            repeats = repeats + 1 if calls == last else 1
+            last = calls
+            if repeats >= REPEAT_LIMIT:
+                shown = "; ".join(f"{n} {a}"[:_SHOWN] for n, a in calls)
+                text = f"the same call(s) in {repeats} replies in a row, turn ended: {shown}"
+                slips.append(ModelSlip(what="repeat", text=text))
                 break
         changed = await workspace.tree_id() != before
         return SolverTurn(
@@ -106,12 +128,42 @@ class LLMSolver:
             note=note,
             usage=usage,
             messages=tuple(_entry(m) for m in self._history.current()),
+            slips=tuple(slips),
         )
 
+    def _reply_slips(self, completion: Completion) -> list[ModelSlip]:
+        """What is wrong with one reply itself (its calls are judged when they run)."""
+        reply = completion.message
+        out: list[ModelSlip] = []
+        if completion.stop_reason == "length":
+            cap = self._client.config.max_output_tokens
+            got = completion.output_tokens
+            # Not at the cap: the window cut it (llama-cpp-python lowers max_tokens to
+            # what is left of n_ctx, and its chatml-function-calling ignores max_tokens).
+            if got != cap and not completion.usage_estimated:
+                text = (
+                    f"reply cut at the model's context window after {got} output tokens "
+                    f"(finish_reason length, max_output_tokens {cap}, prompt "
+                    f"{completion.input_tokens} tokens)"
+                )
+                out.append(ModelSlip(what="context_window", text=text))
+            else:
+                text = f"reply cut at max_output_tokens ({cap}; finish_reason length)"
+                out.append(ModelSlip(what="truncated", text=text))
+        if not reply.tool_calls:
+            if reply.text.strip():
+                quoted = reply.text.strip()[:_SHOWN]
+                text = f"text where a tool call was expected (the turn ends): {quoted!r}"
+                out.append(ModelSlip(what="no_call", text=text))
+            else:
+                out.append(ModelSlip(what="empty", text="an empty reply: no text, no tool call"))
+        return out
+
     async def _run_calls(
-        self, reply: AssistantMsg, message: UserMessage, ws: Workspace
+        self, reply: AssistantMsg, message: UserMessage, ws: Workspace, slips: list[ModelSlip]
     ) -> tuple[str | None, str]:
-        """Run every call (each needs a result in the history); report how the turn ends."""
+        """Run every call (each needs a result in the history); report how the turn ends.
+        A malformed call's slip is added to `slips`."""
         ends: str | None = None
         question = ""
         for call in reply.tool_calls:
@@ -130,6 +182,8 @@ class LLMSolver:
                 images=out.images,
             )
             self._history.append(result)
+            if out.slip:
+                slips.append(ModelSlip(what=out.slip, text=f"{call.name}: {out.content}"[:400]))
             if out.ends == "question":
                 question = _argument(call.arguments_json, "question")
             ends = "question" if question else ends or out.ends

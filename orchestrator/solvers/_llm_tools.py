@@ -2,7 +2,9 @@
 
 A malformed call (invalid JSON, unknown tool, missing or non-string argument) and a
 refused file operation become a tool *error* the model can read and act on; they are
-part of the conversation, not exceptions.
+part of the conversation, not exceptions. A malformed call also names its slip (the
+model's mistake, logged as an event); a refused file operation is no slip: the call
+was well formed.
 """
 
 from __future__ import annotations
@@ -75,28 +77,38 @@ class ToolOutcome:
     is_error: bool = False
     images: tuple[ImagePart, ...] = ()
     ends: Literal["question", "done"] | None = None
+    slip: Literal["", "bad_arguments", "unknown_tool"] = ""  # a malformed call
 
 
 def _error(text: str) -> ToolOutcome:
     return ToolOutcome(content=f"error: {text}", is_error=True)
 
 
+def _malformed(slip: Literal["bad_arguments", "unknown_tool"], text: str) -> ToolOutcome:
+    return ToolOutcome(content=f"error: {text}", is_error=True, slip=slip)
+
+
 def _arguments(call: ToolCall, tools: dict[str, _Tool]) -> dict[str, str] | ToolOutcome:
     tool = tools.get(call.name)
     if tool is None:
-        return _error(f"unknown tool {call.name!r}; available: {', '.join(sorted(tools))}")
+        offered = ", ".join(sorted(tools))
+        return _malformed("unknown_tool", f"unknown tool {call.name!r}; available: {offered}")
     try:
         args: Any = json.loads(call.arguments_json or "{}")
     except ValueError as exc:
-        return _error(f"arguments of {call.name} are not valid JSON ({exc}); send an object")
+        return _malformed(
+            "bad_arguments", f"arguments of {call.name} are not valid JSON ({exc}); send an object"
+        )
     if not isinstance(args, dict):
-        return _error(f"arguments of {call.name} must be a JSON object")
+        return _malformed("bad_arguments", f"arguments of {call.name} must be a JSON object")
     for name in (*tool.required, *tool.optional):
         if name in args and not isinstance(args[name], str):
-            return _error(f"argument {name!r} of {call.name} must be a string")
+            return _malformed("bad_arguments", f"argument {name!r} of {call.name} must be a string")
     missing = [a for a in tool.required if a not in args]
     if missing:
-        return _error(f"{call.name} is missing required argument(s): {', '.join(missing)}")
+        return _malformed(
+            "bad_arguments", f"{call.name} is missing required argument(s): {', '.join(missing)}"
+        )
     return {k: v for k, v in args.items() if isinstance(v, str)}
 
 

@@ -11,6 +11,7 @@ from typing import Literal, Protocol
 
 import msgspec
 
+from ..events import SlipKind
 from ..trajectory import Entry
 from ..usage import SolverError as SolverError
 from ..usage import Usage as Usage
@@ -28,6 +29,13 @@ class UserMessage(msgspec.Struct, frozen=True, kw_only=True):
     screenshots: tuple[Path, ...] = ()  # states after the last checkpoint (vision arm)
 
 
+class ModelSlip(msgspec.Struct, frozen=True, kw_only=True):
+    """One mistake of the model in a turn; the cell logs it as a `slip` event."""
+
+    what: SlipKind
+    text: str
+
+
 class SolverTurn(msgspec.Struct, frozen=True, kw_only=True):
     """How a turn ended: edits made, a question for the user, done, or nothing."""
 
@@ -36,6 +44,7 @@ class SolverTurn(msgspec.Struct, frozen=True, kw_only=True):
     note: str = ""  # the solver's own words, for the transcript
     usage: Usage = Usage()
     messages: tuple[Entry, ...] = ()  # the turn's conversation (LLM solvers), for the trajectory
+    slips: tuple[ModelSlip, ...] = ()  # the model's own mistakes in this turn
 
 
 class Solver(Protocol):
