@@ -40,7 +40,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..contract import Viewport
 from ._browser_warm import WarmContext, WarmContexts, WarmStore, dismiss_dialog, open_warm
-from ._confine import BROWSER_USER, Confinement, browser_user
+from ._confine import BROWSER_USER, Confinement, browser_user, confine_network
 from ._egress import Egress
 from ._environment import CALIBRATION_HTML, PinnedFonts, RenderEnv, fonts_digest, pixels_digest
 from ._errors import (
@@ -160,6 +160,8 @@ class BrowserPool:
             raise VerifierInfraError(f"cannot launch {self.executable_path}: not an executable")
         async with AsyncExitStack() as stack:
             user = browser_user(self.user_name)
+            if user is not None:
+                await confine_network(user)
             self._fonts = PinnedFonts(owner=user)
             stack.callback(self._fonts.close)
             self._confine = stack.enter_context(Confinement(self.executable_path, user))

@@ -12,7 +12,10 @@ sandbox (user namespaces) is on: the pool launches with `chromium_sandbox=True`,
 unprivileged already).
 
 `BROWSER_USER` is a system user of its own (`scripts/install` creates it), not `nobody`,
-which other services share.
+which other services share; being its own, the host firewall can confine it
+(`confine_network`: an OUTPUT rule by owner lets it open TCP to 127.0.0.1, where the
+egress proxy listens, and nothing else, no UDP, no other address, no IPv6), so even a
+browser that ignored its proxy settings reaches no gateway, other cell or outside host.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Self
+
+from sandbox import FirewallUnavailable, confine_owner
 
 from ._errors import VerifierInfraError
 
@@ -53,6 +58,15 @@ def browser_user(name: str = BROWSER_USER) -> BrowserUser | None:
     if entry.pw_uid == 0 or entry.pw_gid == 0:
         raise VerifierInfraError(f"the browser's user {name} has uid or gid 0: it must not")
     return BrowserUser(name=name, uid=entry.pw_uid, gid=entry.pw_gid)
+
+
+async def confine_network(user: BrowserUser) -> None:
+    """The kernel's half of the wall: `user` may open TCP to 127.0.0.1 (the egress
+    proxy, `_egress.py`) and send nothing else, whatever the browser does."""
+    try:
+        await confine_owner(user.uid)
+    except FirewallUnavailable as exc:
+        raise VerifierInfraError(f"cannot confine the browser's network: {exc}") from exc
 
 
 def give(path: Path, user: BrowserUser) -> None:

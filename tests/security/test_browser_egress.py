@@ -12,7 +12,10 @@ that lets the attack through turns the first test red.
 
 The browser's processes, read from /proc: none runs as root, the browser was started
 without --no-sandbox, and its renderers are in Chromium's sandbox (their own user
-namespace, seccomp filter, no new privileges).
+namespace, seccomp filter, no new privileges). Below the browser, the kernel: a process
+of the browser's user that ignores every proxy setting (a Python probe run as that
+user) opens TCP to 127.0.0.1 (where the egress listens) and reaches nothing else (other
+loopback addresses, every host address, UDP), where the same probe as root does.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from playwright.async_api import async_playwright
 
 from orchestrator.contract import Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession
+from orchestrator.verifier._confine import browser_user
 from sandbox import DockerBackend, ImageBuilder, Labels, Sandbox, collect_garbage
 from tests.security.test_network_isolation import (
     LIMITS,
@@ -84,6 +88,24 @@ attack();
 </script>"""
 
 OWN = "the cell's own origin answers\n"
+
+# Run as the browser's user: try each kind,host,port; print {target: outcome}.
+PROBE = """
+import json, socket, sys
+out = {}
+for target in sys.argv[1:]:
+    kind, host, port = target.split(",")
+    try:
+        if kind == "udp":
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", (host, int(port)))
+            out[target] = "sent"
+        else:
+            socket.create_connection((host, int(port)), timeout=2).close()
+            out[target] = "connected"
+    except OSError as exc:
+        out[target] = type(exc).__name__
+print(json.dumps(out))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -256,3 +278,37 @@ async def test_chromium_runs_unprivileged_with_its_sandbox(require_chromium: Non
                 assert os.readlink(f"/proc/{pid}/ns/user") != user_ns
 
         await pool.run("about:blank", Viewport(width=320, height=200), job)
+
+
+async def probe(targets: list[str], as_user: bool) -> dict[str, str]:
+    user = browser_user()
+    assert user is not None, "the harness runs as root here: the browser must not"
+    drop = ["setpriv", f"--reuid={user.uid}", f"--regid={user.gid}", "--clear-groups"]
+    argv = [*(drop if as_user else []), "/usr/bin/python3", "-c", PROBE, *targets]
+    done = await anyio.run_process(argv)
+    result: dict[str, str] = json.loads(done.stdout)
+    return result
+
+
+@pytest.mark.browser
+async def test_the_kernel_lets_the_browsers_user_reach_only_loopback_tcp(
+    require_chromium: None,
+) -> None:
+    async with (
+        host_listener() as (tcp_port, peers),
+        udp_listener() as (udp_port, senders),
+        BrowserPool(max_contexts=1),  # installs the rule, as every pool does
+    ):
+        others = ["127.0.0.2", *host_addresses()]
+        blocked = [f"tcp,{h},{tcp_port}" for h in others]
+        blocked += [f"udp,{h},{udp_port}" for h in ["127.0.0.1", *others]]
+        seen = await probe([f"tcp,127.0.0.1,{tcp_port}", *blocked], as_user=True)
+        assert seen.pop(f"tcp,127.0.0.1,{tcp_port}") == "connected"
+        assert all(v not in ("connected", "sent") for v in seen.values()), seen
+        await anyio.sleep(0.5)
+        assert len(peers) == 1 and senders == [], (peers, senders)
+        # Control: root's probe reaches the same host addresses.
+        seen = await probe(blocked, as_user=False)
+        assert set(seen.values()) <= {"connected", "sent"}, seen
+        await anyio.sleep(0.5)
+        assert len(peers) > 1 and senders
