@@ -182,7 +182,9 @@ async def _read_request(client: SocketStream) -> tuple[str, int] | int | None:
         else:
             return _NO_ADDRESS
         (port,) = struct.unpack("!H", await _read_exactly(client, 2))
-    except (anyio.EndOfStream, anyio.BrokenResourceError, OSError, ValueError):
+    except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+        return None
+    except ValueError:  # a domain name that is not text
         return None
     if version != 5 or command != 1:  # CONNECT only: no BIND, no UDP ASSOCIATE
         return _NO_COMMAND
@@ -192,7 +194,7 @@ async def _read_request(client: SocketStream) -> tuple[str, int] | int | None:
 async def _reply(client: SocketStream, code: int) -> None:
     try:
         await client.send(bytes([5, code, 0, 1, 0, 0, 0, 0, 0, 0]))
-    except (anyio.BrokenResourceError, OSError):
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
         pass  # the client is gone: nothing to tell
 
 

@@ -10,6 +10,7 @@ never finishes its greeting is dropped. The launcher drops to the browser's user
 from __future__ import annotations
 
 import ipaddress
+import os
 import struct
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,7 +19,7 @@ import anyio
 import pytest
 from anyio.abc import SocketStream
 
-from orchestrator.verifier import _egress
+from orchestrator.verifier import BrowserPool, VerifierInfraError, _egress
 from orchestrator.verifier._confine import BrowserUser, launcher_script
 from orchestrator.verifier._egress import Egress, origin_target
 
@@ -133,3 +134,12 @@ def test_the_launcher_drops_every_privilege_before_chromium() -> None:
         assert flag in last
     assert "--no-sandbox" not in script
     assert "chown -R 999:995" in script
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as another user the browser runs as it")
+async def test_a_missing_browser_user_is_refused_in_one_line() -> None:
+    with pytest.raises(VerifierInfraError) as err:
+        async with BrowserPool(user="pwb-no-such-user"):
+            pass  # pragma: no cover: refused before any launch
+    assert "pwb-no-such-user does not exist" in str(err.value)
+    assert "scripts/install" in str(err.value) and "\n" not in str(err.value)
