@@ -139,7 +139,7 @@ def test_the_launcher_drops_every_privilege_before_chromium() -> None:
 @pytest.mark.skipif(os.geteuid() != 0, reason="as another user the browser runs as it")
 async def test_a_missing_browser_user_is_refused_in_one_line() -> None:
     with pytest.raises(VerifierInfraError) as err:
-        async with BrowserPool(user="pwb-no-such-user"):
+        async with BrowserPool(executable_path="/bin/sh", user="pwb-no-such-user"):
             pass  # pragma: no cover: refused before any launch
     assert "pwb-no-such-user does not exist" in str(err.value)
     assert "scripts/install" in str(err.value) and "\n" not in str(err.value)
