@@ -11,6 +11,7 @@ from ._docker_images import ensure_task_image as ensure_task_image
 from ._docker_images import stacks as stacks
 from ._firewall import Allow as Allow
 from ._firewall import FirewallUnavailable as FirewallUnavailable
+from ._firewall import confine_owner as confine_owner
 from ._firewall import preflight as firewall_preflight
 from ._gc import AdhocSweep as AdhocSweep
 from ._gc import Own as Own
@@ -59,6 +60,7 @@ __all__ = [
     "UnknownStack",
     "adhoc_sweep",
     "collect_garbage",
+    "confine_owner",
     "docker_available",
     "ensure_task_image",
     "firewall_preflight",

@@ -221,3 +221,44 @@ async def installed() -> set[str]:
                 if ln.startswith("-N " + PREFIX)
             }
     return found
+
+
+# The grading browser's user (`orchestrator/verifier/_confine.py`): not `PREFIX`, which
+# names sweep networks' chains (`installed()` would take it for one and `gc` remove it).
+OWNER_CHAIN = "PWB_BROWSER"
+
+
+def _owner_rules(v6: bool) -> str:
+    """The browser's user may open TCP to 127.0.0.1 (its egress proxy) and nothing else."""
+    reject = "icmp6-adm-prohibited" if v6 else "icmp-admin-prohibited"
+    lines = ["*filter", f":{OWNER_CHAIN} - [0:0]"]
+    if not v6:
+        lines.append(f"-A {OWNER_CHAIN} -o lo -s 127.0.0.1 -d 127.0.0.1 -p tcp -j RETURN")
+    lines += [
+        f"-A {OWNER_CHAIN} -p tcp -j REJECT --reject-with tcp-reset",
+        f"-A {OWNER_CHAIN} -j REJECT --reject-with {reject}",
+        "COMMIT",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+async def confine_owner(uid: int) -> None:
+    """Let the processes of `uid` open TCP connections to 127.0.0.1 and send nothing
+    else (IPv4 and IPv6): chain `OWNER_CHAIN`, jumped to from OUTPUT by owner. Static for
+    the uid, so installed idempotently (refilled, hooked once) and never removed."""
+    if uid == 0:
+        raise FirewallUnavailable("host firewall: will not confine uid 0")
+    tools = await _tools()
+    for fam in tools.families:
+        code, out = await _run([fam.restore, "-w", "--noflush"], _owner_rules(fam.v6).encode())
+        if code != 0:
+            raise FirewallUnavailable(
+                f"host firewall: {fam.restore} failed for {OWNER_CHAIN}: {out}"
+            )
+        jump = ["-m", "owner", "--uid-owner", str(uid), "-j", OWNER_CHAIN]
+        if (await _run([fam.cmd, "-w", "-C", "OUTPUT", *jump]))[0] == 0:
+            continue
+        code, out = await _run([fam.cmd, "-w", "-I", "OUTPUT", "1", *jump])
+        if code != 0:
+            raise FirewallUnavailable(f"host firewall: hooking {OWNER_CHAIN} into OUTPUT: {out}")

@@ -2,8 +2,12 @@
 
 The pool owns the Playwright driver and the browser. The browser renders in the pinned
 environment (`_environment.py`: its own fontconfig and nothing else of the host's
-environment); each `run()` gets a new context (viewport, scale 1, light colour scheme,
-reduced motion, UTC, en-US, off-origin requests aborted) behind a `CapacityLimiter`,
+environment), runs as an unprivileged user with its own sandbox on (`_confine.py`), and
+reaches the network only through the pool's `Egress` (`_egress.py`): each context's proxy
+tunnels to its origin and nowhere else, loopback included, and the browser's own traffic
+is refused. Each `run()` gets a new context (viewport, scale 1, light colour scheme,
+reduced motion, UTC, en-US, its proxy, off-origin requests and WebSockets aborted before
+they reach it) behind a `CapacityLimiter`,
 or, given a checkpoint's `WarmContexts`, the reset tab of a warm context (`_browser_warm.py`;
 `warm_contexts()` gives one whose idle contexts the pool keeps for later checkpoints).
 The browser is replaced after `recycle_after` contexts, and when it disconnects
@@ -16,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal, Self, TypeVar
@@ -27,6 +32,7 @@ from playwright.async_api import (
     BrowserContext,
     Page,
     Playwright,
+    WebSocketRoute,
     async_playwright,
 )
 from playwright.async_api import Error as PlaywrightError
@@ -34,6 +40,8 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..contract import Viewport
 from ._browser_warm import WarmContext, WarmContexts, WarmStore, dismiss_dialog, open_warm
+from ._confine import BROWSER_USER, Confinement, browser_user, confine_network
+from ._egress import Egress
 from ._environment import CALIBRATION_HTML, PinnedFonts, RenderEnv, fonts_digest, pixels_digest
 from ._errors import (
     BrowserCrashed,
@@ -51,8 +59,12 @@ ReplayMode = Literal["reuse", "states", "full"]
 T = TypeVar("T")
 
 CHROMIUM = "/usr/bin/chromium"
+# No --no-sandbox (`_confine.py`). The egress flags: WebRTC sends no UDP (its only other
+# way out is TCP through the proxy, which refuses it); no name is resolved here (SOCKS5
+# resolves at the proxy, and nothing else may), the proxy's own address excepted.
 CHROMIUM_ARGS = (
-    "--no-sandbox",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
     "--disable-gpu",
     "--disable-background-networking",
     "--disable-component-update",
@@ -115,12 +127,14 @@ class BrowserPool:
         launch_timeout: float = 30.0,
         allow_env_drift: bool = False,
         replay: ReplayMode = "reuse",
+        user: str = BROWSER_USER,
     ) -> None:
         # More concurrent states than cores only makes each one slower.
         self.limiter = anyio.CapacityLimiter(max_contexts or os.cpu_count() or 1)
         self.recycle_after = recycle_after
         self.executable_path = executable_path
         self.launch_timeout = launch_timeout
+        self.user_name = user
         # When the environment differs from a task's evidence: grade its visual gates
         # not applicable (True) instead of refusing to verify (False).
         self.allow_env_drift = allow_env_drift
@@ -129,6 +143,9 @@ class BrowserPool:
         self.launches = 0
         self._fonts: PinnedFonts | None = None
         self._env: RenderEnv | None = None
+        self._confine: Confinement | None = None
+        self._egress: Egress | None = None
+        self._stack: AsyncExitStack | None = None
         self._pw: Playwright | None = None
         self._gen: _Generation | None = None
         # Idle warm contexts kept between checkpoints: a few per concurrent state.
@@ -137,35 +154,47 @@ class BrowserPool:
         self._env_lock = anyio.Lock()  # one calibration render, however many ask at once
 
     async def __aenter__(self) -> Self:
-        if self._pw is not None:
+        if self._stack is not None:
             raise VerifierError("a BrowserPool cannot be entered twice")
-        self._fonts = PinnedFonts()
-        try:
-            self._pw = await async_playwright().start()
-            await register_engine(self._pw.selectors)  # the probes (`_replay_world.py`)
-        except PlaywrightError as exc:
-            self._fonts.close()
-            raise VerifierInfraError(f"cannot start the Playwright driver: {exc}") from exc
-        try:
+        if not os.access(self.executable_path, os.X_OK):
+            raise VerifierInfraError(f"cannot launch {self.executable_path}: not an executable")
+        async with AsyncExitStack() as stack:
+            user = browser_user(self.user_name)
+            if user is not None:
+                await confine_network(user)
+            self._fonts = PinnedFonts(owner=user)
+            stack.callback(self._fonts.close)
+            self._confine = stack.enter_context(Confinement(self.executable_path, user))
+            self._egress = await stack.enter_async_context(Egress())
+            try:
+                self._pw = await async_playwright().start()
+                stack.push_async_callback(self._stop_driver)
+                await register_engine(self._pw.selectors)  # the probes (`_replay_world.py`)
+            except PlaywrightError as exc:
+                raise VerifierInfraError(f"cannot start the Playwright driver: {exc}") from exc
             self._gen = _Generation(browser=await self._launch())
-        except BaseException:
-            await self._pw.stop()
-            self._fonts.close()
-            raise
+            self._stack = stack.pop_all()
         return self
 
     async def __aexit__(
         self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
         self._warm.idle.clear()  # closed with their browser
+        if self._stack is not None:
+            await self._stack.aclose()
+
+    async def _stop_driver(self) -> None:
         with anyio.move_on_after(30, shield=True):
             if self._gen is not None:
                 await _close_quietly(self._gen.browser)
             if self._pw is not None:
                 await self._pw.stop()
-        if self._fonts is not None:
-            self._fonts.close()
         self._gen = None
+
+    @property
+    def refused(self) -> list[str]:
+        """The destinations (host:port) the pool's egress refused to its pages."""
+        return [] if self._egress is None else self._egress.refused
 
     def warm_contexts(self) -> WarmContexts:
         """A checkpoint's warm contexts, drawing on and returning to the pool's store."""
@@ -199,10 +228,14 @@ class BrowserPool:
 
     async def _launch(self) -> Browser:
         assert self._pw is not None and self._fonts is not None
+        assert self._confine is not None and self._egress is not None
         try:
             browser = await self._pw.chromium.launch(
-                executable_path=self.executable_path,
+                executable_path=self._confine.executable,
                 headless=True,
+                chromium_sandbox=True,
+                # Traffic of no context (the browser's own) is refused; loopback too.
+                proxy={"server": self._egress.deny_url, "bypass": "<-loopback>"},
                 args=list(CHROMIUM_ARGS),
                 env=dict(self._fonts.env),
                 timeout=self.launch_timeout * 1000,
@@ -216,7 +249,7 @@ class BrowserPool:
         """The generation a new context should use, replacing a dead or worn-out browser."""
         async with self._lock:
             gen = self._gen
-            if gen is None:
+            if gen is None or self._egress is None:
                 raise VerifierError("BrowserPool used outside `async with`")
             if not gen.browser.is_connected() or gen.served >= self.recycle_after:
                 gen.retired = True
@@ -264,8 +297,9 @@ class BrowserPool:
         self, base_url: str, viewport: Viewport, job: Callable[[BrowserSession], Awaitable[T]]
     ) -> T:
         gen = await self._acquire()
+        assert self._egress is not None
         try:
-            session = await _open_session(gen.browser, base_url, viewport)
+            session = await _open_session(gen.browser, self._egress, base_url, viewport)
             try:
                 return await job(session)
             finally:
@@ -290,13 +324,14 @@ class BrowserPool:
         warm: WarmContexts,
     ) -> T:
         gen = await self._acquire()
+        assert self._egress is not None
         origin = origin_of(base_url)
         held: WarmContext | None = None
         try:
             held = warm.take(origin, viewport, lambda g: g is gen and gen.browser.is_connected())
             kind = "fresh" if held is None else "warm"
             if held is None:
-                context = await open_context(gen.browser, origin, viewport)
+                context = await open_context(gen.browser, self._egress, origin, viewport)
                 held = await open_warm(context, origin, gen)
                 warm.counts["opened"] += 1
             page = await held.new_page()
@@ -343,17 +378,41 @@ async def _calibration(session: BrowserSession) -> bytes:
     return await session.page.screenshot(animations="disabled", caret="hide")
 
 
-async def _open_session(browser: Browser, base_url: str, viewport: Viewport) -> BrowserSession:
+async def _open_session(
+    browser: Browser, egress: Egress, base_url: str, viewport: Viewport
+) -> BrowserSession:
     origin = origin_of(base_url)
-    context = await open_context(browser, origin, viewport)
+    context = await open_context(browser, egress, origin, viewport)
     page = await context.new_page()
     page.on("dialog", dismiss_dialog)
     return BrowserSession(context=context, page=page, origin=origin)
 
 
-async def open_context(browser: Browser, origin: str, viewport: Viewport) -> BrowserContext:
-    """A context in the pinned emulation, its off-origin requests aborted."""
-    context = await browser.new_context(
+async def open_context(
+    browser: Browser, egress: Egress, origin: str, viewport: Viewport
+) -> BrowserContext:
+    """A context in the pinned emulation, behind its own door of `egress` (to `origin`
+    only), its off-origin requests and WebSockets aborted before they reach the door."""
+    door = await egress.door(origin)
+    try:
+        context = await _new_context(browser, door.url, viewport)
+    except BaseException:
+        door.close()
+        raise
+    context.on("close", lambda _: door.close())
+    pattern = off_origin_pattern(origin)
+    await context.route(pattern, lambda route: route.abort("blockedbyclient"))
+    await context.route_web_socket(pattern, _refuse_socket)
+    return context
+
+
+async def _refuse_socket(ws: WebSocketRoute) -> None:
+    await ws.close(code=1008, reason="off-origin")
+
+
+async def _new_context(browser: Browser, proxy: str, viewport: Viewport) -> BrowserContext:
+    return await browser.new_context(
+        proxy={"server": proxy, "bypass": "<-loopback>"},
         viewport={"width": viewport.width, "height": viewport.height},
         device_scale_factor=1,
         color_scheme="light",
@@ -364,8 +423,6 @@ async def open_context(browser: Browser, origin: str, viewport: Viewport) -> Bro
         # Service workers would serve requests past `context.route`.
         service_workers="block",
     )
-    await context.route(off_origin_pattern(origin), lambda route: route.abort("blockedbyclient"))
-    return context
 
 
 async def _close_quietly(target: Browser | BrowserContext) -> None:

@@ -28,6 +28,7 @@ import anyio
 import msgspec
 
 from ..contract import TaskPackage
+from ._confine import BrowserUser, give
 from ._errors import EnvironmentDrift, VerifierError, VerifierInfraError
 
 # The gates whose verdicts compare pixels or boxes with evidence captured elsewhere.
@@ -137,10 +138,13 @@ class PinnedFonts:
 
     `env` is the whole environment the browser process gets (nothing of the host's but
     PATH), so neither `FONTCONFIG_FILE` of the host nor its home directory's config
-    reaches it.
+    reaches it. Given the `owner` the browser runs as (`_confine.py`), the directory
+    (its home and font cache included) is handed to it.
     """
 
-    def __init__(self, fonts: tuple[str, ...] = PINNED_FONTS) -> None:
+    def __init__(
+        self, fonts: tuple[str, ...] = PINNED_FONTS, *, owner: BrowserUser | None = None
+    ) -> None:
         missing = missing_fonts(fonts)
         if missing:
             raise VerifierInfraError(
@@ -156,6 +160,8 @@ class PinnedFonts:
             (font_dir / Path(f).name).symlink_to(f)
         conf = root / "fonts.conf"
         conf.write_text(fontconfig_xml(font_dir, cache_dir), encoding="utf-8")
+        if owner is not None:
+            give(root, owner)
         self.env: dict[str, str | float | bool] = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(home),

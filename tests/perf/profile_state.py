@@ -464,8 +464,8 @@ def main() -> int:
     if args.no_route:
         orig = _browser.open_context
 
-        async def bare_context(browser: Any, origin: str, viewport: Any) -> Any:
-            context = await orig(browser, origin, viewport)
+        async def bare_context(browser: Any, egress: Any, origin: str, viewport: Any) -> Any:
+            context = await orig(browser, egress, origin, viewport)
             await context.unroute_all()
             return context
 
