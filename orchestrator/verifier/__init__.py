@@ -15,6 +15,9 @@ Public surface:
 - `capture(pool, task, base_url, out_dir)` — evidence for a task package;
 - `environment_drift(pool, task)` — how the running rendering environment differs from
   the one the task's evidence was captured in (`evidence/env.json`), '' when it does not;
+- `with_a11y_continuity(report, contract, bases)` — accessibility continuity (axe-core,
+  focus visibility, form state after a failed submit, live regions) of a full-suite
+  report against R0's snapshots (and the reference's), `_a11y_gate.py`;
 - the exception hierarchy (`VerifierError` and subclasses, see `_errors.py`).
 
 Semantics (details in the module docstrings): `require_interaction` and `changed_from`
@@ -23,6 +26,8 @@ in `_verify.py`; blank page, horizontal overflow and the content fingerprint in
 (pass / fail / n/a) in `_gates.py`.
 """
 
+from ._a11y_gate import a11y_continuity as a11y_continuity
+from ._a11y_gate import with_a11y_continuity as with_a11y_continuity
 from ._browser import BrowserPool as BrowserPool
 from ._browser import BrowserSession as BrowserSession
 from ._browser import ReplayMode as ReplayMode
@@ -39,6 +44,7 @@ from ._errors import VerifierInfraError as VerifierInfraError
 from ._health import RunHealth as RunHealth
 from ._health import applicability as applicability
 from ._replay import ReplayOptions as ReplayOptions
+from ._replay_axe import AXE_VERSION as AXE_VERSION
 from ._replay_capture import CaptureSummary as CaptureSummary
 from ._replay_capture import capture as capture
 from ._reuse import REPLAY_MODES as REPLAY_MODES
@@ -48,6 +54,7 @@ from ._seam import Verifier as Verifier
 from ._verify import verify as verify
 
 __all__ = [
+    "AXE_VERSION",
     "REPLAY_MODES",
     "BrowserCrashed",
     "BrowserPool",
@@ -65,10 +72,12 @@ __all__ = [
     "Verifier",
     "VerifierError",
     "VerifierInfraError",
+    "a11y_continuity",
     "applicability",
     "capture",
     "check_environment",
     "environment_drift",
     "verify",
+    "with_a11y_continuity",
     "write_env",
 ]

@@ -64,6 +64,7 @@ def _plan(
     artifacts: Path | None,
     opts: ReplayOptions,
     ahead: bool = False,
+    a11y: bool = False,
 ) -> list[StateJob]:
     """The replays needed; `ahead` (replay reuse): a replayed state also evaluates the
     state's other read-only checks and its fingerprint, so a later checkpoint asking
@@ -89,6 +90,7 @@ def _plan(
             artifacts=artifacts,
             fingerprint=ahead or state.id in compared,
             opts=opts,
+            a11y=a11y,
         )
         jobs.append(job)
         bare = tuple(c for c in own if c.require_interaction)
@@ -104,6 +106,7 @@ def _plan(
                     artifacts=None,
                     use_settle_selector=False,
                     fingerprint=False,
+                    a11y=False,
                 )
             )
     return jobs
@@ -376,7 +379,10 @@ async def verify(
     if artifacts is not None:
         (artifacts / "states").mkdir(parents=True, exist_ok=True)
     health_states = _health_states(contract, checks, check_ids, states)
-    jobs = _plan(task, base_url, checks, health_states, artifacts, options, ahead=reuse is not None)
+    # The full suite (a final checkpoint, R0, admission) also takes each state's
+    # accessibility snapshot, for the continuity rules of `_a11y_gate.py`.
+    full = check_ids is None and states is None
+    jobs = _plan(task, base_url, checks, health_states, artifacts, options, reuse is not None, full)
     replays = await _replay_all(pool, jobs, reuse)
     obs = replays.found
     results += [_authored(contract, c, obs) for c in checks]
@@ -388,4 +394,5 @@ async def verify(
         gates=gate_results(results),
         states=_state_runs(contract, obs),
         warm_discarded=replays.warm_discarded,
+        a11y={k: o.a11y for k, o in sorted(obs.items()) if o.a11y is not None and BARE not in k},
     )
