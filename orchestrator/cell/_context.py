@@ -15,6 +15,7 @@ from ..contract import TaskPackage
 from ..events import CheckpointSummary
 from ..persona import Wording
 from ..records import CellResult
+from ..results import A11ySnapshot
 from ..scoring import Weights
 from ..solvers import Usage
 from ..verifier import BrowserPool, BrowserVerifier, Verifier
@@ -46,6 +47,9 @@ class CellContext:
         return self.verifier or BrowserVerifier(self.pool)
 
     agent: AgentLayer | None = None  # scaffold arm: the CLI agent installed on the task image
+    # R0's accessibility snapshots when the caller has them (admission runs R0 itself);
+    # None: the baseline cache's, when there is one.
+    a11y_r0: dict[str, A11ySnapshot] | None = None
 
     @property
     def serve_spec(self) -> ServeSpec:
@@ -92,3 +96,6 @@ class CellReport(msgspec.Struct, frozen=True, kw_only=True):
     # Why the cell ended on the solver's account without a final checkpoint (the work
     # tree went past its disk limit); scored on the units it cleared, every gate failing.
     ended: str = ""
+    # The final checkpoint's accessibility snapshots (admission compares its negatives
+    # with the reference's).
+    final_a11y: dict[str, A11ySnapshot] = {}
