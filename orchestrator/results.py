@@ -69,6 +69,9 @@ class AxeFinding(_Rec, frozen=True, kw_only=True):
     target: str
     impact: str = ""
     measured: str = ""
+    # A hash of the element's markup (axe's `html`): the element again where its
+    # selector changed (a sibling with the same class added before it).
+    markup: str = ""
 
 
 class FocusFinding(_Rec, frozen=True, kw_only=True):
@@ -104,8 +107,8 @@ class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     the accessibility continuity rules (`verifier/_a11y_gate.py`)."""
 
     reached: bool = True
-    # axe-core: violations, and the "rule|target" pairs that passed (the elements where a
-    # rule held: a violation of such a pair in the final is a regression).
+    # axe-core: violations, and where each rule held, as "rule|target" and "rule#markup"
+    # (a violation in the final of an element where the rule held is a regression).
     axe_error: str = ""
     violations: tuple[AxeFinding, ...] = ()
     passes: tuple[str, ...] = ()

@@ -18,12 +18,13 @@ same thing working, and no base shows it broken:
 
 Where a base has no snapshot of the state (the state was not reached there: it is new),
 the nearest one stands in: the closest ancestor through `from`, then a state of the same
-route and viewport. Elements are matched by axe's selector (axe rules) or by a
-descriptor (tag, id, name, href, text: the focus walk); an element new in the final has
-no base, so it is never charged (a brand-new control's debt is the reference's to
-show, and it is compared only where the reference run is live). Form state is compared
-only at the same state (the same actions). A rule is left out (no check) where the final
-or every base could not be observed.
+route and viewport. Elements are matched by axe's selector or by their markup (either
+one matching is the same element) for axe's rules, and by a descriptor (tag, id, name,
+href, text) for the focus walk; an element new in the final has no base, so it is never
+charged (a brand-new control's debt is the reference's to show, and is compared only
+where the reference run is live: admission). Form state is compared only at the same
+state (the same actions). A rule is left out (no check) where the final or every base
+could not be observed.
 """
 
 from __future__ import annotations
@@ -121,16 +122,22 @@ def _listed(items: list[str]) -> str:
     return "; ".join(items[:_LIMIT]) + more
 
 
+def _keys(rule: str, target: str, markup: str) -> set[str]:
+    """An element under a rule, by axe's selector and by its markup."""
+    return {f"{rule}|{target}"} | ({f"{rule}#{markup}"} if markup else set())
+
+
 def _axe(final: A11ySnapshot, bases: list[Base], contrast: bool) -> tuple[bool, list[str]] | None:
     ran = [b for b in bases if not b.snap.axe_error]
     if final.axe_error or not ran:
         return None
-    debt = {(v.rule, v.target) for b in ran for v in b.snap.violations}
+    debt = {k for b in ran for v in b.snap.violations for k in _keys(v.rule, v.target, v.markup)}
     charged = []
     for v in final.violations:
-        if (v.rule in CONTRAST_RULES) != contrast or (v.rule, v.target) in debt:
+        mine = _keys(v.rule, v.target, v.markup)
+        if (v.rule in CONTRAST_RULES) != contrast or mine & debt:
             continue
-        held = next((b for b in ran if f"{v.rule}|{v.target}" in b.snap.passes), None)
+        held = next((b for b in ran if mine & set(b.snap.passes)), None)
         if held is not None:
             what = f": {v.measured}" if v.measured else ""
             charged.append(f"{v.rule} on {v.target}{what} (passed in {held.where})")

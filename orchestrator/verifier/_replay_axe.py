@@ -24,8 +24,8 @@ from ._replay_a11y_world import World, new_world
 AXE_VERSION = "4.10.2"  # keep in step with scripts/install
 AXE_PATHS = (Path("/usr/local/share/pwb/node_modules/axe-core/axe.min.js"),)
 TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice")
-# A state's "rule|target" passes kept for the comparison (a page has a few hundred).
-MAX_PASSES = 4000
+# A state's "rule|target" and "rule#markup" passes kept for the comparison.
+MAX_PASSES = 8000
 
 
 class AxeMissing(VerifierError):
@@ -60,12 +60,21 @@ RUN = r"""(async () => {
     }
     return (n.failureSummary || '').replace(/\s+/g, ' ').trim().slice(0, 200);
   };
+  // The element's markup, hashed (FNV-1a): matches an element whose axe selector moved
+  // (a sibling with the same class added before it) as long as its markup did not change.
+  const hash = n => {
+    let h = 0x811c9dc5;
+    const t = n.html || '';
+    for (let i = 0; i < t.length; i++) { h ^= t.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+    return (h >>> 0).toString(16).padStart(8, '0');
+  };
   const violations = [];
   for (const v of r.violations) for (const n of v.nodes)
     violations.push({rule: v.id, target: tgt(n), impact: n.impact || v.impact || '',
-      measured: measure(n)});
+      measured: measure(n), markup: hash(n)});
   const passes = [];
-  for (const p of r.passes) for (const n of p.nodes) passes.push(p.id + '|' + tgt(n));
+  for (const p of r.passes) for (const n of p.nodes)
+    passes.push(p.id + '|' + tgt(n), p.id + '#' + hash(n));
   return JSON.stringify({violations, passes: passes.slice(0, %d)});
 })()"""
 
@@ -77,7 +86,13 @@ async def run_axe(page: Page) -> tuple[tuple[AxeFinding, ...], tuple[str, ...]]:
     raw = await world.eval(RUN % (json.dumps(list(TAGS)), MAX_PASSES))
     data = json.loads(raw)
     found = tuple(
-        AxeFinding(rule=v["rule"], target=v["target"], impact=v["impact"], measured=v["measured"])
+        AxeFinding(
+            rule=v["rule"],
+            target=v["target"],
+            impact=v["impact"],
+            measured=v["measured"],
+            markup=v["markup"],
+        )
         for v in data["violations"]
     )
     return found, tuple(data["passes"])
