@@ -356,6 +356,7 @@ async def verify(
     artifacts: Path | None = None,
     options: ReplayOptions = ReplayOptions(),
     reuse: Checkpoint | None = None,
+    a11y: bool | None = None,
 ) -> VerifyReport:
     """Verify `check_ids` (None: every authored check) plus health on the needed states.
 
@@ -366,6 +367,8 @@ async def verify(
     applicable when `pool.allow_env_drift`, else `EnvironmentDrift` is raised.
     With `reuse`, a state whose dependencies did not change since its last replay keeps
     that observation (`_reuse.py`); fresh replays are recorded into it.
+    `a11y`: take each state's accessibility snapshot (`_replay_a11y.py`, into
+    `VerifyReport.a11y`); None: on a full-suite run (no `check_ids`, no `states`).
     """
     contract = task.contract
     checks = _select_checks(contract, check_ids)
@@ -381,7 +384,7 @@ async def verify(
     health_states = _health_states(contract, checks, check_ids, states)
     # The full suite (a final checkpoint, R0, admission) also takes each state's
     # accessibility snapshot, for the continuity rules of `_a11y_gate.py`.
-    full = check_ids is None and states is None
+    full = (check_ids is None and states is None) if a11y is None else a11y
     jobs = _plan(task, base_url, checks, health_states, artifacts, options, reuse is not None, full)
     replays = await _replay_all(pool, jobs, reuse)
     obs = replays.found
