@@ -356,7 +356,7 @@ async def verify(
     artifacts: Path | None = None,
     options: ReplayOptions = ReplayOptions(),
     reuse: Checkpoint | None = None,
-    a11y: bool | None = None,
+    a11y: bool = False,
 ) -> VerifyReport:
     """Verify `check_ids` (None: every authored check) plus health on the needed states.
 
@@ -368,7 +368,8 @@ async def verify(
     With `reuse`, a state whose dependencies did not change since its last replay keeps
     that observation (`_reuse.py`); fresh replays are recorded into it.
     `a11y`: take each state's accessibility snapshot (`_replay_a11y.py`, into
-    `VerifyReport.a11y`); None: on a full-suite run (no `check_ids`, no `states`).
+    `VerifyReport.a11y`), for the continuity rules of `_a11y_gate.py`; the browser
+    verifier asks for it on full-suite checkpoints (a final, R0, admission).
     """
     contract = task.contract
     checks = _select_checks(contract, check_ids)

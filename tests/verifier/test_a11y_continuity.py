@@ -77,7 +77,7 @@ async def reports(
     out: dict[str, VerifyReport] = {}
 
     async def one(variant: str) -> None:
-        out[variant] = await verify(pool, task, f"{a11y_url}/{variant}")
+        out[variant] = await verify(pool, task, f"{a11y_url}/{variant}", a11y=True)
 
     async with anyio.create_task_group() as tg:
         for v in VARIANTS:
