@@ -28,7 +28,7 @@ SNAPSHOT = r"""(() => {
   // What a sighted user can see: an outline or a border side counts only when drawn
   // (style not none, width above 0), a pseudo-element only when it has content.
   const px = v => parseFloat(v) || 0;
-  const style = el => {
+  const style = (el, own = true) => {
     const s = getComputedStyle(el);
     const out = {};
     out.outline = s.outlineStyle !== 'none' && px(s.outlineWidth) > 0
@@ -45,7 +45,7 @@ SNAPSHOT = r"""(() => {
     const line = s.getPropertyValue('text-decoration-line');
     out['text-decoration'] = line === 'none' ? 'none'
       : `${line} ${s.getPropertyValue('text-decoration-color')}`;
-    for (const ps of ['::before', '::after']) {
+    if (own) for (const ps of ['::before', '::after']) {
       const q = getComputedStyle(el, ps);
       const c = q.getPropertyValue('content');
       out[ps] = c === 'none' || c === 'normal' || c === '' ? 'none'
@@ -68,14 +68,23 @@ SNAPSHOT = r"""(() => {
   };
   const act = document.activeElement;
   if (act && act !== document.body && typeof act.blur === 'function') act.blur();
-  const m = new Map();
   const sel = 'a[href], button, input:not([type=hidden]), select, textarea, summary, iframe,' +
     ' [tabindex], [contenteditable=""], [contenteditable="true"], audio[controls], video[controls]';
+  // A ring may be drawn on an ancestor (`.card:focus-within`): up to UP levels are kept.
+  const UP = 5;
+  const up = el => {
+    const out = [];
+    for (let a = el.parentElement; a && a !== document.body && out.length < UP; a = a.parentElement)
+      out.push(a);
+    return out;
+  };
+  const m = new Map();
   for (const el of document.querySelectorAll(sel)) {
     m.set(el, style(el));
-    if (m.size >= 500) break;
+    for (const a of up(el)) if (!m.has(a)) m.set(a, style(a, false));
+    if (m.size >= 2000) break;
   }
-  globalThis.__pwbFocus = {m, style, describe, seen: new Set()};
+  globalThis.__pwbFocus = {m, style, describe, up, seen: new Set()};
   return m.size;
 })()"""
 
@@ -88,14 +97,22 @@ READ = r"""(() => {
   F.seen.add(el);
   const before = F.m.get(el);
   if (!before) return JSON.stringify({skip: true});
-  const diff = now => Object.keys(before).filter(k => before[k] !== now[k])
-    .map(k => `${k} ${before[k] || '""'} -> ${now[k] || '""'}`);
-  let now = F.style(el);
-  let changed = diff(now);
-  if (!changed.length && el.getAnimations().length) {
-    for (const a of el.getAnimations()) { try { a.finish(); } catch (e) {} }
-    now = F.style(el);
-    changed = diff(now);
+  const diff = (b, now, who) => Object.keys(b).filter(k => b[k] !== now[k])
+    .map(k => `${who}${k} ${b[k] || '""'} -> ${now[k] || '""'}`);
+  const read = () => {
+    const own = F.style(el);
+    let changed = diff(before, own, '');
+    for (const a of F.up(el)) {
+      const b = F.m.get(a);
+      if (b) changed = changed.concat(diff(b, F.style(a, false), `${F.describe(a)}: `));
+    }
+    return [own, changed];
+  };
+  let [now, changed] = read();
+  const anims = [el, ...F.up(el)].flatMap(a => a.getAnimations());
+  if (!changed.length && anims.length) {
+    for (const a of anims) { try { a.finish(); } catch (e) {} }
+    [now, changed] = read();
   }
   const shown = `outline ${now.outline}, box-shadow ${now['box-shadow']}, same as unfocused`;
   return JSON.stringify({element: F.describe(el), visible: changed.length > 0,

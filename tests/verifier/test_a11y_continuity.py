@@ -2,13 +2,14 @@
 reviewer fails at once, each against the same R0.
 
 `sites/a11y/<variant>/index.html` is one booking page: `r0` (the untouched site), `ok`
-(a harmless edit), `focus` (`:focus`/`:focus-visible` outlines removed), `contrast` (the
-lede's colour dropped to 2.16:1), `form` (the form resets on the validation error),
-`live` (the validation message's `role=alert` removed), `debt-r0`/`debt-final` (an R0 that
-already has all four, and a final that keeps them), `forged` (all four, with the site's
-own world forging axe, `getComputedStyle`, `closest`, `querySelector` and `JSON`).
-Every variant is verified once per module (2 states each, concurrently); the verdicts are the pure
-rules of `_a11y_gate.py` on the snapshots the browser took.
+(a harmless edit; its links' focus ring moved to their nav), `focus` (`:focus`/
+`:focus-visible` outlines removed), `contrast` (the lede's colour dropped to 2.16:1),
+`form` (the form resets on the validation error), `live` (the validation message's
+`role=alert` removed), `debt-r0`/`debt-final` (an R0 that already has all four, and a
+final that keeps them), `forged` (all four, with the site's own world forging axe,
+`getComputedStyle`, `closest`, `querySelector` and `JSON`). Every variant is verified
+once per module (2 states each, concurrently); the verdicts are the pure rules of
+`_a11y_gate.py` on the snapshots the browser took.
 """
 
 from __future__ import annotations
@@ -145,6 +146,12 @@ async def test_the_unbroken_site_passes_every_rule(
 ) -> None:
     got = _against(task, reports, "ok")
     assert all(c.passed for c in got.values()), [c.message for c in got.values() if not c.passed]
+    # `ok` moves the links' ring to their nav (`:focus-within`): an ancestor's ring counts.
+    link = next(
+        f for f in reports["ok"].a11y["home"].focus if f.element.startswith('a[href="#book"]')
+    )
+    assert link.visible and link.detail.startswith('nav[aria-label="Main"]'), link.detail
+    assert ": outline none -> solid 2px" in link.detail
     kinds = {c.id.split("@")[0] for c in got.values()}
     assert kinds == {"a11y-contrast", "a11y-axe", "a11y-focus", "a11y-form", "a11y-live"}
 
