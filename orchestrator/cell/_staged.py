@@ -22,7 +22,7 @@ from ..records import Arm, CellResult, UnitOutcome
 from ..results import CheckResult, GateStatus, StateRun, VerifyReport
 from ..scoring import baseline_regressions, score_cell
 from ..solvers import MessageKind, SandboxedSolver, Solver, SolverTurn, Usage, UserMessage
-from ..verifier import with_a11y_continuity
+from ..verifier import A11Y_ID, with_a11y_continuity
 from ..workspace import (
     DiskLimitExceeded,
     EditEvent,
@@ -439,7 +439,12 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
         final_gates: dict[Gate, GateStatus] = (
             _gates(final) if final is not None else {g: "fail" for g in GATES}
         )
-        log.emit(ev.Final(gates=final_gates))
+        a11y_failed = tuple(
+            c
+            for c in (final.checks if final is not None else ())
+            if A11Y_ID.match(c.id) and c.failed
+        )
+        log.emit(ev.Final(gates=final_gates, a11y_failed=a11y_failed))
         regressions = (
             baseline_regressions(baseline.gates, final_gates, _failed_by_gate(final))
             if baseline and baseline.covered and final is not None

@@ -26,6 +26,7 @@ in `_verify.py`; blank page, horizontal overflow and the content fingerprint in
 (pass / fail / n/a) in `_gates.py`.
 """
 
+from ._a11y_gate import A11Y_ID as A11Y_ID
 from ._a11y_gate import a11y_continuity as a11y_continuity
 from ._a11y_gate import with_a11y_continuity as with_a11y_continuity
 from ._browser import BrowserPool as BrowserPool
@@ -54,6 +55,7 @@ from ._seam import Verifier as Verifier
 from ._verify import verify as verify
 
 __all__ = [
+    "A11Y_ID",
     "AXE_VERSION",
     "REPLAY_MODES",
     "BrowserCrashed",

@@ -29,6 +29,7 @@ could not be observed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,6 +38,8 @@ from ..results import A11ySnapshot, CheckResult, VerifyReport
 from ._gates import gate_results, grounded
 from ._plan import summarize_state
 
+# The ids of the checks added here: `a11y-<rule>@<state>`.
+A11Y_ID = re.compile(r"a11y-(contrast|axe|focus|form|live)@")
 CONTRAST_RULES = frozenset({"color-contrast", "color-contrast-enhanced", "link-in-text-block"})
 
 DESCRIBE: dict[str, str] = {

@@ -190,6 +190,7 @@ async def test_a_cell_grades_its_final_against_the_baseline_s_r0_snapshots(
     tmp_path: Path,
 ) -> None:
     from orchestrator.cell import CellContext, run_cell
+    from orchestrator.events import Final, read_events
     from orchestrator.verifier import BrowserPool
     from sandbox import Labels
     from tests.mutants.test_staged_rules import Scripted, Site, _fix, tiny_task
@@ -230,5 +231,11 @@ async def test_a_cell_grades_its_final_against_the_baseline_s_r0_snapshots(
     assert broke.final_gates["visual_anchors"] == "fail"
     regressions = {r.gate: r.failed_checks for r in broke.baseline_regressions}
     assert regressions == {"visual_anchors": ("a11y-contrast@home",)}
+    # The grounded message is in the cell's events.
+    (final,) = [
+        e for e in read_events(tmp_path / "broke" / "cell" / "events.jsonl") if isinstance(e, Final)
+    ]
+    assert [c.id for c in final.a11y_failed] == ["a11y-contrast@home"]
+    assert "color-contrast on .lede: contrast 2.1:1" in final.a11y_failed[0].message
     clean = await cell("clean", _fix(G, A, P), A11ySite())
     assert clean.final_gates["visual_anchors"] == "pass" and clean.baseline_regressions == ()
