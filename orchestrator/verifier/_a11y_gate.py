@@ -16,9 +16,11 @@ same thing working, and no base shows it broken:
 - `a11y-live@S` (`regression_text`): an element a check reads is in no live region,
   where a base announced it (`role=status`, `aria-live`, ...).
 
-Where a base has no snapshot of the state (the state was not reached there: it is new),
-the nearest one stands in: the closest ancestor through `from`, then a state of the same
-route and viewport. Elements are matched by axe's selector or by their markup (either
+An axe violation a base had on the same element at any of its states is debt (the final
+may show another state's page at this one: a link that no longer navigates fails its own
+checks, not this rule). Where a base has no snapshot of the state (the state was not
+reached there: it is new), the nearest one stands in: the closest ancestor through
+`from`, then a state of the same route and viewport. Elements are matched by axe's selector or by their markup (either
 one matching is the same element) for axe's rules, and by a descriptor (tag, id, name,
 href, text) for the focus walk; an element new in the final has no base, so it is never
 charged (a brand-new control's debt is the reference's to show, and is compared only
@@ -130,11 +132,25 @@ def _keys(rule: str, target: str, markup: str) -> set[str]:
     return {f"{rule}|{target}"} | ({f"{rule}#{markup}"} if markup else set())
 
 
-def _axe(final: A11ySnapshot, bases: list[Base], contrast: bool) -> tuple[bool, list[str]] | None:
+def _axe_debt(bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]]) -> set[str]:
+    """Every element a base already violated a rule on, at any of its states: a final
+    that shows another state's page here (a link that no longer navigates) is charged
+    for the navigation by its own checks, not for that page's old debt."""
+    return {
+        k
+        for _, snaps in bases
+        for snap in snaps.values()
+        for v in snap.violations
+        for k in _keys(v.rule, v.target, v.markup)
+    }
+
+
+def _axe(
+    final: A11ySnapshot, bases: list[Base], contrast: bool, debt: set[str]
+) -> tuple[bool, list[str]] | None:
     ran = [b for b in bases if not b.snap.axe_error]
     if final.axe_error or not ran:
         return None
-    debt = {k for b in ran for v in b.snap.violations for k in _keys(v.rule, v.target, v.markup)}
     charged = []
     for v in final.violations:
         mine = _keys(v.rule, v.target, v.markup)
@@ -205,6 +221,7 @@ def a11y_continuity(
 ) -> list[CheckResult]:
     """The accessibility continuity checks of every state the final and a base observed."""
     out: list[CheckResult] = []
+    debt = _axe_debt(bases)
     for state in contract.states:
         snap = final.get(state.id)
         if snap is None or not snap.reached:
@@ -213,8 +230,8 @@ def a11y_continuity(
         if not near:
             continue
         verdicts = {
-            "a11y-contrast": _axe(snap, near, contrast=True),
-            "a11y-axe": _axe(snap, near, contrast=False),
+            "a11y-contrast": _axe(snap, near, True, debt),
+            "a11y-axe": _axe(snap, near, False, debt),
             "a11y-focus": _focus(snap, near),
             "a11y-form": _form(snap, near),
             "a11y-live": _live(snap, near),

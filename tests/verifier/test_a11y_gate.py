@@ -239,3 +239,17 @@ async def test_a_cell_grades_its_final_against_the_baseline_s_r0_snapshots(
     assert "color-contrast on .lede: contrast 2.1:1" in final.a11y_failed[0].message
     clean = await cell("clean", _fix(G, A, P), A11ySite())
     assert clean.final_gates["visual_anchors"] == "pass" and clean.baseline_regressions == ()
+
+
+def test_axe_debt_anywhere_in_r0_is_debt(task: TaskPackage) -> None:
+    """A final showing another page at this state (its link stopped navigating) is not
+    charged for that page's old violations, even where R0's page here passed the rule."""
+    old_debt = AxeFinding(rule="heading-order", target="h3", markup="bb")
+    r0 = {
+        "home": snap(passes=("heading-order|h3",)),
+        "other": snap(violations=(old_debt,)),
+    }
+    got = by_id(
+        a11y_continuity(task.contract, {"home": snap(violations=(old_debt,))}, [("R0", r0)])
+    )
+    assert got["a11y-axe@home"].passed
