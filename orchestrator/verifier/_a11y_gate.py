@@ -20,13 +20,13 @@ An axe violation a base had on the same element at any of its states is debt (th
 may show another state's page at this one: a link that no longer navigates fails its own
 checks, not this rule). Where a base has no snapshot of the state (the state was not
 reached there: it is new), the nearest one stands in: the closest ancestor through
-`from`, then a state of the same route and viewport. Elements are matched by axe's selector or by their markup (either
-one matching is the same element) for axe's rules, and by a descriptor (tag, id, name,
-href, text) for the focus walk; an element new in the final has no base, so it is never
-charged (a brand-new control's debt is the reference's to show, and is compared only
-where the reference run is live: admission). Form state is compared only at the same
-state (the same actions). A rule is left out (no check) where the final or every base
-could not be observed.
+`from`, then a state of the same route and viewport. Elements are matched by axe's
+selector or by their markup (either one matching is the same element) for axe's rules,
+and by a descriptor (tag, id, name, href, text) for the focus walk; an element new in
+the final has no base, so it is never charged (a brand-new control's debt is the
+reference's to show, and is compared only where the reference run is live: admission).
+Form state is compared only at the same state (the same actions). A rule is left out (no
+check) where the final or every base could not be observed.
 """
 
 from __future__ import annotations
