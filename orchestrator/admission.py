@@ -5,7 +5,9 @@
 - every negative fails at least one gate, including every gate in its `expect_fail`; the
   gates it fails beyond those are reported (`extra_gates`), and its per-check verdicts
   are kept (`checks`);
-- untouched R0 builds and serves, and fails at least one completion gate;
+- untouched R0 builds and serves, and fails at least one completion gate; it runs first,
+  so the reference's final is graded for accessibility continuity against R0's snapshots
+  and every negative against R0's and the reference's (`verifier/_a11y_gate.py`);
 - with `repeat` > 1 the reference is replayed again and any changed verdict is flaky, and
   every negative is replayed `repeat` times too: a check whose verdict changes between
   runs (`unstable_checks`) fails the negative's control, as does any run that misses.
@@ -14,6 +16,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -27,9 +30,9 @@ from .cell import CellContext, CellReport, run_cell
 from .checkpoint import Checkpointer
 from .contract import COMPLETION_GATES, Negative, TaskPackage
 from .events import CheckpointSummary
-from .results import CheckResult, VerifyReport
+from .results import A11ySnapshot, CheckResult, VerifyReport
 from .solvers import ReferenceSolver
-from .verifier import BrowserPool
+from .verifier import BrowserPool, with_a11y_continuity
 from .workspace import Workspace, discard_under
 
 
@@ -67,6 +70,9 @@ class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
     # Why the admission could not be completed ("infra_error: ..." after every attempt,
     # "harness_error: ..." for a bug of ours): no verdict on the task, never admitted.
     error: str = ""
+
+
+A11yBases = Sequence[tuple[str, Mapping[str, A11ySnapshot]]]
 
 
 def _failing(report: VerifyReport) -> tuple[str, ...]:
@@ -120,9 +126,10 @@ class Admitter:
         return report
 
     async def reference(
-        self, task: TaskPackage, run: int
+        self, task: TaskPackage, run: int, r0_a11y: dict[str, A11ySnapshot] | None = None
     ) -> tuple[ControlResult, CellReport, Path]:
         ctx = self._ctx(task, f"reference-{run}")
+        ctx.a11y_r0 = r0_a11y  # the reference's final must keep what R0 did
         report = await run_cell(ctx, ReferenceSolver(task), "staged")
         result = report.result
         problems = []
@@ -140,25 +147,32 @@ class Admitter:
         )
         return control, report, ctx.cell_dir
 
-    async def negative(self, task: TaskPackage, neg: Negative, repeat: int) -> ControlResult:
-        """The suite on a negative, `repeat` times: it must fail as expected every time."""
-        reports = [await self.suite_on(task, f"negative-{neg.name}", neg)]
-        for r in range(1, repeat):
-            reports.append(await self.suite_on(task, f"negative-{neg.name}-{r}", neg))
+    async def negative(
+        self, task: TaskPackage, neg: Negative, repeat: int, bases: A11yBases = ()
+    ) -> ControlResult:
+        """The suite on a negative, `repeat` times: it must fail as expected every time.
+        Its accessibility is compared with `bases` (R0's and the reference's snapshots)."""
+        names = [f"negative-{neg.name}"] + [f"negative-{neg.name}-{r}" for r in range(1, repeat)]
+        reports = []
+        for name in names:
+            report = await self.suite_on(task, name, neg)
+            reports.append(with_a11y_continuity(report, task.contract, bases))
         return judge_negative(neg, reports)
 
     async def admit(self, task: TaskPackage, repeat: int = 1) -> TaskAdmission:
         controls: list[ControlResult] = []
-        ref, first_run, _ = await self.reference(task, 0)
+        # R0 first: its accessibility snapshots are the base the reference's final and
+        # the negatives are compared with (`verifier/_a11y_gate.py`).
+        r0 = await self.suite_on(task, "r0", None)
+        ref, first_run, _ = await self.reference(task, 0, r0.a11y)
         controls.append(ref)
         flaky = set()
         first = _verdicts(first_run.history)
         if repeat > 1:
             for r in range(1, repeat):
-                _, again_run, _ = await self.reference(task, r)
+                _, again_run, _ = await self.reference(task, r, r0.a11y)
                 again = _verdicts(again_run.history)
                 flaky |= {k for k in first.keys() & again.keys() if first[k] != again[k]}
-        r0 = await self.suite_on(task, "r0", None)
         r0_failing = _failing(r0)
         completion_fail = sorted(set(r0_failing) & COMPLETION_GATES)
         # R0 must be runnable: one that does not build or serve is the task's problem
@@ -175,8 +189,9 @@ class Admitter:
                 detail=detail,
             )
         )
+        bases: A11yBases = (("R0", r0.a11y), ("the reference", first_run.final_a11y))
         for neg in task.contract.negatives:
-            controls.append(await self.negative(task, neg, repeat))
+            controls.append(await self.negative(task, neg, repeat, bases))
         admitted = all(c.ok for c in controls) and not flaky
         return TaskAdmission(
             task=task.contract.id,

@@ -147,6 +147,9 @@ class Repair(_Event, frozen=True, kw_only=True, tag="repair"):
 
 class Final(_Event, frozen=True, kw_only=True, tag="final"):
     gates: dict[Gate, GateStatus]
+    # The accessibility continuity checks that failed (graded after the final
+    # checkpoint, against R0: `verifier/_a11y_gate.py`), with their grounded messages.
+    a11y_failed: tuple[CheckResult, ...] = ()
 
 
 class Baseline(_Event, frozen=True, kw_only=True, tag="baseline"):

@@ -61,12 +61,73 @@ class StateRun(_Rec, frozen=True, kw_only=True):
     shared_with: str = ""
 
 
+class AxeFinding(_Rec, frozen=True, kw_only=True):
+    """One axe-core violation on one element: the rule, its target selector, and what
+    the rule measured there (contrast ratio and colours, or the failing check's words)."""
+
+    rule: str
+    target: str
+    impact: str = ""
+    measured: str = ""
+    # A hash of the element's markup (axe's `html`): the element again where its
+    # selector changed (a sibling with the same class added before it).
+    markup: str = ""
+
+
+class FocusFinding(_Rec, frozen=True, kw_only=True):
+    """One element a state reaches by Tab: whether its focused rendering differs from
+    its unfocused one, and how (the properties that changed, or the focused values)."""
+
+    element: str
+    visible: bool
+    detail: str = ""
+
+
+class FieldFinding(_Rec, frozen=True, kw_only=True):
+    """A field the state's actions typed into (fill/select), read after all of them."""
+
+    selector: str
+    typed: str
+    value: str
+
+
+class LiveFinding(_Rec, frozen=True, kw_only=True):
+    """An authored check's element at this state, and the live region announcing it
+    (`role=status`, `aria-live=polite`, ...; '' when none does)."""
+
+    check: str
+    selector: str
+    live: str
+    text: str = ""
+
+
+class A11ySnapshot(_Rec, frozen=True, kw_only=True):
+    """What a state showed assistive technology and keyboard users (`verifier/_replay_a11y.py`):
+    compared between a final workspace and R0 (and the reference where it is live) by
+    the accessibility continuity rules (`verifier/_a11y_gate.py`)."""
+
+    reached: bool = True
+    # axe-core: violations, and where each rule held, as "rule|target" and "rule#markup"
+    # (a violation in the final of an element where the rule held is a regression).
+    axe_error: str = ""
+    violations: tuple[AxeFinding, ...] = ()
+    passes: tuple[str, ...] = ()
+    focus: tuple[FocusFinding, ...] = ()
+    focus_error: str = ""
+    # The fields the actions filled and whether the page ended on a validation error.
+    fields: tuple[FieldFinding, ...] = ()
+    error_path: bool = False
+    live: tuple[LiveFinding, ...] = ()
+
+
 class VerifyReport(_Rec, frozen=True, kw_only=True):
     checks: tuple[CheckResult, ...]
     gates: tuple[GateResult, ...]
     states: tuple[StateRun, ...] = ()
     # Why warm contexts were closed instead of reused (`verifier/_browser_warm.py`).
     warm_discarded: tuple[str, ...] = ()
+    # Full-suite runs only: each replayed state's accessibility snapshot, by state id.
+    a11y: dict[str, A11ySnapshot] = {}
 
     def check(self, check_id: str) -> CheckResult | None:
         for c in self.checks:

@@ -13,7 +13,14 @@ import anyio
 import msgspec
 
 from ..contract import Gate
-from ..results import GateStatus
+from ..results import A11ySnapshot, GateStatus
+
+
+class BaselineRun(msgspec.Struct, frozen=True, kw_only=True):
+    """What one R0 run yields: its gates, and each state's accessibility snapshot."""
+
+    gates: dict[Gate, GateStatus]
+    a11y: dict[str, A11ySnapshot] = {}
 
 
 def baseline_key(contract_hash: str, backend: str, image: str) -> str:
@@ -27,6 +34,9 @@ def baseline_key(contract_hash: str, backend: str, image: str) -> str:
 class BaselineResult(msgspec.Struct, frozen=True, kw_only=True):
     key: str
     gates: dict[Gate, GateStatus]
+    # R0's accessibility snapshots by state (empty in a cache written before them: then
+    # the accessibility continuity rules have no base and add no check).
+    a11y: dict[str, A11ySnapshot] = {}
 
     @property
     def covered(self) -> bool:
@@ -41,9 +51,7 @@ class BaselineCache:
         self._locks: dict[str, anyio.Lock] = {}
         self._memory: dict[str, BaselineResult] = {}
 
-    async def get(
-        self, key: str, compute: Callable[[], Awaitable[dict[Gate, GateStatus]]]
-    ) -> BaselineResult:
+    async def get(self, key: str, compute: Callable[[], Awaitable[BaselineRun]]) -> BaselineResult:
         lock = self._locks.setdefault(key, anyio.Lock())
         async with lock:
             if key in self._memory:
@@ -56,7 +64,8 @@ class BaselineCache:
                     return cached
                 except msgspec.DecodeError:
                     pass  # torn write of a killed sweep: recompute
-            result = BaselineResult(key=key, gates=await compute())
+            run = await compute()
+            result = BaselineResult(key=key, gates=run.gates, a11y=run.a11y)
             if not result.covered:
                 # R0 did not build or serve: maybe the task, maybe a bad moment (a
                 # readiness timeout under load). Not kept: the next cell tries again.

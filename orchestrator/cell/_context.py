@@ -15,6 +15,7 @@ from ..contract import TaskPackage
 from ..events import CheckpointSummary
 from ..persona import Wording
 from ..records import CellResult
+from ..results import A11ySnapshot
 from ..scoring import Weights
 from ..solvers import Usage
 from ..verifier import BrowserPool, BrowserVerifier, Verifier
@@ -59,6 +60,9 @@ class CellContext:
         )
 
     agent: AgentLayer | None = None  # scaffold arm: the CLI agent installed on the task image
+    # R0's accessibility snapshots when the caller has them (admission runs R0 itself);
+    # None: the baseline cache's, when there is one.
+    a11y_r0: dict[str, A11ySnapshot] | None = None
 
     @property
     def serve_spec(self) -> ServeSpec:
@@ -108,3 +112,6 @@ class CellReport(msgspec.Struct, frozen=True, kw_only=True):
     # Seconds this attempt spent on the sweep's shared R0 baseline (waiting for another
     # cell to run it, or running it first): the sweep's cost, not the solver's time.
     baseline_wait_s: float = 0.0
+    # The final checkpoint's accessibility snapshots (admission compares its negatives
+    # with the reference's).
+    final_a11y: dict[str, A11ySnapshot] = {}

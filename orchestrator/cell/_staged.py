@@ -23,7 +23,7 @@ from ..records import Arm, CellResult, UnitOutcome
 from ..results import CheckResult, GateStatus, StateRun, VerifyReport
 from ..scoring import baseline_regressions, score_cell
 from ..solvers import MessageKind, SandboxedSolver, Solver, SolverTurn, Usage, UserMessage
-from ..verifier import verifier_version
+from ..verifier import A11Y_ID, verifier_version, with_a11y_continuity
 from ..workspace import (
     DiskLimitExceeded,
     EditEvent,
@@ -32,7 +32,7 @@ from ..workspace import (
     discard,
     discard_under,
 )
-from ._baseline import BaselineResult, baseline_key
+from ._baseline import BaselineResult, BaselineRun, baseline_key
 from ._context import CellContext, CellReport
 from ._disk import disk_watch
 from ._flips import FlipTracker
@@ -360,8 +360,9 @@ async def _open_sandbox(
         ctx.sandbox_limiter.release()
 
 
-async def run_baseline(ctx: CellContext) -> dict[Gate, GateStatus]:
-    """The full suite on untouched R0, in a sandbox of its own."""
+async def run_baseline(ctx: CellContext) -> BaselineRun:
+    """The full suite on untouched R0, in a sandbox of its own: its gates, and each
+    state's accessibility snapshot (the base of the accessibility continuity rules)."""
     root = ctx.cell_dir / "baseline"
     await anyio.to_thread.run_sync(discard, root / "workspace")
     ws = await Workspace.create(ctx.task.repo, root / "workspace", ctx.task.contract.allowed_paths)
@@ -369,7 +370,10 @@ async def run_baseline(ctx: CellContext) -> dict[Gate, GateStatus]:
         sb = await _open_sandbox(ctx, ws, stack, tag="-baseline")
         cp = Checkpointer(ctx.task, ws, sb, ctx.verify_with(), root / "artifacts")
         _, report, _ = await cp.run("", None, label="-r0")
-    return _gates(report)
+    # R0 against itself passes every accessibility continuity check: its gates then say
+    # "pass" where the final's may fail, so the baseline channel reports such a regression.
+    report = with_a11y_continuity(report, ctx.task.contract, [("R0", report.a11y)])
+    return BaselineRun(gates=_gates(report), a11y=report.a11y)
 
 
 async def run_cell(ctx: CellContext, solver: Solver, arm: Arm = "staged") -> CellReport:
@@ -488,11 +492,6 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             except SolverBrokeWorkspace as exc:
                 broken = str(exc)
                 log.emit(ev.Broken(text=broken))
-        # A work tree the solver flooded or broke is not verified: every gate fails.
-        final_gates: dict[Gate, GateStatus] = (
-            _gates(final) if final is not None else {g: "fail" for g in GATES}
-        )
-        log.emit(ev.Final(gates=final_gates))
         if arm == "full-spec":
             outcomes = [
                 UnitOutcome(
@@ -520,6 +519,24 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
                 raise TaskProblem(
                     f"the task's untouched R0 cannot {cannot}: a task problem, not graded"
                 )
+        if final is not None:
+            # Accessibility continuity: the final against R0's snapshots (admission's
+            # reference gets them from its own R0 run, `ctx.a11y_r0`).
+            r0_a11y = ctx.a11y_r0
+            if r0_a11y is None and baseline is not None and baseline.covered:
+                r0_a11y = baseline.a11y
+            if r0_a11y:
+                final = with_a11y_continuity(final, task.contract, [("R0", r0_a11y)])
+        # A work tree the solver flooded or broke is not verified: every gate fails.
+        final_gates: dict[Gate, GateStatus] = (
+            _gates(final) if final is not None else {g: "fail" for g in GATES}
+        )
+        a11y_failed = tuple(
+            c
+            for c in (final.checks if final is not None else ())
+            if A11Y_ID.match(c.id) and c.failed
+        )
+        log.emit(ev.Final(gates=final_gates, a11y_failed=a11y_failed))
         regressions = (
             baseline_regressions(baseline.gates, final_gates, _failed_by_gate(final))
             if baseline and baseline.covered and final is not None
@@ -554,4 +571,5 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             stopped_by=stopped_by,
             ended=ended,
             baseline_wait_s=baseline_wait_s,
+            final_a11y=final.a11y if final is not None else {},
         )

@@ -17,6 +17,9 @@ Public surface:
   the one the task's evidence was captured in (`evidence/env.json`), '' when it does not;
 - `verifier_version()` — a digest of this package's source, recorded with every
   trajectory (`regrade` names a change);
+- `with_a11y_continuity(report, contract, bases)` — accessibility continuity (axe-core,
+  focus visibility, form state after a failed submit, live regions) of a full-suite
+  report against R0's snapshots (and the reference's), `_a11y_gate.py`;
 - the exception hierarchy (`VerifierError` and subclasses, see `_errors.py`).
 
 Semantics (details in the module docstrings): `require_interaction` and `changed_from`
@@ -25,6 +28,9 @@ in `_verify.py`; blank page, horizontal overflow and the content fingerprint in
 (pass / fail / n/a) in `_gates.py`.
 """
 
+from ._a11y_gate import A11Y_ID as A11Y_ID
+from ._a11y_gate import a11y_continuity as a11y_continuity
+from ._a11y_gate import with_a11y_continuity as with_a11y_continuity
 from ._browser import BrowserPool as BrowserPool
 from ._browser import BrowserSession as BrowserSession
 from ._browser import ReplayMode as ReplayMode
@@ -41,6 +47,7 @@ from ._errors import VerifierInfraError as VerifierInfraError
 from ._health import RunHealth as RunHealth
 from ._health import applicability as applicability
 from ._replay import ReplayOptions as ReplayOptions
+from ._replay_axe import AXE_VERSION as AXE_VERSION
 from ._replay_capture import CaptureSummary as CaptureSummary
 from ._replay_capture import capture as capture
 from ._reuse import REPLAY_MODES as REPLAY_MODES
@@ -51,6 +58,8 @@ from ._verify import verify as verify
 from ._version import verifier_version as verifier_version
 
 __all__ = [
+    "A11Y_ID",
+    "AXE_VERSION",
     "REPLAY_MODES",
     "BrowserCrashed",
     "BrowserPool",
@@ -68,11 +77,13 @@ __all__ = [
     "Verifier",
     "VerifierError",
     "VerifierInfraError",
+    "a11y_continuity",
     "applicability",
     "capture",
     "check_environment",
     "environment_drift",
     "verifier_version",
     "verify",
+    "with_a11y_continuity",
     "write_env",
 ]

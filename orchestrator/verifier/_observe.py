@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
+from ..results import A11ySnapshot
+
 
 class _Rec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     pass
@@ -61,3 +63,5 @@ class StateObservation(_Rec, frozen=True, kw_only=True):
     # "" when reused. `shared_with`: the job whose replay evaluated these checks too.
     context: str = ""
     shared_with: str = ""
+    # Accessibility snapshot (`_replay_a11y.py`), taken when the job asked for it.
+    a11y: A11ySnapshot | None = None

@@ -17,6 +17,7 @@ from ._browser import BrowserSession
 from ._errors import BrowserCrashed
 from ._observe import Outcome, PageHealth, StateObservation
 from ._replay import Recorder, ReplayOptions, navigate, perform, prepare, run_actions, settle
+from ._replay_a11y import observe_a11y
 from ._replay_checks import evaluate
 from ._replay_keyboard import operate
 from ._replay_menu import open_menus
@@ -40,6 +41,8 @@ class StateJob:
     opts: ReplayOptions = field(default_factory=ReplayOptions)
     # How clicks and checks are done: by the pointer, or by Tab and keys (`_replay_keyboard.py`).
     operate: Literal["pointer", "keyboard"] = "pointer"
+    # Full-suite runs: take the accessibility snapshot (`_replay_a11y.py`), last on the page.
+    a11y: bool = False
 
 
 async def _reach(page: Page, job: StateJob, rec: Recorder) -> tuple[str, str]:
@@ -145,6 +148,12 @@ async def _replay(
     status = rec.status
     if reached:
         outcomes |= await _menus(page, job, outcomes, rec)
+    wants = [j for j in (job, *followers) if j.a11y]
+    a11y = None
+    if wants:
+        # The state's own checks and those of its sharers: the live regions they read.
+        checks = tuple(c for j in wants for c in j.checks)
+        a11y = await observe_a11y(page, job.actions, checks, reached)
     browser = session.context.browser
     if browser is not None and not browser.is_connected():
         raise BrowserCrashed("browser disconnected during the replay")
@@ -167,6 +176,7 @@ async def _replay(
         fingerprint=fp,
         screenshot=shot,
         outcomes=outcomes,
+        a11y=a11y if job.a11y else None,
     )
     rest = [
         msgspec.structs.replace(
@@ -178,6 +188,7 @@ async def _replay(
             failed_assets=then[2],
             outcomes=mine,
             shared_with=job.key,
+            a11y=a11y if other.a11y else None,
         )
         for other, mine, then, at in shared
     ]

@@ -298,6 +298,8 @@ class Checkpoint:
             return None, f"visual check(s) evaluated before are not requested now: {dropped}"
         if job.fingerprint and not entry.fingerprinted:
             return None, "needs a content fingerprint not taken before"
+        if job.a11y and entry.observation.a11y is None:
+            return None, "needs an accessibility snapshot not taken before"
         if job.artifacts is not None and entry.screenshot is None:
             return None, "needs a screenshot not taken before"
         if self.cache.server_touched:

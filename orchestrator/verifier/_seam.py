@@ -37,7 +37,8 @@ class Verifier(Protocol):
         workspace: Workspace | None = None,
         server: str = "",
     ) -> VerifyReport:
-        """Verify `check_ids` (None: every check) on the site at `base_url` ("" = not
+        """Verify `check_ids` (None: every check, with each state's accessibility
+        snapshot in `VerifyReport.a11y`) on the site at `base_url` ("" = not
         served); raise `VerifierInfraError` for faults that are not the site's.
         `workspace`: the work tree being served, for replay reuse across checkpoints
         (a verifier may ignore it); `server`: an id of the serving process that changes
@@ -67,7 +68,13 @@ class BrowserVerifier:
     ) -> VerifyReport:
         if workspace is None or self.pool.replay == "full":
             return await verify(
-                self.pool, task, base_url, check_ids=check_ids, health=health, artifacts=artifacts
+                self.pool,
+                task,
+                base_url,
+                check_ids=check_ids,
+                health=health,
+                artifacts=artifacts,
+                a11y=check_ids is None,
             )
         cache, count = self._caches.get(workspace.root, (ReuseCache.for_contract(task.contract), 0))
         self._caches[workspace.root] = (cache, count + 1)
@@ -89,6 +96,9 @@ class BrowserVerifier:
                 health=health,
                 artifacts=artifacts,
                 reuse=reuse,
+                # Full-suite checkpoints (a final, R0, admission): the accessibility
+                # snapshots the continuity rules compare (`_a11y_gate.py`).
+                a11y=check_ids is None,
             )
             tree_after = await workspace.tree_id()
             await anyio.to_thread.run_sync(reuse.commit, tree_after)

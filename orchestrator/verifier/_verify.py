@@ -66,6 +66,7 @@ def _plan(
     artifacts: Path | None,
     opts: ReplayOptions,
     ahead: bool = False,
+    a11y: bool = False,
 ) -> list[StateJob]:
     """The replays needed; `ahead` (replay reuse): a replayed state also evaluates the
     state's other read-only checks and its fingerprint, so a later checkpoint asking
@@ -92,6 +93,7 @@ def _plan(
             artifacts=artifacts,
             fingerprint=ahead or state.id in compared,
             opts=opts,
+            a11y=a11y,
         )
         jobs.append(job)
         if keyed:
@@ -119,6 +121,7 @@ def _plan(
                     artifacts=None,
                     use_settle_selector=False,
                     fingerprint=False,
+                    a11y=False,
                 )
             )
     return jobs
@@ -352,6 +355,7 @@ async def verify(
     artifacts: Path | None = None,
     options: ReplayOptions = ReplayOptions(),
     reuse: Checkpoint | None = None,
+    a11y: bool = False,
 ) -> VerifyReport:
     """Verify `check_ids` (None: every authored check) plus health on the needed states.
 
@@ -362,6 +366,9 @@ async def verify(
     applicable when `pool.allow_env_drift`, else `EnvironmentDrift` is raised.
     With `reuse`, a state whose dependencies did not change since its last replay keeps
     that observation (`_reuse.py`); fresh replays are recorded into it.
+    `a11y`: take each state's accessibility snapshot (`_replay_a11y.py`, into
+    `VerifyReport.a11y`), for the continuity rules of `_a11y_gate.py`; the browser
+    verifier asks for it on full-suite checkpoints (a final, R0, admission).
     """
     contract = task.contract
     checks = _select_checks(contract, check_ids)
@@ -375,7 +382,10 @@ async def verify(
     if artifacts is not None:
         (artifacts / "states").mkdir(parents=True, exist_ok=True)
     health_states = _health_states(contract, checks, check_ids, states)
-    jobs = _plan(task, base_url, checks, health_states, artifacts, options, ahead=reuse is not None)
+    # The full suite (a final checkpoint, R0, admission) also takes each state's
+    # accessibility snapshot, for the continuity rules of `_a11y_gate.py`.
+    full = (check_ids is None and states is None) if a11y is None else a11y
+    jobs = _plan(task, base_url, checks, health_states, artifacts, options, reuse is not None, full)
     replays = await _replay_all(pool, jobs, reuse)
     obs = replays.found
     results += [_authored(contract, c, obs) for c in checks]
@@ -388,4 +398,5 @@ async def verify(
         gates=gate_results(results),
         states=_state_runs(contract, obs),
         warm_discarded=replays.warm_discarded,
+        a11y={k: o.a11y for k, o in sorted(obs.items()) if o.a11y is not None and BARE not in k},
     )

@@ -1,0 +1,63 @@
+"""A state's accessibility snapshot: axe-core (`_replay_axe.py`), form state
+(`_replay_formstate.py`), announcements (`_replay_live.py`) and, last because it moves
+the focus, focus visibility (`_replay_focus.py`). Taken only on full-suite runs (a final
+checkpoint, R0, admission), where `_a11y_gate.py` compares it with R0's. Every read is
+from an isolated world or Playwright's utility world. A probe that fails or times out
+records why in the snapshot, and its rules are not applicable there rather than passed
+or failed.
+"""
+
+from __future__ import annotations
+
+import anyio
+import msgspec
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from ..contract import Action, CheckSpec
+from ..results import A11ySnapshot
+from ._replay_a11y_world import WorldError
+from ._replay_axe import AxeMissing, run_axe
+from ._replay_focus import focus_walk
+from ._replay_formstate import read_fields
+from ._replay_live import read_live
+
+AXE_TIMEOUT_S = 30.0
+FOCUS_TIMEOUT_S = 15.0
+
+
+def _why(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+
+
+async def observe_a11y(
+    page: Page, actions: tuple[Action, ...], checks: tuple[CheckSpec, ...], reached: bool
+) -> A11ySnapshot:
+    if not reached:
+        return A11ySnapshot(reached=False)
+    snap = A11ySnapshot()
+    try:
+        with anyio.fail_after(AXE_TIMEOUT_S):
+            violations, passes = await run_axe(page)
+        snap = A11ySnapshot(violations=violations, passes=passes)
+    except AxeMissing:
+        raise
+    except (PlaywrightError, WorldError, TimeoutError, ValueError, KeyError) as exc:
+        snap = A11ySnapshot(axe_error=_why(exc))
+    try:
+        fields, error_path = await read_fields(page, actions)
+        live = await read_live(page, checks)
+        snap = _with(snap, fields=fields, error_path=error_path, live=live)
+    except (PlaywrightError, WorldError, ValueError, KeyError, TypeError):
+        pass  # the page went away: no fields or live regions to compare
+    try:
+        with anyio.fail_after(FOCUS_TIMEOUT_S):
+            focus = await focus_walk(page)
+        snap = _with(snap, focus=focus)
+    except (PlaywrightError, WorldError, TimeoutError, ValueError, KeyError) as exc:
+        snap = _with(snap, focus_error=_why(exc))
+    return snap
+
+
+def _with(snap: A11ySnapshot, **changes: object) -> A11ySnapshot:
+    return msgspec.structs.replace(snap, **changes)

@@ -1,0 +1,145 @@
+"""Focus visibility at a state: Tab through what the keyboard reaches and compare each
+element's focused rendering with its unfocused one (WCAG 2.4.7).
+
+Before the first Tab, an isolated world (`_replay_a11y_world.py`) blurs whatever has focus and
+records the computed styles of every focusable element (outline, box-shadow, borders,
+colours, text decoration, transform, and the `::before`/`::after` boxes). Then real
+Tab key presses move the focus (so `:focus-visible` applies as it does for a keyboard
+user); after each, the active element's styles are read again there. An element whose
+styles did not change at all shows no focus indicator. A running transition is finished
+before that verdict, so a ring that fades in is not read at its first frame.
+
+Run last on a state (it moves the focus): every check, the screenshot and the menu
+trials have already read the page.
+"""
+
+from __future__ import annotations
+
+import json
+
+from playwright.async_api import Page
+
+from ..results import FocusFinding
+from ._replay_a11y_world import new_world
+
+MAX_TABS = 30
+
+SNAPSHOT = r"""(() => {
+  // What a sighted user can see: an outline or a border side counts only when drawn
+  // (style not none, width above 0), a pseudo-element only when it has content.
+  const px = v => parseFloat(v) || 0;
+  const style = (el, own = true) => {
+    const s = getComputedStyle(el);
+    const out = {};
+    out.outline = s.outlineStyle !== 'none' && px(s.outlineWidth) > 0
+      ? `${s.outlineStyle} ${s.outlineWidth} ${s.outlineColor} offset ${s.outlineOffset}`
+      : 'none';
+    for (const side of ['top', 'right', 'bottom', 'left']) {
+      const st = s.getPropertyValue(`border-${side}-style`);
+      const w = s.getPropertyValue(`border-${side}-width`);
+      out[`border-${side}`] = st !== 'none' && px(w) > 0
+        ? `${st} ${w} ${s.getPropertyValue(`border-${side}-color`)}` : 'none';
+    }
+    for (const p of ['box-shadow', 'background-color', 'color', 'transform', 'filter', 'opacity'])
+      out[p] = s.getPropertyValue(p);
+    const line = s.getPropertyValue('text-decoration-line');
+    out['text-decoration'] = line === 'none' ? 'none'
+      : `${line} ${s.getPropertyValue('text-decoration-color')}`;
+    if (own) for (const ps of ['::before', '::after']) {
+      const q = getComputedStyle(el, ps);
+      const c = q.getPropertyValue('content');
+      out[ps] = c === 'none' || c === 'normal' || c === '' ? 'none'
+        : [c, q.backgroundColor, q.borderBottomWidth, q.boxShadow, q.opacity, q.transform,
+          q.width, q.height].join(' ');
+    }
+    return out;
+  };
+  const describe = el => {
+    const t = el.tagName.toLowerCase();
+    if (el.id) return t + '#' + el.id;
+    let d = t;
+    for (const a of ['name', 'type', 'href', 'role', 'aria-label'])
+      if (el.getAttribute(a)) d += `[${a}="${el.getAttribute(a).slice(0, 60)}"]`;
+    if (!['input', 'textarea', 'select'].includes(t)) {
+      const txt = (el.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 40);
+      if (txt) d += ` "${txt}"`;
+    }
+    return d;
+  };
+  const act = document.activeElement;
+  if (act && act !== document.body && typeof act.blur === 'function') act.blur();
+  const sel = 'a[href], button, input:not([type=hidden]), select, textarea, summary, iframe,' +
+    ' [tabindex], [contenteditable=""], [contenteditable="true"], audio[controls], video[controls]';
+  // A ring may be drawn on an ancestor (`.card:focus-within`): up to UP levels are kept.
+  const UP = 5;
+  const up = el => {
+    const out = [];
+    for (let a = el.parentElement; a && a !== document.body && out.length < UP; a = a.parentElement)
+      out.push(a);
+    return out;
+  };
+  const m = new Map();
+  for (const el of document.querySelectorAll(sel)) {
+    m.set(el, style(el));
+    for (const a of up(el)) if (!m.has(a)) m.set(a, style(a, false));
+    if (m.size >= 2000) break;
+  }
+  globalThis.__pwbFocus = {m, style, describe, up, seen: new Set()};
+  return m.size;
+})()"""
+
+READ = r"""(() => {
+  const F = globalThis.__pwbFocus;
+  const el = document.activeElement;
+  if (!el || el === document.body || el === document.documentElement)
+    return JSON.stringify({end: 'body'});
+  if (F.seen.has(el)) return JSON.stringify({end: 'cycle'});
+  F.seen.add(el);
+  const before = F.m.get(el);
+  if (!before) return JSON.stringify({skip: true});
+  const diff = (b, now, who) => Object.keys(b).filter(k => b[k] !== now[k])
+    .map(k => `${who}${k} ${b[k] || '""'} -> ${now[k] || '""'}`);
+  const read = () => {
+    const own = F.style(el);
+    let changed = diff(before, own, '');
+    for (const a of F.up(el)) {
+      const b = F.m.get(a);
+      if (b) changed = changed.concat(diff(b, F.style(a, false), `${F.describe(a)}: `));
+    }
+    return [own, changed];
+  };
+  let [now, changed] = read();
+  const anims = [el, ...F.up(el)].flatMap(a => a.getAnimations());
+  if (!changed.length && anims.length) {
+    for (const a of anims) { try { a.finish(); } catch (e) {} }
+    [now, changed] = read();
+  }
+  const shown = `outline ${now.outline}, box-shadow ${now['box-shadow']}, same as unfocused`;
+  return JSON.stringify({element: F.describe(el), visible: changed.length > 0,
+    detail: changed.length ? changed.slice(0, 3).join('; ') : shown});
+})()"""
+
+
+async def focus_walk(page: Page, max_tabs: int = MAX_TABS) -> tuple[FocusFinding, ...]:
+    """Each element reached by Tab (at most `max_tabs`), in tab order."""
+    world = await new_world(page, "pwb-focus")
+    if not await world.eval(SNAPSHOT):
+        return ()
+    out: list[FocusFinding] = []
+    outside = 0
+    for _ in range(max_tabs):
+        await page.keyboard.press("Tab")
+        got = json.loads(await world.eval(READ))
+        if got.get("end") == "cycle":
+            break
+        # Past the last element the focus leaves the document; Tab again wraps to the
+        # first. The walk starts where the actions left the focus, so it goes round once.
+        outside = outside + 1 if got.get("end") == "body" else 0
+        if outside >= 2:
+            break
+        if "end" in got or "skip" in got:
+            continue
+        out.append(
+            FocusFinding(element=got["element"], visible=got["visible"], detail=got["detail"])
+        )
+    return tuple(out)
