@@ -73,7 +73,8 @@ def _ray(path: Path) -> Any:
 def _same(a: ManifestRow, b: ManifestRow) -> dict[str, Any]:
     """A row without what differs between two runs of the same cell."""
     d = msgspec.to_builtins(a)
-    for key in ("sweep", "started_at", "finished_at", "wall_s", "attempts"):
+    timing = ("started_at", "finished_at", "wall_s", "baseline_wait_s")
+    for key in ("sweep", *timing, "attempts"):
         d.pop(key, None)
     return d
 
