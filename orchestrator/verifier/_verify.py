@@ -106,6 +106,7 @@ def _plan(
                     artifacts=None,
                     fingerprint=False,
                     operate="keyboard",
+                    a11y=False,  # the state's snapshot is the pointer replay's
                 )
             )
         bare = tuple(c for c in own if c.require_interaction)
