@@ -66,6 +66,7 @@ from ._browser import ReplayMode
 from ._observe import StateObservation
 from ._opens import OpenTrace, Reads, Untraceable, fingerprint
 from ._replay_state import StateJob
+from ._transient import HOST_NETWORK_FAULTS
 
 REPLAY_MODES: tuple[ReplayMode, ...] = ("reuse", "states", "full")
 _STATIC_START = re.compile(r"python3? -m http\.server \$PORT( --bind 0\.0\.0\.0)?")
@@ -166,7 +167,8 @@ def job_signature(job: StateJob) -> tuple[object, ...]:
     )
 
 
-_TRANSIENT = ("ERR_NETWORK_CHANGED", "Timeout", "timed out", "could not evaluate", "browser error")
+# The host faults `_transient.py` replays, and anything else the machine may have caused.
+_TRANSIENT = (*HOST_NETWORK_FAULTS, "Timeout", "timed out", "could not evaluate", "browser error")
 
 
 def _timing_dependent(obs: StateObservation) -> bool:

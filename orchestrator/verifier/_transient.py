@@ -19,12 +19,12 @@ from ._replay import ReplayOptions
 
 HOST_NETWORK_RETRIES = 2
 TIMEOUT_PATIENCE = 3.0
-_HOST_NETWORK_FAULTS = ("ERR_NETWORK_CHANGED",)
+HOST_NETWORK_FAULTS = ("ERR_NETWORK_CHANGED",)
 
 
 def host_network_fault(texts: Iterable[object]) -> bool:
     """Whether any of these failure texts is the host's network changing under the page."""
-    return any(f in str(t) for t in texts for f in _HOST_NETWORK_FAULTS)
+    return any(f in str(t) for t in texts for f in HOST_NETWORK_FAULTS)
 
 
 def timed_out(texts: Iterable[str]) -> bool:
