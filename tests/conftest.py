@@ -61,11 +61,19 @@ def tier_of(item: pytest.Item) -> str:
     return "fast"
 
 
+# Modules collected first: the ci tier runs on two pytest-xdist workers, one file at a
+# time each (`scripts/test`: `--dist loadfile --no-loadscope-reorder`), and the
+# suite-admission sample is half its work: started first, it runs on one worker while the
+# other takes every other file, instead of starting last and running alone.
+LONGEST_FIRST = ("tests/integration/test_suite_admission.py",)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         tier = tier_of(item)
         if item.get_closest_marker(tier) is None:
             item.add_marker(getattr(pytest.mark, tier))
+    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in LONGEST_FIRST)
 
 
 class FastTierViolation(AssertionError):

@@ -45,3 +45,24 @@ def test_this_test_is_fast_and_cannot_reach_docker_or_chromium(
     assert os.environ["DOCKER_HOST"].startswith("unix:///nonexistent/")
     out = subprocess.run(["docker", "info"], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
+
+
+def test_the_longest_ci_module_is_collected_first() -> None:
+    """`scripts/test` runs the ci tier a file at a time on two workers in collection
+    order: the admission sample must exist where `LONGEST_FIRST` says and sort first."""
+    from tests.conftest import LONGEST_FIRST, ROOT, pytest_collection_modifyitems
+
+    assert all((ROOT / path).is_file() for path in LONGEST_FIRST)
+    names = [
+        "tests/a/test_x.py::t",
+        f"{LONGEST_FIRST[0]}::t1",
+        "tests/b.py::t",
+        f"{LONGEST_FIRST[0]}::t2",
+    ]
+    items = [SimpleNamespace(nodeid=n, get_closest_marker=lambda _: True) for n in names]
+    for item in items:  # already marked: only the order changes
+        item.iter_markers, item.fixturenames = (lambda: []), ()
+    pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    assert [i.nodeid for i in items] == [names[1], names[3], names[0], names[2]]
+    script = (ROOT / "scripts" / "test").read_text()
+    assert '--dist" "loadfile" "--no-loadscope-reorder' in script
