@@ -105,6 +105,7 @@ PAGE = """<!doctype html>
   <h1>Welcome to {title}</h1>
   <p>Replace this page with the product R0 should be.</p>
   <button class="cta" type="button">Get started</button>
+  <p id="notice" role="status">Orders placed before noon ship the same day.</p>
   <h2>What we do</h2>
   <p>Say what the product offers, in a sentence or two.</p>
   <h2>Find us</h2>

@@ -61,19 +61,23 @@ def suggest(task: TaskPackage) -> tuple[str, list[str]]:
     A preservation check must hold on R0 and on the finished reference, so when
     `evidence/reference` exists only what it keeps is proposed: headings still present
     in the same order, anchor boxes within the tolerance, identical navigation entries,
-    colours that still follow the same token.
+    colours that still follow the same token, live regions announced the same way (at
+    every state, those reached by actions too: evidence captured before live regions
+    were recorded proposes none, and says so).
     """
     c = task.contract
     props = _Proposals(taken={k.id for k in c.checks})
     for state in c.states:
-        if state.actions or state.from_:
-            continue  # preservation is read on loaded pages; actions are the units' business
         sid = state.id
         ev = _evidence(task, sid)
         if ev is None:
             props.skipped.append(f"{sid}: no evidence/r0/{sid}.anchors.json (run capture)")
             continue
         ref = _evidence(task, sid, "reference")
+        # Announcements matter most after actions (a confirmation, an error summary).
+        _lives(props, sid, ev, ref)
+        if state.actions or state.from_:
+            continue  # the rest is read on loaded pages; actions are the units' business
         _headings(props, sid, ev, ref)
         _boxes(props, sid, ev, ref)
         _navs(props, sid, ev, ref)
@@ -175,4 +179,46 @@ def _tokens(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> 
             f"The {a['tag']}'s {prop} still follows {t['token']}.",
             f'{{ kind = "token", selector = {_q(sel)}, property = "{prop}",'
             f' token = "{t["token"]}" }}',
+        )
+
+
+def _live_selector(region: dict[str, Any], regions: list[dict[str, Any]]) -> str:
+    if region["id"]:
+        return f"#{region['id']}"
+    same = [r for r in regions if r["tag"] == region["tag"] and not r["id"]]
+    nth = same.index(region)
+    return region["tag"] if len(same) == 1 else f"{region['tag']}:not([id]) >> nth={nth}"
+
+
+def _lives(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
+    """R0's live regions (`aria-live`, `role=status|alert|log|timer|marquee`, `<output>`)
+    the reference keeps announced the same way: a check that each still is."""
+    if "lives" not in ev:
+        props.skipped.append(f"{sid}: live regions: evidence captured before they were (capture)")
+        return
+    regions: list[dict[str, Any]] = ev["lives"]
+    how = [(r["tag"], r["id"], r["role"], r["aria_live"]) for r in (ref or ev).get("lives", [])]
+    for i, region in enumerate(regions):
+        sel = _live_selector(region, regions)
+        if (region["tag"], region["id"], region["role"], region["aria_live"]) not in how:
+            props.skipped.append(f"{sid}: live region {sel}: the reference changes it")
+            continue
+        if region["role"]:
+            name, value = "role", region["role"]
+        elif region["aria_live"]:
+            name, value = "aria-live", region["aria_live"]
+        else:  # <output>: announced by its tag
+            name, value = "", ""
+        assertion = (
+            f'{{ kind = "attribute", selector = {_q(sel)}, name = "{name}", equals = {_q(value)} }}'
+            if name
+            else f'{{ kind = "exists", selector = {_q(sel)} }}'
+        )
+        what = f"{name}={value}" if name else f"an <{region['tag']}>"
+        props.add(
+            f"keep-live-{sid}-{i}",
+            "a11y",
+            sid,
+            f"The live region {sel} is still announced ({what}).",
+            assertion,
         )

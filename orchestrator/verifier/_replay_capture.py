@@ -80,8 +80,16 @@ async def _render(
     anchors = await probe_page(page, "anchors", ANCHORS)
     navs = await probe_page(page, "navs")
     tokens = await probe_page(page, "tokens", ANCHORS)
+    lives = await probe_page(page, "lives")
     # Evidence is grader-only: each text file carries the canary (`contract._canary`).
-    evidence = {"canary": CANARY, "state": sid, "anchors": anchors, "navs": navs, "tokens": tokens}
+    evidence = {
+        "canary": CANARY,
+        "state": sid,
+        "anchors": anchors,
+        "navs": navs,
+        "tokens": tokens,
+        "lives": lives,
+    }
     files = {
         f"{sid}.png": shot,
         f"{sid}.full.png": full,

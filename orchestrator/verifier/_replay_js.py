@@ -240,6 +240,13 @@ PROBE_ENGINE = r"""(() => {
       return {scroll_width: sw, client_width: cw, overflow, blank: !bodyText && !media,
               broken_images: broken, content, clipped: body ? clippedIn(body, cw) : []};
     },
+    // Evidence: every live region, how it is announced and what it says (`suggest`
+    // proposes keeping each: #44's announcements).
+    lives: () => [...document.querySelectorAll('[aria-live]:not([aria-live="off"]), ' +
+        '[role=status], [role=alert], [role=log], [role=timer], [role=marquee], output')]
+      .map(el => ({tag: el.tagName.toLowerCase(), id: el.id, role: el.getAttribute('role') || '',
+                   aria_live: el.getAttribute('aria-live') || '',
+                   text: text(el).replace(/\s+/g, ' ').trim().slice(0, 200)})),
     // Evidence: every navigation region's links (`suggest` proposes `links` checks).
     navs: () => [...document.querySelectorAll('nav, [role=navigation]')].map((n, i) => ({
       index: i, label: n.getAttribute('aria-label') || '',

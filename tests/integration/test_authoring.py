@@ -65,6 +65,8 @@ def test_new_suggest_capture_admit(require_chromium: None, tmp_path: Path) -> No
     assert sug.returncode == 0, sug.stderr
     for kind in ("text_order", "box", "links", "token"):
         assert f'kind = "{kind}"' in sug.stdout, (kind, sug.stdout)
+    # The scaffold's status line is a live region: kept announced (#44).
+    assert 'selector = "#notice", name = "role", equals = "status"' in sug.stdout
     # The headline the unit changes is not proposed as protected copy.
     assert "Welcome to Demo Shop" not in sug.stdout
     toml.write_text(toml.read_text() + "\n" + sug.stdout)
