@@ -9,6 +9,7 @@ from ._docker_images import ImageBuilder as ImageBuilder
 from ._docker_images import ImageInfo as ImageInfo
 from ._docker_images import ensure_task_image as ensure_task_image
 from ._docker_images import stacks as stacks
+from ._firewall import BROWSER_PORTS as BROWSER_PORTS
 from ._firewall import Allow as Allow
 from ._firewall import FirewallUnavailable as FirewallUnavailable
 from ._firewall import confine_owner as confine_owner
@@ -35,6 +36,7 @@ from ._types import ServeSpec as ServeSpec
 from ._types import UnknownStack as UnknownStack
 
 __all__ = [
+    "BROWSER_PORTS",
     "AdhocSweep",
     "AgentLayer",
     "Allow",

@@ -226,14 +226,23 @@ async def installed() -> set[str]:
 # The grading browser's user (`orchestrator/verifier/_confine.py`): not `PREFIX`, which
 # names sweep networks' chains (`installed()` would take it for one and `gc` remove it).
 OWNER_CHAIN = "PWB_BROWSER"
+# The ports the browser's egress proxy listens on (127.0.0.1 only), and the only ones the
+# browser's user may reach: not any loopback listener (a gateway, a fake provider,
+# another tool's admin port). Below Linux's ephemeral range (32768-60999), so no outgoing
+# connection's source port takes one.
+BROWSER_PORTS = (29400, 29999)
 
 
 def _owner_rules(v6: bool) -> str:
-    """The browser's user may open TCP to 127.0.0.1 (its egress proxy) and nothing else."""
+    """The browser's user may open TCP to 127.0.0.1 on `BROWSER_PORTS` (its egress
+    proxy) and nothing else."""
     reject = "icmp6-adm-prohibited" if v6 else "icmp-admin-prohibited"
     lines = ["*filter", f":{OWNER_CHAIN} - [0:0]"]
     if not v6:
-        lines.append(f"-A {OWNER_CHAIN} -o lo -s 127.0.0.1 -d 127.0.0.1 -p tcp -j RETURN")
+        lo, hi = BROWSER_PORTS
+        lines.append(
+            f"-A {OWNER_CHAIN} -o lo -s 127.0.0.1 -d 127.0.0.1 -p tcp --dport {lo}:{hi} -j RETURN"
+        )
     lines += [
         f"-A {OWNER_CHAIN} -p tcp -j REJECT --reject-with tcp-reset",
         f"-A {OWNER_CHAIN} -j REJECT --reject-with {reject}",
@@ -244,7 +253,8 @@ def _owner_rules(v6: bool) -> str:
 
 
 async def confine_owner(uid: int) -> None:
-    """Let the processes of `uid` open TCP connections to 127.0.0.1 and send nothing
+    """Let the processes of `uid` open TCP connections to 127.0.0.1 on `BROWSER_PORTS`
+    and send nothing
     else (IPv4 and IPv6): chain `OWNER_CHAIN`, jumped to from OUTPUT by owner. Static for
     the uid, so installed idempotently (refilled, hooked once) and never removed."""
     if uid == 0:

@@ -4,7 +4,8 @@ A page the solver wrote runs in the grading browser, and the browser runs on the
 left alone it could reach the host's loopback services, the bridge gateway and other
 cells' servers (WebSockets, preconnects and WebRTC pass `context.route`). So every
 browser context talks to the network through a *door* of this proxy, its own listener
-on 127.0.0.1 that tunnels to the context's origin (`host:port`) and refuses every other
+on 127.0.0.1 (a port of `sandbox.BROWSER_PORTS`, the only ones the kernel lets the
+browser's user reach) that tunnels to the context's origin (`host:port`) and refuses every other
 destination; the browser as a whole (`deny_url`: traffic of no context) gets a door that
 refuses everything. `_browser.py` sets the proxies with loopback *not* bypassed
 (`<-loopback>`), and Chromium's flags keep DNS and WebRTC from going around them.
@@ -19,6 +20,7 @@ long as the `Egress` (`async with`).
 from __future__ import annotations
 
 import ipaddress
+import secrets
 import struct
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -27,8 +29,11 @@ from urllib.parse import urlsplit
 
 import anyio
 from anyio.abc import SocketStream, TaskGroup, TaskStatus
+from anyio.streams.stapled import MultiListener
 
-from ._errors import VerifierError
+from sandbox import BROWSER_PORTS
+
+from ._errors import VerifierError, VerifierInfraError
 
 HANDSHAKE_S = 10.0  # a client that does not finish its SOCKS greeting in time is dropped
 CONNECT_S = 10.0
@@ -114,8 +119,7 @@ class Egress:
     async def _serve(
         self, target: tuple[str, int] | None, *, task_status: TaskStatus[Door]
     ) -> None:
-        listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
-        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        listener, port = await _listen()
         with anyio.CancelScope() as scope:
             async with listener, anyio.create_task_group() as tg:
                 task_status.started(Door(f"socks5://127.0.0.1:{port}", target, scope, self.refused))
@@ -152,6 +156,21 @@ class Egress:
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(_pump, client, upstream)
                     tg.start_soon(_pump, upstream, client)
+
+
+async def _listen() -> tuple[MultiListener[SocketStream], int]:
+    """A listener on 127.0.0.1 at a free port of `BROWSER_PORTS`, the only ports the
+    browser's user may reach (`sandbox._firewall`), tried from a random one on."""
+    lo, hi = BROWSER_PORTS
+    ports = list(range(lo, hi + 1))
+    start = secrets.randbelow(len(ports))
+    for port in ports[start:] + ports[:start]:
+        try:
+            listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
+        except OSError:
+            continue  # taken: the next one
+        return listener, port
+    raise VerifierInfraError(f"no free port for the browser's egress proxy in {lo}-{hi}")
 
 
 async def _read_exactly(stream: SocketStream, n: int) -> bytes:

@@ -31,12 +31,13 @@ from urllib.parse import quote
 
 import anyio
 import pytest
+from anyio.abc import SocketStream
 from playwright.async_api import async_playwright
 
 from orchestrator.contract import Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession
 from orchestrator.verifier._confine import browser_user
-from sandbox import DockerBackend, ImageBuilder, Labels, Sandbox, collect_garbage
+from sandbox import BROWSER_PORTS, DockerBackend, ImageBuilder, Labels, Sandbox, collect_garbage
 from tests.security.test_network_isolation import (
     LIMITS,
     STATIC,
@@ -279,21 +280,48 @@ async def probe(targets: list[str], as_user: bool) -> dict[str, str]:
     return result
 
 
+@asynccontextmanager
+async def proxy_port_listener() -> AsyncIterator[tuple[int, list[str]]]:
+    """A TCP listener on 127.0.0.1 at a free port of `BROWSER_PORTS` (where the egress
+    proxy listens); yields (port, peers that connected)."""
+    peers: list[str] = []
+    for port in range(BROWSER_PORTS[0], BROWSER_PORTS[1] + 1):
+        try:
+            listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
+            break
+        except OSError:
+            continue
+    else:
+        raise AssertionError("no free port in BROWSER_PORTS")
+
+    async def handle(stream: SocketStream) -> None:
+        peers.append(str(stream.extra(anyio.abc.SocketAttribute.remote_address)))
+        await stream.aclose()
+
+    async with listener, anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, handle)
+        yield port, peers
+        tg.cancel_scope.cancel()
+
+
 async def kernel_wall() -> None:
     """Run inside a pool (which installs the rule): the browser's user reaches
-    127.0.0.1 over TCP and nothing else; root's probe, the same targets, reaches all."""
+    127.0.0.1 over TCP on the proxy's ports (`BROWSER_PORTS`) and nothing else, not
+    another loopback listener; root's probe, the same targets, reaches all."""
     async with (
+        proxy_port_listener() as (proxy_port, proxy_peers),
         host_listener() as (tcp_port, peers),
         udp_listener() as (udp_port, senders),
     ):
+        assert not BROWSER_PORTS[0] <= tcp_port <= BROWSER_PORTS[1]
         others = ["127.0.0.2", *host_addresses()]
-        blocked = [f"tcp,{h},{tcp_port}" for h in others]
+        blocked = [f"tcp,{h},{tcp_port}" for h in ["127.0.0.1", *others]]
         blocked += [f"udp,{h},{udp_port}" for h in ["127.0.0.1", *others]]
-        seen = await probe([f"tcp,127.0.0.1,{tcp_port}", *blocked], as_user=True)
-        assert seen.pop(f"tcp,127.0.0.1,{tcp_port}") == "connected"
+        seen = await probe([f"tcp,127.0.0.1,{proxy_port}", *blocked], as_user=True)
+        assert seen.pop(f"tcp,127.0.0.1,{proxy_port}") == "connected"
         assert all(v not in ("connected", "sent") for v in seen.values()), seen
         await anyio.sleep(0.5)
-        assert len(peers) == 1 and senders == [], (peers, senders)
+        assert len(proxy_peers) == 1 and peers == [] and senders == [], (peers, senders)
         # Control: root's probe reaches the same host addresses.
         seen = await probe(blocked, as_user=False)
         assert set(seen.values()) <= {"connected", "sent"}, seen

@@ -22,6 +22,8 @@ from anyio.abc import SocketStream
 from orchestrator.verifier import BrowserPool, VerifierInfraError, _egress
 from orchestrator.verifier._confine import BrowserUser, launcher_script
 from orchestrator.verifier._egress import Egress, origin_target
+from sandbox import BROWSER_PORTS
+from sandbox._firewall import _owner_rules
 
 pytestmark = pytest.mark.anyio
 
@@ -111,6 +113,25 @@ async def test_a_closed_door_stops_listening(monkeypatch: pytest.MonkeyPatch) ->
         await anyio.sleep(0.05)
         with pytest.raises(OSError):
             await anyio.connect_tcp("127.0.0.1", _port(door.url))
+
+
+async def test_every_door_listens_on_the_ports_the_kernel_lets_the_browser_reach(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lo, hi = BROWSER_PORTS
+    async with Egress() as egress:
+        doors = [await egress.door("http://127.0.0.1:9") for _ in range(5)]
+        ports = {_port(d.url) for d in doors} | {_port(egress.deny_url)}
+        assert len(ports) == 6 and all(lo <= p <= hi for p in ports), ports
+        # The kernel's rule allows exactly that range on 127.0.0.1 over TCP.
+        rules = _owner_rules(v6=False)
+        assert f"-d 127.0.0.1 -p tcp --dport {lo}:{hi} -j RETURN" in rules
+        assert "RETURN" not in _owner_rules(v6=True)  # no IPv6 at all
+        # Every port of the range taken: one line saying so, never a port outside it.
+        taken = _port(doors[0].url)
+        monkeypatch.setattr(_egress, "BROWSER_PORTS", (taken, taken))
+        with pytest.raises(VerifierInfraError, match=f"no free port .* {taken}-{taken}"):
+            await egress.door("http://127.0.0.1:9")
 
 
 def test_origin_targets() -> None:
