@@ -108,6 +108,7 @@ class StagedRun:
         self.history: list[CheckpointSummary] = []
         self.traj = traj
         self._turn_start = ""  # the tree as the turn in progress began (its partial edits)
+        self.last_tree = ws.r0_tree  # the tree of the last checkpoint (R0 before one)
 
     def record(self, record: tj.Record) -> None:
         if self.traj is not None:
@@ -204,6 +205,7 @@ class StagedRun:
             raise
         except WorkspaceError as exc:  # only reads of the work tree raise it here
             raise SolverBrokeWorkspace(str(exc)) from exc
+        self.last_tree = tree
         self.record(
             tj.Checkpoint(index=index, unit=unit_id, after_turn=self.counters.turns, tree=tree)
         )
@@ -492,6 +494,8 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
             except SolverBrokeWorkspace as exc:
                 broken = str(exc)
                 log.emit(ev.Broken(text=broken))
+        if ended:  # the sandbox is closed: give the flood back, keep the last graded tree
+            await ws.restore(run.last_tree)
         if arm == "full-spec":
             outcomes = [
                 UnitOutcome(

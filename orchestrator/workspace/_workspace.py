@@ -257,6 +257,14 @@ class Workspace:
             "clean", "-qffdx", "-e", "node_modules", "-e", "dist", "-e", PROMPT_FILE, work_tree=True
         )
 
+    async def restore(self, tree: str) -> None:
+        """Harness-side, at the end of a cell: make the work tree snapshot `tree` again,
+        removing every file it does not hold (excluded folders and the prompt too): what
+        a disk flood wrote is given back to the host."""
+        await self._git("read-tree", tree, work_tree=True)
+        await self._git("checkout-index", "-a", "-f", work_tree=True)
+        await self._git("clean", "-qffdx", work_tree=True)
+
     async def tree_id(self) -> str:
         """A content id of the whole working tree: equal ids mean no file changed."""
         try:

@@ -152,3 +152,23 @@ async def test_delete_file_removes_one_allowed_file_and_says_why_not_otherwise(
         await ws.delete_file("server.js")
     assert (ws.root / "server.js").exists()
     assert [(e.op, e.applied) for e in events] == [("delete", True)] + [("delete", False)] * 3
+
+
+async def test_restore_gives_back_everything_a_later_tree_added(tmp_path: Path) -> None:
+    ws = await _ws(tmp_path)
+    await ws.write_file("index.html", "<h1>checkpointed</h1>")
+    kept = await ws.tree_id()
+    # After the checkpoint: a tracked file changed, a flood in a new folder, an excluded
+    # folder's file and an oversize file (neither held by any snapshot).
+    await ws.write_file("index.html", "<h1>later</h1>")
+    (ws.root / "flood").mkdir()
+    (ws.root / "flood" / "a.bin").write_bytes(b"\0" * 4096)
+    (ws.root / "node_modules").mkdir(exist_ok=True)
+    (ws.root / "node_modules" / "big.bin").write_bytes(b"\0" * 4096)
+    (ws.root / "huge.bin").write_bytes(b"\0" * (12 << 20))
+    await ws.restore(kept)
+    assert (ws.root / "index.html").read_text() == "<h1>checkpointed</h1>"
+    assert not (ws.root / "flood").exists() and not (ws.root / "huge.bin").exists()
+    assert not (ws.root / "node_modules").exists()
+    assert await ws.tree_id() == kept
+    assert await ws.disk_usage() < 1 << 20
