@@ -176,7 +176,12 @@ def hostile_host_fonts(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
     """Point this process's fontconfig (file and per-user config) at `HOSTILE_FONTCONFIG`."""
-    root = tmp_path_factory.mktemp("hostile-fonts")
+    return use_hostile_fonts(monkeypatch, tmp_path_factory.mktemp("hostile-fonts"))
+
+
+def use_hostile_fonts(monkeypatch: pytest.MonkeyPatch, root: Path) -> Path:
+    """`hostile_host_fonts` from now on (a test that grades first on the host's fonts)."""
+    root.mkdir(parents=True, exist_ok=True)
     conf = root / "fonts.conf"
     conf.write_text(HOSTILE_FONTCONFIG.format(cache=root / "cache"))
     (root / "xdg" / "fontconfig").mkdir(parents=True)

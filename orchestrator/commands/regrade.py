@@ -15,7 +15,13 @@ from sandbox import BackendUnavailable, SandboxError
 from ..config import ConfigError, load_config, validate
 from ..contract import ContractError
 from ..manifest import RunLocked
-from ..regrade import RegradeInputError, RegradeOptions, SubmissionError, regrade
+from ..regrade import (
+    RegradeInputError,
+    RegradeOptions,
+    SubmissionError,
+    agreement_table,
+    regrade,
+)
 from ..verifier import EnvironmentDrift
 from ._loop import run_async
 from .run import EXIT_BAD_INPUT, EXIT_INTERRUPTED, add_replay_argument
@@ -81,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         f"{out.out}/verdict-diff.md: {len(out.diff.cells)} cell(s), "
         f"{len(out.diff.cells) - len(changed)} identical, {len(changed)} changed"
     )
+    print("\n".join(agreement_table(out.diff)))
     for c in out.diff.cells:
         if c.status == "refused":
             print(f"refused {c.cell}: {'; '.join(c.why)}", file=sys.stderr)

@@ -3,6 +3,7 @@ harness and task package (`regrade`), and portable submissions (`export`)."""
 
 from ._diff import CellDiff as CellDiff
 from ._diff import VerdictDiff as VerdictDiff
+from ._diff import agreement_table as agreement_table
 from ._patches import PatchRefused as PatchRefused
 from ._patches import check_patch as check_patch
 from ._replay import ReplaySolver as ReplaySolver
@@ -24,6 +25,7 @@ __all__ = [
     "SubmissionError",
     "SubmittedCell",
     "VerdictDiff",
+    "agreement_table",
     "check_patch",
     "export_run",
     "regrade",

@@ -25,10 +25,74 @@ class CellDiff(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     status: str  # the regrade row's status
     changes: tuple[str, ...] = ()  # one line each: what changed
     why: tuple[str, ...] = ()  # one line each: what differs in how it was graded
+    # How many verdicts of each kind (`KINDS`) were compared, for the agreement table.
+    compared: dict[str, int] = {}
 
     @property
     def same(self) -> bool:
         return not self.changes
+
+
+# The agreement table's rows: a kind of verdict and the prefix of its change lines.
+KINDS: tuple[tuple[str, str], ...] = (
+    ("status", "status:"),
+    ("units cleared", "unit "),
+    ("final gates", "final gate "),
+    ("scores", "score "),
+    ("flips", "flip "),
+    ("checkpoint gates", "checkpoint * gate "),
+    ("check verdicts", "checkpoint * check "),
+)
+
+
+def _kind_of(change: str) -> str:
+    for kind, prefix in KINDS:
+        head, _, tail = prefix.partition("*")
+        if not tail and change.startswith(head):
+            return kind
+        if tail and change.startswith(head) and tail in change.split(":", 1)[0] + ":":
+            return kind
+    return "other"
+
+
+def agreement(diff: VerdictDiff) -> list[tuple[str, int, int]]:
+    """Per kind of verdict: (kind, compared, differing) over the cells both runs graded
+    (a second machine's or a hostile fontconfig's regrade agrees when every row is 0)."""
+    compared = {kind: 0 for kind, _ in KINDS}
+    differing = dict.fromkeys(compared, 0)
+    for cell in diff.cells:
+        for kind, n in cell.compared.items():
+            compared[kind] = compared.get(kind, 0) + n
+        for change in cell.changes:
+            kind = _kind_of(change)
+            differing[kind] = differing.get(kind, 0) + 1
+    return [(k, compared.get(k, 0), differing.get(k, 0)) for k in {**compared, **differing}]
+
+
+def compared_counts(
+    old_row: ManifestRow | None,
+    new_row: ManifestRow,
+    old_checkpoints: Iterable[CheckpointSummary],
+    new_checkpoints: Iterable[CheckpointSummary],
+) -> dict[str, int]:
+    """How many verdicts of each kind a cell's comparison covered (the union of both)."""
+    if old_row is None:
+        return {}
+    out = {"status": 1}
+    old, new = old_row.result, new_row.result
+    if old is not None and new is not None:
+        out["units cleared"] = len({u.id for u in old.units} | {u.id for u in new.units})
+        out["final gates"] = len(set(old.final_gates) | set(new.final_gates))
+        out["scores"] = len(msgspec.structs.asdict(old.scores))
+        out["flips"] = len({f.check for f in old.flips} | {f.check for f in new.flips})
+    olds = {c.index: c for c in old_checkpoints}
+    news = {c.index: c for c in new_checkpoints}
+    gates = checks = 0
+    for k in set(olds) & set(news):
+        gates += len(set(olds[k].gates) | set(news[k].gates))
+        checks += len({c.id for c in olds[k].checks} | {c.id for c in news[k].checks})
+    out["checkpoint gates"], out["check verdicts"] = gates, checks
+    return out
 
 
 class VerdictDiff(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -157,8 +221,13 @@ def cell_diff(
         reasons.append(f"replay diverged: {divergence}")
     if new_row.status == "refused":
         reasons.append(f"refused: {new_row.error}")
+    old_checkpoints, new_checkpoints = list(old_checkpoints), list(new_checkpoints)
     return CellDiff(
-        cell=new_row.cell, status=new_row.status, changes=tuple(changes), why=tuple(reasons)
+        cell=new_row.cell,
+        status=new_row.status,
+        changes=tuple(changes),
+        why=tuple(reasons),
+        compared=compared_counts(old_row, new_row, old_checkpoints, new_checkpoints),
     )
 
 
@@ -169,6 +238,8 @@ def markdown(diff: VerdictDiff, source: str) -> str:
         "",
         f"{len(diff.cells)} cell(s): {same} identical, {len(diff.changed)} changed.",
         "",
+        *agreement_table(diff),
+        "",
     ]
     for c in diff.cells:
         if c.same and not c.why:
@@ -178,3 +249,12 @@ def markdown(diff: VerdictDiff, source: str) -> str:
         lines += [f"- why: {x}" for x in c.why]
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def agreement_table(diff: VerdictDiff) -> list[str]:
+    """The agreement table (Markdown): per kind of verdict, compared, differing, agree %."""
+    lines = ["| verdicts | compared | differing | agree |", "|---|---:|---:|---:|"]
+    for kind, n, bad in agreement(diff):
+        rate = f"{100 * (n - bad) / n:.1f}%" if n else "-"
+        lines.append(f"| {kind} | {n} | {bad} | {rate} |")
+    return lines

@@ -34,7 +34,7 @@ from orchestrator.regrade import (
     export_run,
     regrade,
 )
-from orchestrator.regrade._diff import cell_diff
+from orchestrator.regrade._diff import VerdictDiff, agreement, agreement_table, cell_diff
 from orchestrator.results import VerifyReport
 from orchestrator.sweep import SweepIds, SweepResources
 from orchestrator.verifier import BrowserPool, RunHealth
@@ -238,6 +238,14 @@ async def test_a_regrade_from_the_trajectory_alone_gives_identical_verdicts(
         new_traj=new,
     )
     assert diff.same and diff.why == ()
+    # The agreement table: every verdict compared agrees; counted here independently.
+    table = {k: (n, bad) for k, n, bad in agreement(VerdictDiff(cells=(diff,)))}
+    cps = _summaries(tmp_path / "rec")
+    assert table["check verdicts"] == (sum(len(c.checks) for c in cps), 0)
+    assert table["checkpoint gates"] == (sum(len(c.gates) for c in cps), 0)
+    assert table["units cleared"] == (len(tiny.contract.units), 0)
+    assert table["status"] == (1, 0) and table["flips"] == (1, 0)
+    assert "| check verdicts | " in agreement_table(VerdictDiff(cells=(diff,)))[2 + 6]
 
 
 async def test_a_budget_stop_and_the_full_spec_arm_regrade_identically(
@@ -287,6 +295,20 @@ async def test_a_planted_verifier_change_shows_in_the_diff_and_only_there(
     assert "score final_pass: True -> False" in diff.changes
     assert not [c for c in diff.changes if c.startswith(("unit", "flip", "checkpoints"))]
     assert diff.why == (f"verifier version changed: {traj.header.verifier} -> planted",)
+    # The agreement table names the differing kinds, and only them.
+    table = {k: bad for k, _, bad in agreement(VerdictDiff(cells=(diff,)))}
+    assert table == {
+        "status": 0,
+        "units cleared": 0,
+        "final gates": 1,
+        "scores": sum(c.startswith("score ") for c in diff.changes),
+        "flips": 0,
+        "checkpoint gates": 4,
+        "check verdicts": 4,
+    }
+    rows = agreement_table(VerdictDiff(cells=(diff,)))
+    n = sum(len(c.checks) for c in _summaries(tmp_path / "rec"))
+    assert f"| check verdicts | {n} | 4 | {100 * (n - 4) / n:.1f}% |" in rows
 
 
 async def test_a_verdict_that_changes_the_protocol_is_named_as_a_divergence(

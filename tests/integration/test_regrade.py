@@ -1,8 +1,10 @@
 """Record a real sweep, regrade it from its trajectories alone (Docker + Chromium).
 
-One task, the staged arm: the reference, its first negative, thrash and the scripted
-fake LLM. The regrade runs no solver and calls no model, and every verdict, flip and
-score is identical; a planted verifier change (one check inverted) shows up in the
+One task: in the staged arm the reference, its first negative, thrash and the scripted
+fake LLM; in the full-spec arm aider (a CLI agent through the metering gateway). The
+regrade runs no solver and calls no model, under a hostile host fontconfig (the sweep
+ran on the host's), and every verdict, flip and score is identical (the agreement
+table: 0 differing); a planted verifier change (one check inverted) shows up in the
 verdict diff, and only there. The ci tier runs it on the tiny test task (2 states); the
 full tier on a small shipped task (static, 3 units, 8 states: 13 cell runs, ~10 min on a
 loaded 2-core machine), where the submission path (export, then `regrade --submission`)
@@ -24,10 +26,12 @@ from orchestrator.contract import CANARY, TaskPackage, load_task
 from orchestrator.manifest import read_rows
 from orchestrator.records import cell_dir_name
 from orchestrator.regrade import RegradeOptions, export_run, regrade
+from orchestrator.regrade._diff import agreement
 from orchestrator.results import VerifyReport
 from orchestrator.sweep import SweepOptions, run_sweep
 from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth
 from orchestrator.workspace import Workspace
+from tests.conftest import use_hostile_fonts
 from tests.fixtures.tinytask import make_tiny_task
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser]
@@ -40,7 +44,7 @@ name = "regrade"
 runs_dir = "RUNS"
 tasks_dir = "TASKS"
 tasks = ["TASK_ID"]
-arms = ["staged"]
+arms = ["staged", "full-spec"]
 repeats = 1
 concurrency = 4
 backend = "docker"
@@ -55,19 +59,23 @@ model = "scripted-reference"
 [[solvers]]
 name = "reference"
 kind = "reference"
+arms = ["staged"]
 
 [[solvers]]
 name = "negative"
 kind = "negative"
+arms = ["staged"]
 
 [[solvers]]
 name = "thrash"
 kind = "thrash"
+arms = ["staged"]
 
 [[solvers]]
 name = "fake-llm"
 kind = "llm"
 provider = "fake"
+arms = ["staged"]
 options = { vision = false, max_steps_per_turn = 30 }
 """
 
@@ -138,6 +146,7 @@ async def test_a_recorded_sweep_regrades_identically_and_a_planted_change_shows_
     require_chromium: None,
     tmp_path: Path,
     shipped: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tasks = ROOT / "tasks" if shipped else make_tiny_task(tmp_path / "tasks").parent
     task_id = SHIPPED if shipped else "tiny-shop"
@@ -147,10 +156,14 @@ async def test_a_recorded_sweep_regrades_identically_and_a_planted_change_shows_
         .replace("TASK_ID", task_id)
     )
     cfg = load_config(tmp_path / "bench.toml")
+    # One CLI agent too: aider (bench.toml's preset, full-spec) through the gateway.
+    aider = next(s for s in load_config(ROOT / "bench.toml").solvers if s.name == "aider")
+    cfg = msgspec.structs.replace(cfg, solvers=(*cfg.solvers, aider))
     run = tmp_path / "run"
     swept = await run_sweep(cfg, SweepOptions(run_dir=run, progress="quiet"))
     rows = read_rows(run / "manifest.jsonl")
-    assert len(rows) == 4 and {r.status for r in rows} == {"ok"}, [(r.cell, r.error) for r in rows]
+    assert len(rows) == 5 and {r.status for r in rows} == {"ok"}, [(r.cell, r.error) for r in rows]
+    assert f"{task_id}/aider/full-spec/0" in {r.cell for r in rows}
     for r in rows:  # a trajectory per cell, without a grader-only byte
         data = (run / "cells" / cell_dir_name(r.cell) / tj.FILE).read_bytes()
         assert CANARY.encode() not in data, r.cell
@@ -160,9 +173,17 @@ async def test_a_recorded_sweep_regrades_identically_and_a_planted_change_shows_
     assert calls and {"write_file", "done"} & set(calls), calls  # the LLM's tool calls
     assert sum(t.usage.requests for t in llm.turns()) > 0
 
+    # Regraded under a hostile host fontconfig (the sweep graded on the host's own): a
+    # verdict is a function of the package and the work tree, so they agree 100%.
+    use_hostile_fonts(monkeypatch, tmp_path / "hostile")
     out = await regrade(cfg, RegradeOptions(out=tmp_path / "again", run_dir=run))
     assert _verdicts(out.rows) == _verdicts(swept.rows)
     assert [c.cell for c in out.diff.changed] == [] and all(not c.why for c in out.diff.cells)
+    table = agreement(out.diff)
+    assert (
+        all(bad == 0 for _, _, bad in table)
+        and dict((k, n) for k, n, _ in table)["check verdicts"] > 0
+    ), table
     for r in rows:  # the same work trees at the same checkpoints
         a = tj.read(run / "cells" / cell_dir_name(r.cell) / tj.FILE)
         b = tj.read(tmp_path / "again" / "cells" / cell_dir_name(r.cell) / tj.FILE)
@@ -170,7 +191,7 @@ async def test_a_recorded_sweep_regrades_identically_and_a_planted_change_shows_
 
     # The submission path: exported, then graded as anyone's would be.
     sub = tmp_path / "run.submission"
-    assert export_run(run, sub) == (4, [])
+    assert export_run(run, sub) == (5, [])
     assert CANARY.encode() not in sub.read_bytes()
     if shipped:  # four more cell runs; the fast tier grades submissions on a fake site
         graded = await regrade(cfg, RegradeOptions(out=tmp_path / "sub", submission=sub))
