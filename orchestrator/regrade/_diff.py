@@ -10,6 +10,7 @@ protocol asked for a turn the solver never played).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -33,26 +34,23 @@ class CellDiff(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
         return not self.changes
 
 
-# The agreement table's rows: a kind of verdict and the prefix of its change lines.
-KINDS: tuple[tuple[str, str], ...] = (
-    ("status", "status:"),
-    ("units cleared", "unit "),
-    ("final gates", "final gate "),
-    ("scores", "score "),
-    ("flips", "flip "),
-    ("checkpoint gates", "checkpoint * gate "),
-    ("check verdicts", "checkpoint * check "),
+# The agreement table's rows: a kind of verdict and how its change lines begin.
+KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(start))
+    for kind, start in (
+        ("status", r"status:"),
+        ("units cleared", r"unit "),
+        ("final gates", r"final gate "),
+        ("scores", r"score "),
+        ("flips", r"flip "),
+        ("checkpoint gates", r"checkpoint \d+ gate "),
+        ("check verdicts", r"checkpoint \d+ check "),
+    )
 )
 
 
 def _kind_of(change: str) -> str:
-    for kind, prefix in KINDS:
-        head, _, tail = prefix.partition("*")
-        if not tail and change.startswith(head):
-            return kind
-        if tail and change.startswith(head) and tail in change.split(":", 1)[0] + ":":
-            return kind
-    return "other"
+    return next((kind for kind, start in KINDS if start.match(change)), "other")
 
 
 def agreement(diff: VerdictDiff) -> list[tuple[str, int, int]]:

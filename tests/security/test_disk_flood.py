@@ -56,6 +56,22 @@ class Flooder:
         return None
 
 
+def _cell(
+    pool: BrowserPool, tmp_path: Path, name: str, **limits: int
+) -> tuple[TaskPackage, CellContext]:
+    """The tiny task (2 units) and a Docker cell of it named `name`."""
+    task = load_task(make_tiny_task(tmp_path / "tasks", turns=2))
+    ctx = CellContext(
+        task=task,
+        backend=DockerBackend(),
+        pool=pool,
+        cell_dir=tmp_path / "cell",
+        labels=Labels(sweep=SWEEP, cell=name),
+        **limits,  # type: ignore[arg-type]
+    )
+    return task, ctx
+
+
 @pytest.fixture
 async def pool(require_chromium: None) -> object:
     async with BrowserPool(max_contexts=2) as p:
@@ -65,15 +81,7 @@ async def pool(require_chromium: None) -> object:
 async def test_disk_flood_ends_the_cell_with_the_disk_limit_outcome(
     require_docker: None, pool: BrowserPool, tmp_path: Path
 ) -> None:
-    task = load_task(make_tiny_task(tmp_path / "tasks", turns=2))
-    ctx = CellContext(
-        task=task,
-        backend=DockerBackend(),
-        pool=pool,
-        cell_dir=tmp_path / "cell",
-        labels=Labels(sweep=SWEEP, cell="flood"),
-        disk_limit_mb=4,
-    )
+    task, ctx = _cell(pool, tmp_path, "flood", disk_limit_mb=4)
     solver = Flooder(task)
     report = await run_cell(ctx, solver)
     assert "workspace disk limit exceeded" in report.ended, solver.flood_output
@@ -116,15 +124,7 @@ class EndlessFlooder(Flooder):
 async def test_a_flood_between_checkpoints_ends_the_cell_within_seconds(
     require_docker: None, pool: BrowserPool, tmp_path: Path
 ) -> None:
-    task = load_task(make_tiny_task(tmp_path / "tasks", turns=2))
-    ctx = CellContext(
-        task=task,
-        backend=DockerBackend(),
-        pool=pool,
-        cell_dir=tmp_path / "cell",
-        labels=Labels(sweep=SWEEP, cell="endless-flood"),
-        disk_limit_mb=4,
-    )
+    task, ctx = _cell(pool, tmp_path, "endless-flood", disk_limit_mb=4)
     with anyio.fail_after(120):  # without the watch the flood runs for the exec's 600 s
         report = await run_cell(ctx, EndlessFlooder(task))
     took = time.monotonic() - EndlessFlooder.started
@@ -160,14 +160,7 @@ async def test_a_2_gib_burst_ends_the_cell_within_seconds_and_the_host_keeps_its
     require_docker: None, pool: BrowserPool, tmp_path: Path
 ) -> None:
     """#36 item 4's acceptance: the default 1 GiB limit, a 2 GiB write."""
-    task = load_task(make_tiny_task(tmp_path / "tasks", turns=2))
-    ctx = CellContext(
-        task=task,
-        backend=DockerBackend(),
-        pool=pool,
-        cell_dir=tmp_path / "cell",
-        labels=Labels(sweep=SWEEP, cell="burst"),
-    )
+    task, ctx = _cell(pool, tmp_path, "burst")
     assert ctx.disk_limit_mb == 1024
     free = _free_bytes(tmp_path)
     solver = BurstFlooder(task)
