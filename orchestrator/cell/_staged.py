@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -495,7 +496,8 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
                 broken = str(exc)
                 log.emit(ev.Broken(text=broken))
         if ended:  # the sandbox is closed: give the flood back, keep the last graded tree
-            await ws.restore(run.last_tree)
+            with contextlib.suppress(WorkspaceError):  # else `gc` removes it with its run
+                await ws.restore(run.last_tree)
         if arm == "full-spec":
             outcomes = [
                 UnitOutcome(
