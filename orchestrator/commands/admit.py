@@ -69,6 +69,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--parallel", type=int, default=2, help="tasks admitted at once")
     p.add_argument(
+        "--browser-contexts",
+        type=int,
+        default=0,
+        metavar="N",
+        help="browser states replayed at once (default: one per core)",
+    )
+    p.add_argument(
         "--allow-env-drift",
         action="store_true",
         help="grade visual gates not applicable when rendering differs from the evidence",
@@ -140,7 +147,9 @@ def _load(args: argparse.Namespace) -> list[TaskPackage]:
 async def _admit(args: argparse.Namespace, tasks: list[TaskPackage]) -> list[TaskAdmission]:
     backend = await open_backend(args.backend)
     async with BrowserPool(
-        allow_env_drift=args.allow_env_drift, replay=args.replay or "reuse"
+        max_contexts=args.browser_contexts or None,
+        allow_env_drift=args.allow_env_drift,
+        replay=args.replay or "reuse",
     ) as pool:
         for warning in await check_environment(pool, tasks):
             print(warning, file=sys.stderr)
@@ -202,6 +211,10 @@ def _check_args(args: argparse.Namespace) -> None:
         args.out = _out_dir(args.out)
     if args.repeat < 1 or args.parallel < 1:
         raise ValueError(f"--repeat {args.repeat} --parallel {args.parallel}: expected >= 1")
+    if args.browser_contexts < 0:
+        raise ValueError(
+            f"--browser-contexts {args.browser_contexts}: expected >= 0 (0: a core each)"
+        )
     if args.record and args.repeat < MIN_REPEAT:
         raise ValueError(f"--record: expected --repeat {MIN_REPEAT} or more, got {args.repeat}")
 

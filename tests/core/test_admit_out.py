@@ -44,3 +44,15 @@ def test_out_dir_accepts_new_or_empty_and_defaults_to_a_fresh_one(tmp_path: Path
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match="--out"):
         _out_dir(tmp_path / "file")
+
+
+def test_a_negative_browser_context_count_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "orchestrator", "admit", "fernhill-save-tools"]
+    cmd += ["--out", str(tmp_path / "adm"), "--browser-contexts", "-1"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "--browser-contexts -1: expected >= 0 (0: a core each)"
+    ], proc.stderr
+    assert not (tmp_path / "adm").exists() or not any((tmp_path / "adm").iterdir())
