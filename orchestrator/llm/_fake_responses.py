@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 from ._fake_stream import _pieces
-from ._fake_wire import Conversation, Reply, _usage
+from ._fake_wire import Conversation, ScriptedTurn, _usage
 
 CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call")
 
@@ -84,7 +84,7 @@ def problem_responses(body: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def reply_responses(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
+def reply_responses(body: dict[str, Any], reply: ScriptedTurn, n: int) -> dict[str, Any]:
     output: list[dict[str, Any]] = []
     if reply.text:
         output.append(

@@ -42,7 +42,7 @@ from ._fake_text import SIDE_REPLY, asks_whole_files, whole_files_reply
 from ._fake_wire import (
     Call,
     Conversation,
-    Reply,
+    ScriptedTurn,
     error_anthropic,
     error_openai,
     models_anthropic,
@@ -366,7 +366,7 @@ class FakeProvider:
         delay = fault.delay_s if fault is not None and fault.kind == "delay" else 0.0
         return _Answer(status=200, body=b"", events=tuple(events), delay_s=delay)
 
-    def _script(self, conv: Conversation) -> Reply:
+    def _script(self, conv: Conversation) -> ScriptedTurn:
         if shell := shell_tool(conv.schemas):  # a CLI agent that works through a shell
             schema = conv.schemas[shell]
             return shell_reply(self._book, conv.user_texts, shell, schema, conv.calls_made)
@@ -375,14 +375,16 @@ class FakeProvider:
                 return whole_files_reply(self._book, conv.user_texts)
             # An agent's side request (a session title, a summary, a commit message): a
             # short answer, as a model gives, so metered spend is what a demo would cost.
-            return Reply(text=SIDE_REPLY, calls=())
+            return ScriptedTurn(text=SIDE_REPLY, calls=())
         if conv.new_turn and "view_page" in conv.tools:
-            return Reply(text="Looking at the page first.", calls=(Call("view_page", {}),))
+            return ScriptedTurn(text="Looking at the page first.", calls=(Call("view_page", {}),))
         if not conv.new_turn and "view_page" not in conv.last_calls:
-            return Reply(text="Finished.", calls=(Call("done", {"summary": "reference applied"}),))
+            return ScriptedTurn(
+                text="Finished.", calls=(Call("done", {"summary": "reference applied"}),)
+            )
         found = self._book.match(conv.user_texts)
         if found is None:
-            return Reply(
+            return ScriptedTurn(
                 text="Nothing I recognise.", calls=(Call("done", {"summary": "no change"}),)
             )
         files = self._book.changed_files(*found)
@@ -392,7 +394,7 @@ class FakeProvider:
             else Call("write_file", {"path": p, "content": c})
             for p, c in files.items()
         )
-        return Reply(
+        return ScriptedTurn(
             text=f"Implementing {found[1]}.",
             calls=calls or (Call("done", {"summary": "no change"}),),
         )
@@ -401,7 +403,7 @@ class FakeProvider:
         self._stop.wait(seconds)
 
 
-def _fault_reply(fault: Fault | None) -> Reply | None:
+def _fault_reply(fault: Fault | None) -> ScriptedTurn | None:
     if fault is None:
         return None
     calls = {
@@ -412,7 +414,7 @@ def _fault_reply(fault: Fault | None) -> Reply | None:
         "ask_user": Call("ask_user", {"question": "Which colour should the button be?"}),
     }
     call = calls.get(fault.kind)
-    return Reply(text="", calls=(call,)) if call else None
+    return ScriptedTurn(text="", calls=(call,)) if call else None
 
 
 def _handler_for(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
