@@ -2,7 +2,6 @@
 
 from ._breaker import Breaker as Breaker
 from ._classify import error_info as error_info
-from ._classify import missing_key as missing_key
 from ._classify import refusal_reason as refusal_reason
 from ._client import ChatClient as ChatClient
 from ._config import AgentOptions as AgentOptions
@@ -56,6 +55,5 @@ __all__ = [
     "driver_keys",
     "error_info",
     "json_object",
-    "missing_key",
     "refusal_reason",
 ]
