@@ -45,6 +45,14 @@ def error_response(api: Api, status: int, message: str, kind: str) -> Response:
     )
 
 
+def out_of_credit(api: Api, message: str) -> Response:
+    """The API's own out-of-credit answer: Anthropic's 402 `billing_error`, OpenAI's 429
+    `insufficient_quota` (what an agent stops on)."""
+    if api == "anthropic":
+        return error_response(api, 402, message, "billing_error")
+    return error_response(api, 429, message, "insufficient_quota")
+
+
 def token_of(headers: Mapping[str, str]) -> str:
     auth = headers.get("authorization", "")
     if auth.lower().startswith("bearer "):

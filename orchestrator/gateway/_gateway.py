@@ -62,6 +62,7 @@ from ._api import (
     api_of,
     error_response,
     is_loopback,
+    out_of_credit,
     parse_json,
     token_of,
 )
@@ -237,12 +238,9 @@ class Gateway:
         self, acct: Account, req: Request, path: str, api: Api, reason: str, t0: float
     ) -> Response:
         mark_setup(acct, reason)
-        status = 402 if api == "anthropic" else 429
-        record(acct, req, path, status, t0, error=reason, refused=True)
-        message = f"pwb gateway: the provider refuses this sweep's setup: {reason}"
-        if api == "anthropic":
-            return error_response(api, 402, message, "billing_error")
-        return error_response(api, 429, message, "insufficient_quota")
+        resp = out_of_credit(api, f"pwb gateway: the provider refuses this sweep's setup: {reason}")
+        record(acct, req, path, resp.status, t0, error=reason, refused=True)
+        return resp
 
     def _refuse(
         self,
@@ -258,10 +256,9 @@ class Gateway:
         if acct.budget is None:
             acct.budget = cap
         acct.stopped.set()
-        record(acct, req, path, 429 if api == "openai" else 402, t0, error=detail, refused=True)
-        if api == "anthropic":
-            return error_response(api, 402, message, "billing_error")
-        return error_response(api, 429, message, "insufficient_quota")
+        resp = out_of_credit(api, message)
+        record(acct, req, path, resp.status, t0, error=detail, refused=True)
+        return resp
 
     async def _forward(
         self, acct: Account, req: Request, path: str, api: Api, metered: bool, t0: float
