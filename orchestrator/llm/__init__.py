@@ -12,8 +12,8 @@ from ._errors import ContextTooLong as ContextTooLong
 from ._errors import LLMError as LLMError
 from ._errors import ProviderOutage as ProviderOutage
 from ._errors import ProviderRefused as ProviderRefused
+from ._fake_faults import Fault as Fault
 from ._fake_server import FakeProvider as FakeProvider
-from ._fake_server import Fault as Fault
 from ._fake_server import RecordedRequest as RecordedRequest
 from ._keys import Keys as Keys
 from ._keys import driver_keys as driver_keys
