@@ -1,8 +1,14 @@
-"""The scaffold arm's LLM gateway: metered, capped forwarding to the configured provider."""
+"""The scaffold arm's LLM gateway: metered, capped forwarding to the configured provider.
 
-from ._gateway import Account as Account
+Modules, one job each: `_gateway` (the server, accounts, refusals), `_account` (a cell's
+caps and charges), `_api` (routes, tokens, errors in each API's shape), `_forward` (the
+upstream request, the answer passed back or relayed), `_settle` (charging and judging a
+finished call), `_meter` (usage read off answers and streams), `_http` (HTTP/1.1 on anyio).
+"""
+
+from ._account import Account as Account
+from ._account import RequestRecord as RequestRecord
+from ._account import Upstream as Upstream
 from ._gateway import Gateway as Gateway
-from ._gateway import RequestRecord as RequestRecord
-from ._gateway import Upstream as Upstream
 
 __all__ = ["Account", "Gateway", "RequestRecord", "Upstream"]

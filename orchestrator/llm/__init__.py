@@ -2,7 +2,6 @@
 
 from ._breaker import Breaker as Breaker
 from ._classify import error_info as error_info
-from ._classify import missing_key as missing_key
 from ._classify import refusal_reason as refusal_reason
 from ._client import ChatClient as ChatClient
 from ._config import AgentOptions as AgentOptions
@@ -13,8 +12,8 @@ from ._errors import ContextTooLong as ContextTooLong
 from ._errors import LLMError as LLMError
 from ._errors import ProviderOutage as ProviderOutage
 from ._errors import ProviderRefused as ProviderRefused
+from ._fake_faults import Fault as Fault
 from ._fake_server import FakeProvider as FakeProvider
-from ._fake_server import Fault as Fault
 from ._fake_server import RecordedRequest as RecordedRequest
 from ._keys import Keys as Keys
 from ._keys import driver_keys as driver_keys
@@ -56,6 +55,5 @@ __all__ = [
     "driver_keys",
     "error_info",
     "json_object",
-    "missing_key",
     "refusal_reason",
 ]

@@ -25,8 +25,6 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._keys import Keys
-
 Verdict = Literal["no_credit", "config", "context", "other"]
 
 _NO_CREDIT_CODES = frozenset(
@@ -103,12 +101,6 @@ def refusal_reason(verdict: Verdict, detail: str) -> str:
     if verdict == "no_credit":
         return f"the account cannot pay ({detail})"
     return f"the provider rejects the request's setup ({detail})"
-
-
-def missing_key(provider: str, env: str) -> str:
-    """A key missing where the cell runs: names the variable and the host it is missing on
-    (`Keys.missing`; on a cluster, see there)."""
-    return Keys().missing(provider, env)
 
 
 def _text(value: Any) -> str:

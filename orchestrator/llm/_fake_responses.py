@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 from ._fake_stream import _pieces
-from ._fake_wire import Conversation, Reply, _usage
+from ._fake_wire import Conversation, ScriptedTurn, _usage
 
 CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call")
 
@@ -84,19 +84,20 @@ def problem_responses(body: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def reply_responses(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
+def _output(turn: ScriptedTurn, n: int) -> list[dict[str, Any]]:
+    """The response's output items: its message, then a function call per tool call."""
     output: list[dict[str, Any]] = []
-    if reply.text:
+    if turn.text:
         output.append(
             {
                 "type": "message",
                 "id": f"msg_fake{n}",
                 "status": "completed",
                 "role": "assistant",
-                "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
+                "content": [{"type": "output_text", "text": turn.text, "annotations": []}],
             }
         )
-    for i, c in enumerate(reply.calls):
+    for i, c in enumerate(turn.calls):
         args = c.arguments if isinstance(c.arguments, str) else json.dumps(c.arguments)
         output.append(
             {
@@ -108,6 +109,11 @@ def reply_responses(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any
                 "status": "completed",
             }
         )
+    return output
+
+
+def reply_responses(body: dict[str, Any], reply: ScriptedTurn, n: int) -> dict[str, Any]:
+    output = _output(reply, n)
     tin, tout = _usage(body, reply)
     return {
         "id": f"resp_fake{n}",

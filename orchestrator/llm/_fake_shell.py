@@ -25,7 +25,7 @@ from typing import Any
 
 from ._fake_reference import ReferenceBook
 from ._fake_text import latest_unit
-from ._fake_wire import Call, Reply
+from ._fake_wire import Call, ScriptedTurn
 
 SHELL_TOOLS = ("bash", "shell", "shell_command", "exec_command", "local_shell")
 SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
@@ -73,17 +73,19 @@ def shell_reply(
     tool: str,
     schema: Any,
     calls_made: int,
-) -> Reply:
+) -> ScriptedTurn:
     said = "\n".join(user_texts)
     if calls_made == 0:
         found = latest_unit(book, user_texts)
         if found is None:
-            return Reply(text="I do not recognise this task; no changes.", calls=())
+            return ScriptedTurn(text="I do not recognise this task; no changes.", calls=())
         task = book.tasks[found[0]]
         unit = task.contract.units[found[1]]
         script = write_script(book.changed_files(task, unit.id))
         text = f"Implementing everything through {unit.id}."
-        return Reply(text=text, calls=(Call(tool, _arguments(schema, script)),))
+        return ScriptedTurn(text=text, calls=(Call(tool, _arguments(schema, script)),))
     if SUBMIT in said and calls_made == 1:
-        return Reply(text="Submitting.", calls=(Call(tool, _arguments(schema, f"echo {SUBMIT}")),))
-    return Reply(text="Done: the changes are in place.", calls=())
+        return ScriptedTurn(
+            text="Submitting.", calls=(Call(tool, _arguments(schema, f"echo {SUBMIT}")),)
+        )
+    return ScriptedTurn(text="Done: the changes are in place.", calls=())

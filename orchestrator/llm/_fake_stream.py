@@ -61,6 +61,20 @@ def stream_openai(done: dict[str, Any], *, include_usage: bool) -> list[bytes]:
     return [*out, b"data: [DONE]\n\n"]
 
 
+def _block_deltas(block: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A content block as it opens (empty) and the deltas that fill it."""
+    if block["type"] == "text":
+        return {"type": "text", "text": ""}, [
+            {"type": "text_delta", "text": p} for p in _pieces(block["text"])
+        ]
+    # tool_use
+    opened = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+    deltas = [
+        {"type": "input_json_delta", "partial_json": p} for p in _pieces(json.dumps(block["input"]))
+    ]
+    return opened, deltas
+
+
 def stream_anthropic(done: dict[str, Any], *, error: Any = None) -> list[bytes]:
     usage = done["usage"]
     start = done | {
@@ -71,18 +85,7 @@ def stream_anthropic(done: dict[str, Any], *, error: Any = None) -> list[bytes]:
     }
     out = [_event("message_start", {"type": "message_start", "message": start})]
     for i, block in enumerate(done["content"]):
-        opened: dict[str, Any]
-        if block["type"] == "text":
-            opened, deltas = (
-                {"type": "text", "text": ""},
-                [{"type": "text_delta", "text": p} for p in _pieces(block["text"])],
-            )
-        else:  # tool_use
-            opened = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            deltas = [
-                {"type": "input_json_delta", "partial_json": p}
-                for p in _pieces(json.dumps(block["input"]))
-            ]
+        opened, deltas = _block_deltas(block)
         out.append(
             _event(
                 "content_block_start",

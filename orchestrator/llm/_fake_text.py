@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from ._fake_reference import ReferenceBook, _norm
-from ._fake_wire import Conversation, Reply
+from ._fake_wire import Conversation, ScriptedTurn
 
 _FENCE = "```"
 SIDE_REPLY = "Reference task"  # the answer to a side request: a few tokens
@@ -41,10 +41,10 @@ def latest_unit(book: ReferenceBook, user_texts: Sequence[str]) -> tuple[int, in
     return max(found, key=lambda f: f[1]) if found else None
 
 
-def whole_files_reply(book: ReferenceBook, user_texts: Sequence[str]) -> Reply:
+def whole_files_reply(book: ReferenceBook, user_texts: Sequence[str]) -> ScriptedTurn:
     found = latest_unit(book, user_texts)
     if found is None:
-        return Reply(text="I do not recognise this task; no changes.", calls=())
+        return ScriptedTurn(text="I do not recognise this task; no changes.", calls=())
     task = book.tasks[found[0]]
     unit = task.contract.units[found[1]]
     files = book.changed_files(task, unit.id)
@@ -55,4 +55,4 @@ def whole_files_reply(book: ReferenceBook, user_texts: Sequence[str]) -> Reply:
         body = content if content.endswith("\n") else content + "\n"
         blocks.append(f"{path}\n{_FENCE}\n{body}{_FENCE}")
     intro = f"Implementing everything through {unit.id}."
-    return Reply(text="\n\n".join([intro, *blocks]) + "\n", calls=())
+    return ScriptedTurn(text="\n\n".join([intro, *blocks]) + "\n", calls=())

@@ -20,7 +20,9 @@ class Call:
 
 
 @dataclass(frozen=True, slots=True)
-class Reply:
+class ScriptedTurn:
+    """One assistant turn the fake's script answers with: its text and its tool calls."""
+
     text: str = ""
     calls: tuple[Call, ...] = ()
 
@@ -142,14 +144,14 @@ def models_anthropic(model: str) -> Any:
     return {"data": [entry], "has_more": False, "first_id": model, "last_id": model}
 
 
-def _usage(body: dict[str, Any], reply: Reply) -> tuple[int, int]:
+def _usage(body: dict[str, Any], reply: ScriptedTurn) -> tuple[int, int]:
     # Rough but deterministic: four characters a token.
     out = len(reply.text) + sum(len(json.dumps(c.arguments)) for c in reply.calls)
     sent = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
     return len(json.dumps(sent)) // 4, out // 4 + 1
 
 
-def reply_openai(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
+def reply_openai(body: dict[str, Any], reply: ScriptedTurn, n: int) -> dict[str, Any]:
     calls = [
         {
             "id": f"call_{n}_{i}",
@@ -196,7 +198,7 @@ def reply_openai(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
     }
 
 
-def reply_anthropic(body: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
+def reply_anthropic(body: dict[str, Any], reply: ScriptedTurn, n: int) -> dict[str, Any]:
     content: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
     for i, c in enumerate(reply.calls):
         content.append(

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
+import msgspec
+
 from ..records import ManifestRow, cell_dir_name
 from ._analyses import Cards, ablations, breakdown, cost, grid, max_repeats, variability
 from ._load import LoadedRun
@@ -230,28 +232,47 @@ def header(
     )
 
 
-def aggregate(run: LoadedRun, run_dir: str) -> Report:
-    cards: Cards = run.card
-    everything = run.rows
-    rows = [r for r in everything if not no_result(r)]  # no result: never scored
+class _Populations(msgspec.Struct, frozen=True, kw_only=True):
+    """The populations the report's tables read (see the module docstring)."""
+
+    run: LoadedRun
+    rows: list[ManifestRow]  # results: rows that are no result are never scored
+    reg_arm: str  # the regression arm: staged if the run has it
+    change: list[ManifestRow]  # results on Change tasks
+    reg_rows: list[ManifestRow]  # results on Change tasks in the regression arm
+    # Greenfield twins are their own study: never pooled into Build or its category.
+    untwinned: list[ManifestRow]
+
+    def model(self, solver: str) -> bool:
+        return self.run.card(solver).role == "model"
+
+    def regime(self, r: ManifestRow) -> str:
+        return TWIN if r.task in self.run.twins else r.labels.regime
+
+
+def _populations(run: LoadedRun) -> _Populations:
+    rows = [r for r in run.rows if not no_result(r)]
     arms = {r.arm for r in rows}
     reg_arm = "staged" if "staged" in arms or not arms else "full-spec"
     change = [r for r in rows if r.labels.regime == "change"]
-    reg_rows = [r for r in change if r.arm == reg_arm]
-    regs = regression_rows(reg_rows, lambda s: cards(s).role == "model")
+    return _Populations(
+        run=run,
+        rows=rows,
+        reg_arm=reg_arm,
+        change=change,
+        reg_rows=[r for r in change if r.arm == reg_arm],
+        untwinned=[r for r in rows if r.task not in run.twins],
+    )
 
-    def model(r: ManifestRow) -> bool:
-        return cards(r.solver).role == "model"
 
+def aggregate(run: LoadedRun, run_dir: str) -> Report:
+    cards: Cards = run.card
+    everything = run.rows
+    p = _populations(run)
+    rows, reg_arm, reg_rows = p.rows, p.reg_arm, p.reg_rows
+    regs = regression_rows(reg_rows, p.model)
     table = score_table(rows, cards, infra_as_zero=False)
     the_grid = grid(rows, cards)
-
-    def regime(r: ManifestRow) -> str:
-        return TWIN if r.task in run.twins else r.labels.regime
-
-    # Greenfield twins are their own study: never pooled into Build or its category.
-    untwinned = [r for r in rows if r.task not in run.twins]
-
     return Report(
         run_dir=run_dir,
         load=run.stats,
@@ -259,20 +280,20 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         solvers=tuple(sorted({r.solver for r in rows})),
         scores=table,
         scores_infra_zero=score_table(rows, cards, infra_as_zero=True),
-        continuity=continuity_rows(change, cards),
+        continuity=continuity_rows(p.change, cards),
         continuity_build=continuity_rows(
-            [r for r in rows if r.labels.regime == "build" and r.task not in run.twins], cards
+            [r for r in p.untwinned if r.labels.regime == "build"], cards
         ),
         regressions=regs,
         regression_arm=reg_arm,
-        gate_counts=gate_counts([r for r in reg_rows if completing(r) and model(r)]),
+        gate_counts=gate_counts([r for r in reg_rows if completing(r) and p.model(r.solver)]),
         paired=paired_rows(rows),
-        twins=twin_rows(rows, run.twins, lambda s: cards(s).role == "model"),
+        twins=twin_rows(rows, run.twins, p.model),
         correlations=correlations(table, regs, reg_arm, baseline_all_covered(reg_rows)),
         cost=cost(everything, cards, run.superseded),
         # A greenfield twin is a Build task made to match a Change source: its own group,
         # never pooled into Build (the paper's Build panel and its twin study are apart).
-        regimes=breakdown(rows, regime, cards),
+        regimes=breakdown(rows, p.regime, cards),
         facets=breakdown(rows, lambda r: r.labels.facet, cards),
         stacks=breakdown(rows, lambda r: r.labels.stack, cards),
         variability=variability(rows),
@@ -281,11 +302,11 @@ def aggregate(run: LoadedRun, run_dir: str) -> Report:
         statistics=further_statistics(rows, reg_arm, cards),
         common=per_model_common(rows, reg_arm, cards),
         gate_measures=gate_measures(rows, cards),
-        plans=plan_lengths(rows, regime),
+        plans=plan_lengths(rows, p.regime),
         turns=turns_vs_stages(rows, set(run.twins), cards),
-        coherence=coherence(untwinned, reg_arm, cards),
+        coherence=coherence(p.untwinned, reg_arm, cards),
         spreads=spreads(the_grid),
         scaffold_rank=scaffold_rank(the_grid),
-        effects=effects(untwinned, reg_arm, cards),
+        effects=effects(p.untwinned, reg_arm, cards),
         cells=cell_entries(everything),
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import msgspec
 
+from ..records import ManifestRow
 from ._aggregate import aggregate
 from ._cells import CellView, cell_view
 from ._evidence import crop_region
@@ -76,14 +77,8 @@ def _cell_page(view: CellView, out: Path, refs_out: Path) -> None:
     (page_dir / "index.html").write_text(html, encoding="utf-8")
 
 
-def write_report(run_dir: Path, tasks_dir: Path) -> ReportFiles:
-    run = load_run(run_dir, tasks_dir)
-    rep = aggregate(run, run_dir.name)
-    out = run_dir / "report"
-    for sub in ("cells", "plots", "tasks"):
-        shutil.rmtree(out / sub, ignore_errors=True)
-    out.mkdir(parents=True, exist_ok=True)
-    results = [r for r in run.rows if not no_result(r)]
+def _plots(rep: Report, results: list[ManifestRow], out: Path) -> list[tuple[str, Path]]:
+    """The plots the run has data for, as (title, file)."""
     plots = [
         ("Score distributions per solver", score_distributions(results, out / "plots/scores.png")),
         ("Final pass rate per gate", gate_pass_rates(results, out / "plots/gates.png")),
@@ -119,6 +114,17 @@ def write_report(run_dir: Path, tasks_dir: Path) -> ReportFiles:
         plots.append(
             ("Ablation pairs: ΔGate%", ablation_deltas(rep.ablations, out / "plots/ablations.png"))
         )
+    return plots
+
+
+def write_report(run_dir: Path, tasks_dir: Path) -> ReportFiles:
+    run = load_run(run_dir, tasks_dir)
+    rep = aggregate(run, run_dir.name)
+    out = run_dir / "report"
+    for sub in ("cells", "plots", "tasks"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    plots = _plots(rep, [r for r in run.rows if not no_result(r)], out)
     for row in run.rows:
         view = cell_view(row, run_dir, run.task_roots.get(row.task))
         _cell_page(view, out, out / "tasks")

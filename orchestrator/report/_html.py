@@ -114,12 +114,59 @@ def _verdicts(ev: StateEvidence) -> tuple[str, str]:
     return ref, fin + (f"; {moot} not applicable" if moot else "")
 
 
+def _failing_items(ev: StateEvidence, regions: Sequence[Region]) -> str:
+    """The state's failing checks (grounded message, cropped diff), or that there is none."""
+    items = []
+    for c in ev.checks:
+        if c.verdict != "fail":
+            continue
+        crop = _crops(regions[c.region]) if c.region is not None and c.region < len(regions) else ""
+        items.append(
+            f"<li class='fail'><b>{escape(c.id)}</b> ({escape(c.gate)}): "
+            f"{escape(c.message)}{crop}</li>"
+        )
+    return (
+        f"<ul class='failing-checks'>{''.join(items)}</ul>" if items else "<p>no failing check</p>"
+    )
+
+
+def _evidence(ev: StateEvidence, shots: Sequence[str | None], beside: str) -> str:
+    """The reference and final screenshots with their verdicts, the failing checks beside."""
+    ref_caption, fin_caption = _verdicts(ev)
+    ref, fin = shots
+    return (
+        "<div class='evidence'>"
+        f"<figure>{_img(ref, 'reference')}<figcaption class='ref-verdict'>"
+        f"{escape(ref_caption)}</figcaption></figure>"
+        f"<figure>{_img(fin, 'final')}<figcaption class='final-verdict'>"
+        f"{escape(fin_caption)}</figcaption></figure>"
+        f"<div>{beside}</div></div>"
+    )
+
+
+def _check_verdicts(ev: StateEvidence) -> str:
+    if not ev.checks:
+        return "<p class='note'>no check ran on this state at the final checkpoint</p>"
+    return _rows(
+        ["check", "gate", "reference", "final", "message"],
+        [
+            [
+                escape(c.id),
+                escape(c.gate),
+                "pass" if c.verdict != "n/a" else "n/a",
+                "<span class='fail'>fail</span>" if c.verdict == "fail" else c.verdict,
+                escape(c.message),
+            ]
+            for c in ev.checks
+        ],
+    )
+
+
 def _state(
     ev: StateEvidence, n: int, first: bool, shots: Sequence[str | None], regions: Sequence[Region]
 ) -> list[str]:
     """One state: its reference and final screenshots with their verdicts, its failing
     checks beside them (grounded message, cropped diff), then every check's verdict."""
-    ref_caption, fin_caption = _verdicts(ev)
     cls = "state failing" if ev.failing else "state"
     out = [f"<section class='{cls}' id='state-{n}'>"]
     if first:
@@ -127,58 +174,14 @@ def _state(
     title = ev.state or "site-wide checks (no state)"
     verdict = "FAIL" if ev.failing else "pass"
     out.append(f"<h3>{escape(title)}: <span class='verdict'>{verdict}</span></h3>")
-    failing = [c for c in ev.checks if c.verdict == "fail"]
-    items = []
-    for c in failing:
-        crop = _crops(regions[c.region]) if c.region is not None and c.region < len(regions) else ""
-        items.append(
-            f"<li class='fail'><b>{escape(c.id)}</b> ({escape(c.gate)}): "
-            f"{escape(c.message)}{crop}</li>"
-        )
-    beside = (
-        f"<ul class='failing-checks'>{''.join(items)}</ul>" if items else "<p>no failing check</p>"
-    )
-    if ev.state:
-        ref, fin = shots
-        out.append(
-            "<div class='evidence'>"
-            f"<figure>{_img(ref, 'reference')}<figcaption class='ref-verdict'>"
-            f"{escape(ref_caption)}</figcaption></figure>"
-            f"<figure>{_img(fin, 'final')}<figcaption class='final-verdict'>"
-            f"{escape(fin_caption)}</figcaption></figure>"
-            f"<div>{beside}</div></div>"
-        )
-    else:
-        out.append(beside)
-    out.append(
-        _rows(
-            ["check", "gate", "reference", "final", "message"],
-            [
-                [
-                    escape(c.id),
-                    escape(c.gate),
-                    "pass" if c.verdict != "n/a" else "n/a",
-                    "<span class='fail'>fail</span>" if c.verdict == "fail" else c.verdict,
-                    escape(c.message),
-                ]
-                for c in ev.checks
-            ],
-        )
-        if ev.checks
-        else "<p class='note'>no check ran on this state at the final checkpoint</p>"
-    )
+    beside = _failing_items(ev, regions)
+    out.append(_evidence(ev, shots, beside) if ev.state else beside)
+    out.append(_check_verdicts(ev))
     out.append("</section>")
     return out
 
 
-def render_cell(
-    view: CellView,
-    timeline_png: str,
-    shots: Sequence[tuple[str, str | None, str | None]],
-    regions: Sequence[Region] = (),
-) -> str:
-    """`timeline_png`, the (state, reference, final) paths and the region crops are
-    relative to the page."""
+def _cell_header(view: CellView) -> list[str]:
     r = view.row
     s = r.scores
     body = [
@@ -200,16 +203,27 @@ def render_cell(
             )
             + "</p>"
         )
-    body.append("<h2>Failing gates</h2>")
-    if view.failing:
-        body.append("<ul id='failing'>")
-        for g in view.failing:
-            msgs = "".join(f"<li>{escape(m)}</li>" for m in g.messages)
-            body.append(f"<li class='fail'><b>{escape(g.gate)}</b><ul>{msgs}</ul></li>")
-        body.append("</ul>")
-    else:
-        body.append("<p>none</p>")
-    body.append("<h2>States: reference vs final</h2><div id='states'>")
+    return body
+
+
+def _failing_gates(view: CellView) -> list[str]:
+    body = ["<h2>Failing gates</h2>"]
+    if not view.failing:
+        return [*body, "<p>none</p>"]
+    body.append("<ul id='failing'>")
+    for g in view.failing:
+        msgs = "".join(f"<li>{escape(m)}</li>" for m in g.messages)
+        body.append(f"<li class='fail'><b>{escape(g.gate)}</b><ul>{msgs}</ul></li>")
+    body.append("</ul>")
+    return body
+
+
+def _states(
+    view: CellView,
+    shots: Sequence[tuple[str, str | None, str | None]],
+    regions: Sequence[Region],
+) -> list[str]:
+    body = ["<h2>States: reference vs final</h2><div id='states'>"]
     paths = {state: (ref, fin) for state, ref, fin in shots}
     first = next((n for n, ev in enumerate(view.states) if ev.failing), None)
     for n, ev in enumerate(view.states):
@@ -217,8 +231,12 @@ def render_cell(
     if not view.states:
         body.append("<p>no screenshots</p>")
     body.append("</div>")
-    body.append("<h2>Units</h2>")
-    body.append(
+    return body
+
+
+def _units(view: CellView) -> list[str]:
+    return [
+        "<h2>Units</h2>",
         _rows(
             ["unit", "kind", "cleared", "capped", "turns", "cleared at"],
             [
@@ -230,15 +248,16 @@ def render_cell(
                     str(u.turns),
                     "—" if u.cleared_at is None else f"#{u.cleared_at}",
                 ]
-                for u in row_units(r)
+                for u in row_units(view.row)
             ],
             "units",
-        )
-    )
-    body.append("<h2>Checkpoint timeline</h2>")
-    body.append(f"<img class='plot' src='{quote(timeline_png)}' alt='checkpoint timeline'>")
-    body.append("<h2>Events</h2>")
-    body.append(
+        ),
+    ]
+
+
+def _events(view: CellView) -> list[str]:
+    return [
+        "<h2>Events</h2>",
         _rows(
             ["t (s)", "event", "unit", "turn", "detail"],
             [
@@ -246,32 +265,55 @@ def render_cell(
                 for e in view.timeline
             ],
             "events",
-        )
-    )
-    body.append("<h2>Flips</h2>")
-    body.append(
-        _rows(
-            ["check", "gate", "passed at", "failed at", "repaired at"],
-            [
-                [
-                    escape(f.check),
-                    escape(f.gate),
-                    f"#{f.passed_at}",
-                    f"#{f.failed_at}",
-                    "—" if f.repaired_at is None else f"#{f.repaired_at}",
-                ]
-                for f in row_flips(r)
-            ],
-            "flips",
-        )
-        if row_flips(r)
-        else "<p>none</p>"
-    )
-    if row_regressions(r):
-        body.append("<h2>Baseline regressions</h2><ul>")
-        body += [
-            f"<li>{escape(b.gate)}: {escape(', '.join(b.failed_checks) or '—')}</li>"
-            for b in row_regressions(r)
+        ),
+    ]
+
+
+def _flips(view: CellView) -> list[str]:
+    flips = row_flips(view.row)
+    if not flips:
+        return ["<h2>Flips</h2>", "<p>none</p>"]
+    rows = [
+        [
+            escape(f.check),
+            escape(f.gate),
+            f"#{f.passed_at}",
+            f"#{f.failed_at}",
+            "—" if f.repaired_at is None else f"#{f.repaired_at}",
         ]
-        body.append("</ul>")
-    return _page(r.cell, body)
+        for f in flips
+    ]
+    return [
+        "<h2>Flips</h2>",
+        _rows(["check", "gate", "passed at", "failed at", "repaired at"], rows, "flips"),
+    ]
+
+
+def _baseline_regressions(view: CellView) -> list[str]:
+    regressions = row_regressions(view.row)
+    if not regressions:
+        return []
+    return [
+        "<h2>Baseline regressions</h2><ul>",
+        *(
+            f"<li>{escape(b.gate)}: {escape(', '.join(b.failed_checks) or '—')}</li>"
+            for b in regressions
+        ),
+        "</ul>",
+    ]
+
+
+def render_cell(
+    view: CellView,
+    timeline_png: str,
+    shots: Sequence[tuple[str, str | None, str | None]],
+    regions: Sequence[Region] = (),
+) -> str:
+    """`timeline_png`, the (state, reference, final) paths and the region crops are
+    relative to the page."""
+    body = [*_cell_header(view), *_failing_gates(view), *_states(view, shots, regions)]
+    body += _units(view)
+    body.append("<h2>Checkpoint timeline</h2>")
+    body.append(f"<img class='plot' src='{quote(timeline_png)}' alt='checkpoint timeline'>")
+    body += [*_events(view), *_flips(view), *_baseline_regressions(view)]
+    return _page(view.row.cell, body)

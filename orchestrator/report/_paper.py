@@ -65,32 +65,44 @@ def task_failed(r: ManifestRow) -> bool:
     return not (s.whole_task if r.arm == "staged" else s.final_pass)
 
 
+def _models(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> list[ManifestRow]:
+    """The results of the models under test in `arm`."""
+    return [r for r in _scored(rows) if r.arm == arm and cards(r.solver).role == "model"]
+
+
 def further_statistics(
     rows: Sequence[ManifestRow], arm: str, cards: Cards
 ) -> tuple[Statistic, ...]:
     """The pooled statistics above, over `rows` (results; every regime and arm)."""
-    models = [r for r in _scored(rows) if r.arm == arm and cards(r.solver).role == "model"]
+    models = _models(rows, arm, cards)
     change = [r for r in models if r.labels.regime == "change"]
-    done = [r for r in change if completing(r)]
-    covered = [r for r in done if row_covered(r)]
+    return (
+        _interaction(models, arm),
+        *_coverage(change, arm),
+        *_covered_completing(change, arm),
+        _failing_edit(models, arm, cards),
+    )
+
+
+def _interaction(models: list[ManifestRow], arm: str) -> Statistic:
     dom = [r for r in models if r.final_gates.get("dom") == "pass"]
     interactive = [r for r in dom if r.final_gates.get("interaction", "n/a") != "n/a"]
-    harness = [r for r in models if cards(r.solver).kind != "scaffold"]
-    failing = [r for r in harness if task_failed(r)]
-    pop_done = f"completing runs, Change tasks, {arm} arm, models under test"
-    pop_cov = f"covered completing runs, Change tasks, {arm} arm, models under test"
-    out = [
-        Statistic(
-            id="interaction",
-            label="interaction fails while the static DOM passes",
-            population=f"rows whose final dom gate passes and interaction applies, {arm} arm, "
-            "every regime, models under test",
-            rate=rate(r.final_gates["interaction"] == "fail" for r in interactive),
-        ),
+    return Statistic(
+        id="interaction",
+        label="interaction fails while the static DOM passes",
+        population=f"rows whose final dom gate passes and interaction applies, {arm} arm, "
+        "every regime, models under test",
+        rate=rate(r.final_gates["interaction"] == "fail" for r in interactive),
+    )
+
+
+def _coverage(change: list[ManifestRow], arm: str) -> list[Statistic]:
+    done = [r for r in change if completing(r)]
+    return [
         Statistic(
             id="covered",
             label="completing runs covered by the baseline channel",
-            population=pop_done,
+            population=f"completing runs, Change tasks, {arm} arm, models under test",
             rate=rate(row_covered(r) for r in done),
         ),
         Statistic(
@@ -109,6 +121,14 @@ def further_statistics(
                 for t in sorted({r.task for r in change})
             ),
         ),
+    ]
+
+
+def _covered_completing(change: list[ManifestRow], arm: str) -> list[Statistic]:
+    done = [r for r in change if completing(r)]
+    covered = [r for r in done if row_covered(r)]
+    pop_cov = f"covered completing runs, Change tasks, {arm} arm, models under test"
+    return [
         Statistic(
             id="flip-covered",
             label="protected flip on the covered subset",
@@ -130,20 +150,24 @@ def further_statistics(
         Statistic(
             id="cnc-no-flip",
             label="complete-not-cleared without a flip",
-            population=pop_done,
+            population=f"completing runs, Change tasks, {arm} arm, models under test",
             rate=rate(
                 bool(r.scores and r.scores.complete_not_cleared) and not row_flips(r) for r in done
             ),
         ),
-        Statistic(
-            id="failing-edit",
-            label="failing cells that landed an edit",
-            population=f"rows failing the arm's task success, {arm} arm, every regime, models "
-            "under test whose edits go through the workspace (CLI agents not counted)",
-            rate=rate(r.result is not None and r.result.edits_applied > 0 for r in failing),
-        ),
     ]
-    return tuple(out)
+
+
+def _failing_edit(models: list[ManifestRow], arm: str, cards: Cards) -> Statistic:
+    harness = [r for r in models if cards(r.solver).kind != "scaffold"]
+    failing = [r for r in harness if task_failed(r)]
+    return Statistic(
+        id="failing-edit",
+        label="failing cells that landed an edit",
+        population=f"rows failing the arm's task success, {arm} arm, every regime, models "
+        "under test whose edits go through the workspace (CLI agents not counted)",
+        rate=rate(r.result is not None and r.result.edits_applied > 0 for r in failing),
+    )
 
 
 def baseline_all_covered(rows: Sequence[ManifestRow]) -> dict[str, Rate]:
@@ -158,8 +182,7 @@ def baseline_all_covered(rows: Sequence[ManifestRow]) -> dict[str, Rate]:
 
 def common_tasks(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[str, ...]:
     """Change tasks on which every model under test has a completing run in `arm`."""
-    models = [r for r in _scored(rows) if r.arm == arm and cards(r.solver).role == "model"]
-    change = [r for r in models if r.labels.regime == "change"]
+    change = [r for r in _models(rows, arm, cards) if r.labels.regime == "change"]
     solvers = {r.solver for r in change}
     done: dict[str, set[str]] = defaultdict(set)
     for r in change:
@@ -172,8 +195,7 @@ def per_model_common(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tup
     """Per model, the protected-flip rate among its completing runs on the commonly
     completed tasks (Appendix E: models clearing more stages see more checkpoints)."""
     tasks = set(common_tasks(rows, arm, cards))
-    models = [r for r in _scored(rows) if r.arm == arm and cards(r.solver).role == "model"]
-    pop = [r for r in models if r.task in tasks and completing(r)]
+    pop = [r for r in _models(rows, arm, cards) if r.task in tasks and completing(r)]
     population = (
         f"completing runs on the {len(tasks)} Change task(s) every model under test "
         f"completed, {arm} arm"
@@ -198,73 +220,93 @@ def gate19(r: ManifestRow) -> float:
     return sum(r.final_gates.get(g) in ("pass", "n/a") for g in GATES) / len(GATES)
 
 
+def _measure(gate: str, population: str, pop: list[ManifestRow], note: str) -> GateMeasure:
+    seen = Counter(r.final_gates.get(gate, "n/a") for r in pop)  # type: ignore[call-overload]
+    return GateMeasure(
+        gate=gate,
+        population=population,
+        rows=len(pop),
+        passed=seen["pass"],
+        failed=seen["fail"],
+        not_applicable=seen["n/a"],
+        note=note,
+    )
+
+
 def gate_measures(rows: Sequence[ManifestRow], cards: Cards) -> tuple[GateMeasure, ...]:
     """What `scope`, `serve` and `build` measured where they pass by construction or do
     not apply (a pass on Gate%/19), so none is a pass nobody explained."""
     scored = _scored(rows)
-    out = []
+    return (*_scope_measures(scored, cards), *_serve_measures(scored), *_build_measures(scored))
 
-    def measure(gate: str, population: str, pop: list[ManifestRow], note: str) -> None:
-        seen = Counter(r.final_gates.get(gate, "n/a") for r in pop)  # type: ignore[call-overload]
-        out.append(
-            GateMeasure(
-                gate=gate,
-                population=population,
-                rows=len(pop),
-                passed=seen["pass"],
-                failed=seen["fail"],
-                not_applicable=seen["n/a"],
-                note=note,
-            )
-        )
 
+def _scope_measures(scored: list[ManifestRow], cards: Cards) -> list[GateMeasure]:
     harness = [r for r in scored if cards(r.solver).kind != "scaffold"]
     refused = sum(r.result.edits_refused for r in harness if r.result is not None)
     refusing = sum(bool(r.result and r.result.edits_refused) for r in harness)
-    measure(
-        "scope",
-        "in-harness solvers (edits through the workspace, controls included)",
-        harness,
-        "the workspace refuses every write outside allowed_paths, so scope cannot fail "
-        f"here; the attempts are counted instead: {refused} refused write(s) in {refusing} "
-        "row(s)",
-    )
+    out = [
+        _measure(
+            "scope",
+            "in-harness solvers (edits through the workspace, controls included)",
+            harness,
+            "the workspace refuses every write outside allowed_paths, so scope cannot fail "
+            f"here; the attempts are counted instead: {refused} refused write(s) in {refusing} "
+            "row(s)",
+        )
+    ]
     cli = [r for r in scored if cards(r.solver).kind == "scaffold"]
     if cli:
-        measure(
-            "scope",
-            "CLI agents (write the files themselves)",
-            cli,
-            "the final diff is checked against allowed_paths",
+        out.append(
+            _measure(
+                "scope",
+                "CLI agents (write the files themselves)",
+                cli,
+                "the final diff is checked against allowed_paths",
+            )
         )
+    return out
+
+
+def _serve_measures(scored: list[ManifestRow]) -> list[GateMeasure]:
+    out = []
     hugo = [r for r in scored if r.labels.stack == "hugo"]
     if hugo:
         built = sum(r.final_gates.get("build") == "pass" for r in hugo)
-        measure(
-            "serve",
-            "hugo stack",
-            hugo,
-            "a Python file server over the dist/ that `hugo` built: it measures that the "
-            f"build left a servable site; the Hugo build itself is the build gate (passed in "
-            f"{built} of {len(hugo)} row(s))",
+        out.append(
+            _measure(
+                "serve",
+                "hugo stack",
+                hugo,
+                "a Python file server over the dist/ that `hugo` built: it measures that the "
+                f"build left a servable site; the Hugo build itself is the build gate (passed in "
+                f"{built} of {len(hugo)} row(s))",
+            )
         )
     static = [r for r in scored if r.labels.stack == "static"]
     if static:
-        measure(
-            "serve",
-            "static stack",
-            static,
-            "a plain file server cannot fail on the workspace: not applicable unless it "
-            "actually failed (a pass on Gate%/19)",
+        out.append(
+            _measure(
+                "serve",
+                "static stack",
+                static,
+                "a plain file server cannot fail on the workspace: not applicable unless it "
+                "actually failed (a pass on Gate%/19)",
+            )
         )
+    return out
+
+
+def _build_measures(scored: list[ManifestRow]) -> list[GateMeasure]:
     unbuilt = [r for r in scored if r.final_gates.get("build") == "n/a"]
-    if unbuilt:
-        stacks = ", ".join(sorted({r.labels.stack for r in unbuilt}))
-        measure(
+    if not unbuilt:
+        return []
+    stacks = ", ".join(sorted({r.labels.stack for r in unbuilt}))
+    return [
+        _measure(
             "build",
             f"stacks without an install or build command ({stacks})",
             unbuilt,
             "nothing to build: not applicable (a pass on Gate%/19); a broken page shows in "
             "routes, console and the authored checks instead",
         )
-    return tuple(out)
+    ]

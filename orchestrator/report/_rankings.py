@@ -34,6 +34,12 @@ def _rank(x: str, y: str, a: dict[str, float], b: dict[str, float]) -> RankRow |
     return RankRow(x=x, y=y, n=len(shared), rho=spearman(xs, ys), p=permutation_p(xs, ys))
 
 
+def _ranks(groups: dict[str, dict[str, float]]) -> tuple[RankRow, ...]:
+    """Every pair of groups (in name order) ranked against each other, where they can be."""
+    pairs = itertools.combinations(sorted(groups), 2)
+    return tuple(row for x, y in pairs if (row := _rank(x, y, groups[x], groups[y])) is not None)
+
+
 def coherence(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[RankRow, ...]:
     gates: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
@@ -46,12 +52,7 @@ def coherence(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Rank
     means = {
         c: {s: statistics.fmean(v) for s, v in per.items()} for c, per in sorted(gates.items())
     }
-    out = []
-    for x, y in itertools.combinations(sorted(means), 2):
-        row = _rank(x, y, means[x], means[y])
-        if row is not None:
-            out.append(row)
-    return tuple(out)
+    return _ranks(means)
 
 
 def component(g: GridCell) -> float:
@@ -97,9 +98,4 @@ def scaffold_rank(grid: Sequence[GridCell]) -> tuple[RankRow, ...]:
     by_backbone: dict[str, dict[str, float]] = defaultdict(dict)
     for g in grid:
         by_backbone[g.backbone][g.scaffold] = component(g)
-    out = []
-    for x, y in itertools.combinations(sorted(by_backbone), 2):
-        row = _rank(x, y, by_backbone[x], by_backbone[y])
-        if row is not None:
-            out.append(row)
-    return tuple(out)
+    return _ranks(by_backbone)

@@ -52,29 +52,24 @@ def _fit(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.asarray(coef, dtype=np.float64)
 
 
-def effects(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Effect, ...]:
-    pop = _population(rows, arm, cards)
-    sizes = task_sizes(pop)
-    cats = sorted({r.labels.capability for r in pop} - {BASELINE})
-    models = sorted({r.solver for r in pop})
-    if not pop or BASELINE not in {r.labels.capability for r in pop} or not cats:
-        return ()
-    cols = [*cats, "size", *models[1:]]
+def _design(
+    rs: Sequence[ManifestRow], cols: Sequence[str], sizes: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(y, X): WCS, and an intercept, one indicator per category and model, the size."""
+    x = np.zeros((len(rs), len(cols) + 1), dtype=np.float64)
+    x[:, 0] = 1.0
+    for i, r in enumerate(rs):
+        for j, c in enumerate(cols, 1):
+            if c == "size":
+                x[i, j] = sizes[r.task]
+            elif c in (r.labels.capability, r.solver):
+                x[i, j] = 1.0
+    y = np.asarray([r.scores.wcs if r.scores else 0.0 for r in rs], dtype=np.float64)
+    return y, x
 
-    def design(rs: Sequence[ManifestRow]) -> tuple[np.ndarray, np.ndarray]:
-        x = np.zeros((len(rs), len(cols) + 1), dtype=np.float64)
-        x[:, 0] = 1.0
-        for i, r in enumerate(rs):
-            for j, c in enumerate(cols, 1):
-                if c == "size":
-                    x[i, j] = sizes[r.task]
-                elif c in (r.labels.capability, r.solver):
-                    x[i, j] = 1.0
-        y = np.asarray([r.scores.wcs if r.scores else 0.0 for r in rs], dtype=np.float64)
-        return y, x
 
-    y, x = design(pop)
-    coef = _fit(y, x)
+def _bootstrap(pop: Sequence[ManifestRow], y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The task-clustered bootstrap replicates of the fit, one row each."""
     by_task: dict[str, list[int]] = defaultdict(list)
     for i, r in enumerate(pop):
         by_task[r.task].append(i)
@@ -86,9 +81,22 @@ def effects(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Effect
     rng = np.random.default_rng(SEED)
     draws = rng.integers(0, len(members), size=(N_BOOT, len(members)))
     counts = np.stack([np.bincount(d, minlength=len(members)) for d in draws]).astype(np.float64)
-    boot = np.stack(
+    return np.stack(
         [_fit(np.tensordot(c, xty, axes=1), np.tensordot(c, xtx, axes=1)) for c in counts]
     )
+
+
+def effects(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Effect, ...]:
+    pop = _population(rows, arm, cards)
+    sizes = task_sizes(pop)
+    cats = sorted({r.labels.capability for r in pop} - {BASELINE})
+    models = sorted({r.solver for r in pop})
+    if not pop or BASELINE not in {r.labels.capability for r in pop} or not cats:
+        return ()
+    cols = [*cats, "size", *models[1:]]
+    y, x = _design(pop, cols, sizes)
+    coef = _fit(y, x)
+    boot = _bootstrap(pop, y, x)
     small = _smallest_quartile(pop, sizes)
     out = []
     for j, c in enumerate(cols, 1):
@@ -106,18 +114,20 @@ def effects(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Effect
                 mean_small=_mean_wcs(small, c),
             )
         )
-    out.append(
-        Effect(
-            term=BASELINE,
-            rows=sum(r.labels.capability == BASELINE for r in pop),
-            coef=0.0,
-            lo=0.0,
-            hi=0.0,
-            mean_all=_mean_wcs(pop, BASELINE),
-            mean_small=_mean_wcs(small, BASELINE),
-        )
-    )
+    out.append(_baseline_effect(pop, small))
     return tuple(out)
+
+
+def _baseline_effect(pop: Sequence[ManifestRow], small: Sequence[ManifestRow]) -> Effect:
+    return Effect(
+        term=BASELINE,
+        rows=sum(r.labels.capability == BASELINE for r in pop),
+        coef=0.0,
+        lo=0.0,
+        hi=0.0,
+        mean_all=_mean_wcs(pop, BASELINE),
+        mean_small=_mean_wcs(small, BASELINE),
+    )
 
 
 def _smallest_quartile(pop: Sequence[ManifestRow], sizes: dict[str, int]) -> list[ManifestRow]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ._model import Report, ScoreTable
+from ._model import ContinuityRow, Report, ScoreTable
 from ._tables_analyses import analysis_tables
 from ._tables_fmt import Table as Table
 from ._tables_fmt import fmt_mean as fmt_mean
@@ -63,162 +63,168 @@ def scores_table(t: ScoreTable, id: str) -> Table:
 
 def tables(rep: Report) -> tuple[Table, ...]:
     out = [scores_table(rep.scores, "scores"), scores_table(rep.scores_infra_zero, "scores-zero")]
-    out.append(
-        Table(
-            id="continuity",
-            title="Completion vs continuity (Change tasks)",
-            note="Complete-but-not-cleared: among completing runs (every completion-family gate "
-            "passes), the share failing a conservative (gates 5-18) / broad (adds "
-            "visual_regression) continuity gate. Change tasks only, as in the paper; 'all' "
-            "pools the models under test (no control, no scripted solver).",
-            headers=("solver", "arm", "conservative", "broad"),
-            rows=tuple(
-                (c.solver, c.arm, fmt_rate(c.conservative), fmt_rate(c.broad))
-                for c in rep.continuity
-            ),
-        )
-    )
-    out.append(
-        Table(
-            id="continuity-build",
-            title="Completion vs continuity (Build tasks, reported apart)",
-            note="The same reading on Build tasks, which the paper reports apart; "
-            "greenfield twins (`twin_of`) are left out, their own study.",
-            headers=("solver", "arm", "conservative", "broad"),
-            rows=tuple(
-                (c.solver, c.arm, fmt_rate(c.conservative), fmt_rate(c.broad))
-                for c in rep.continuity_build
-            ),
-        )
-    )
-    out.append(
-        Table(
-            id="regressions",
-            title=f"Regressions (Change tasks, {rep.regression_arm} arm)",
-            note="Completing = every completion-family gate passes. Protected flip among "
-            "completing runs; baseline, union, overlap and caught-and-still-failing among "
-            "covered completing runs (the untouched R0 served and was verified); "
-            "flipped-but-clean among completing runs. Wilson 95% CI. 'all' pools the models "
-            "under test.",
-            headers=(
-                "solver",
-                "protected flip",
-                "baseline",
-                "union",
-                "overlap",
-                "caught & still failing",
-                "flipped but clean",
-            ),
-            rows=tuple(
-                (
-                    r.solver,
-                    *(
-                        fmt_rate(x)
-                        for x in (
-                            r.flip,
-                            r.baseline,
-                            r.union,
-                            r.overlap,
-                            r.caught_failing,
-                            r.flipped_clean,
-                        )
-                    ),
-                )
-                for r in rep.regressions
-            ),
-        )
-    )
-    out.append(
-        Table(
-            id="regression-gates",
-            title="Gates each regression channel rests on",
-            note="Completing runs of the models under test (controls such as thrash and the "
-            "negatives, and scripted solvers, left out, as in every pooled row); flips counted "
-            "as events and as runs, baseline as runs.",
-            headers=("gate", "flips", "runs with a flip", "runs with a baseline regression"),
-            rows=tuple(
-                (g.gate, str(g.flips), str(g.flip_runs), str(g.baseline_runs))
-                for g in rep.gate_counts
-            ),
-        )
-    )
+    out += [_continuity(rep), _continuity_build(rep), _regressions(rep), _regression_gates(rep)]
     if rep.paired:
-        out.append(
-            Table(
-                id="paired",
-                title="Staged vs full-spec on the same packages (shared measures only)",
-                note="Caveat (paper §3.1, Appendix C): the two arms are not comparable as "
-                "estimates of model quality: their task-success notions differ (whole-task "
-                "pass vs final gate pass) and full-spec has no checkpoints. Only the measures "
-                "both arms share are compared: Gate% and final gate pass. Paired by (task, "
-                "solver), repeats averaged; ΔGate is staged minus full-spec with a "
-                "task-clustered bootstrap 95% CI.",
-                headers=(
-                    "solver",
-                    "pairs",
-                    "Gate% staged",
-                    "Gate% full-spec",
-                    "ΔGate (pt)",
-                    "final pass staged",
-                    "final pass full-spec",
-                ),
-                rows=tuple(
-                    (
-                        p.solver,
-                        str(p.pairs),
-                        fmt_mean(p.gate_staged),
-                        fmt_mean(p.gate_full),
-                        fmt_mean(p.gate_delta),
-                        fmt_rate(p.final_staged),
-                        fmt_rate(p.final_full),
-                    )
-                    for p in rep.paired
-                ),
-            )
-        )
+        out.append(_paired(rep))
     if rep.twins:
-        out.append(
-            Table(
-                id="twins",
-                title="Greenfield twins vs their Change sources",
-                note="A twin (`twin_of`) reaches its Change source's end state from an empty "
-                "baseline under the same checks, with as many stages and reworks (paper §5, "
-                "twin study). Paired by (twin, source) for each solver and arm, repeats "
-                "averaged; ΔWCS is twin minus source in points of 100 × WCS, with a "
-                "pair-clustered bootstrap 95% CI and the paired t statistic over cells. 'all' "
-                "pools the paired cells of the models under test, clustered by twin (the "
-                "paper's −11.82 points, t = −4.74 over 105 paired cells).",
-                headers=("solver", "arm", "pairs", "WCS source", "WCS twin", "ΔWCS (pt)", "t"),
-                rows=tuple(
-                    (
-                        t.solver,
-                        t.arm,
-                        str(t.pairs),
-                        fmt_mean(t.wcs_source),
-                        fmt_mean(t.wcs_twin),
-                        fmt_mean(t.wcs_delta),
-                        "—" if math.isnan(t.t) else f"{t.t:+.2f}",
-                    )
-                    for t in rep.twins
-                ),
-            )
-        )
+        out.append(_twin_table(rep))
     if rep.correlations:
-        out.append(
-            Table(
-                id="correlations",
-                title="Rank correlations across solvers",
-                note="Across the models under test only (controls and scripted solvers left "
-                "out). Spearman's rho (average ranks for ties); two-sided permutation p-value.",
-                headers=("x", "y", "solvers", "rho", "p"),
-                rows=tuple(
-                    (c.x, c.y, str(c.n), f"{c.rho:+.3f}", f"{c.p:.3f}") for c in rep.correlations
-                ),
-            )
-        )
+        out.append(_correlations(rep))
     out += paper_tables(rep)
     out += analysis_tables(rep)
     return tuple(out)
+
+
+def _continuity_rows(rows: tuple[ContinuityRow, ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple((c.solver, c.arm, fmt_rate(c.conservative), fmt_rate(c.broad)) for c in rows)
+
+
+def _continuity(rep: Report) -> Table:
+    return Table(
+        id="continuity",
+        title="Completion vs continuity (Change tasks)",
+        note="Complete-but-not-cleared: among completing runs (every completion-family gate "
+        "passes), the share failing a conservative (gates 5-18) / broad (adds "
+        "visual_regression) continuity gate. Change tasks only, as in the paper; 'all' "
+        "pools the models under test (no control, no scripted solver).",
+        headers=("solver", "arm", "conservative", "broad"),
+        rows=_continuity_rows(rep.continuity),
+    )
+
+
+def _continuity_build(rep: Report) -> Table:
+    return Table(
+        id="continuity-build",
+        title="Completion vs continuity (Build tasks, reported apart)",
+        note="The same reading on Build tasks, which the paper reports apart; "
+        "greenfield twins (`twin_of`) are left out, their own study.",
+        headers=("solver", "arm", "conservative", "broad"),
+        rows=_continuity_rows(rep.continuity_build),
+    )
+
+
+def _regressions(rep: Report) -> Table:
+    return Table(
+        id="regressions",
+        title=f"Regressions (Change tasks, {rep.regression_arm} arm)",
+        note="Completing = every completion-family gate passes. Protected flip among "
+        "completing runs; baseline, union, overlap and caught-and-still-failing among "
+        "covered completing runs (the untouched R0 served and was verified); "
+        "flipped-but-clean among completing runs. Wilson 95% CI. 'all' pools the models "
+        "under test.",
+        headers=(
+            "solver",
+            "protected flip",
+            "baseline",
+            "union",
+            "overlap",
+            "caught & still failing",
+            "flipped but clean",
+        ),
+        rows=tuple(
+            (
+                r.solver,
+                *(
+                    fmt_rate(x)
+                    for x in (
+                        r.flip,
+                        r.baseline,
+                        r.union,
+                        r.overlap,
+                        r.caught_failing,
+                        r.flipped_clean,
+                    )
+                ),
+            )
+            for r in rep.regressions
+        ),
+    )
+
+
+def _regression_gates(rep: Report) -> Table:
+    return Table(
+        id="regression-gates",
+        title="Gates each regression channel rests on",
+        note="Completing runs of the models under test (controls such as thrash and the "
+        "negatives, and scripted solvers, left out, as in every pooled row); flips counted "
+        "as events and as runs, baseline as runs.",
+        headers=("gate", "flips", "runs with a flip", "runs with a baseline regression"),
+        rows=tuple(
+            (g.gate, str(g.flips), str(g.flip_runs), str(g.baseline_runs)) for g in rep.gate_counts
+        ),
+    )
+
+
+def _paired(rep: Report) -> Table:
+    return Table(
+        id="paired",
+        title="Staged vs full-spec on the same packages (shared measures only)",
+        note="Caveat (paper §3.1, Appendix C): the two arms are not comparable as "
+        "estimates of model quality: their task-success notions differ (whole-task "
+        "pass vs final gate pass) and full-spec has no checkpoints. Only the measures "
+        "both arms share are compared: Gate% and final gate pass. Paired by (task, "
+        "solver), repeats averaged; ΔGate is staged minus full-spec with a "
+        "task-clustered bootstrap 95% CI.",
+        headers=(
+            "solver",
+            "pairs",
+            "Gate% staged",
+            "Gate% full-spec",
+            "ΔGate (pt)",
+            "final pass staged",
+            "final pass full-spec",
+        ),
+        rows=tuple(
+            (
+                p.solver,
+                str(p.pairs),
+                fmt_mean(p.gate_staged),
+                fmt_mean(p.gate_full),
+                fmt_mean(p.gate_delta),
+                fmt_rate(p.final_staged),
+                fmt_rate(p.final_full),
+            )
+            for p in rep.paired
+        ),
+    )
+
+
+def _twin_table(rep: Report) -> Table:
+    return Table(
+        id="twins",
+        title="Greenfield twins vs their Change sources",
+        note="A twin (`twin_of`) reaches its Change source's end state from an empty "
+        "baseline under the same checks, with as many stages and reworks (paper §5, "
+        "twin study). Paired by (twin, source) for each solver and arm, repeats "
+        "averaged; ΔWCS is twin minus source in points of 100 × WCS, with a "
+        "pair-clustered bootstrap 95% CI and the paired t statistic over cells. 'all' "
+        "pools the paired cells of the models under test, clustered by twin (the "
+        "paper's −11.82 points, t = −4.74 over 105 paired cells).",
+        headers=("solver", "arm", "pairs", "WCS source", "WCS twin", "ΔWCS (pt)", "t"),
+        rows=tuple(
+            (
+                t.solver,
+                t.arm,
+                str(t.pairs),
+                fmt_mean(t.wcs_source),
+                fmt_mean(t.wcs_twin),
+                fmt_mean(t.wcs_delta),
+                "—" if math.isnan(t.t) else f"{t.t:+.2f}",
+            )
+            for t in rep.twins
+        ),
+    )
+
+
+def _correlations(rep: Report) -> Table:
+    return Table(
+        id="correlations",
+        title="Rank correlations across solvers",
+        note="Across the models under test only (controls and scripted solvers left "
+        "out). Spearman's rho (average ranks for ties); two-sided permutation p-value.",
+        headers=("x", "y", "solvers", "rho", "p"),
+        rows=tuple((c.x, c.y, str(c.n), f"{c.rho:+.3f}", f"{c.p:.3f}") for c in rep.correlations),
+    )
 
 
 def load_note(rep: Report) -> str:

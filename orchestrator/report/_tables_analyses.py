@@ -31,47 +31,54 @@ def _breakdown(id: str, title: str, group: str, rows: Sequence[BreakdownRow], no
 
 
 def analysis_tables(rep: Report) -> list[Table]:
-    out = [
-        Table(
-            id="cost",
-            title="Cost per solver",
-            note="Tokens and money actually charged, over every row whatever its status "
-            "(cancelled and budget-stopped rows included) and over the attempts a resumed "
-            "sweep superseded (their USD also shown apart): spend is spend. Estimated: "
-            "responses charged without the provider's usage (a stream that broke off). "
-            "Overshoot: money charged past the cells' own caps (max_usd), and in how many "
-            "cells. Wall s per cell: a cell's own run (retries included), without its wait "
-            "for the sweep's shared R0 baseline, which is shown apart (R0 wait s, summed).",
-            headers=(
-                "solver",
-                "role",
-                "cells",
-                "tokens",
-                "USD",
-                "USD per cell",
-                "superseded USD",
-                "estimated",
-                "overshoot USD (cells)",
-                "wall s per cell",
-                "R0 wait s",
-            ),
-            rows=tuple(
-                (
-                    c.solver,
-                    c.role,
-                    str(c.cells),
-                    str(c.tokens),
-                    f"{c.cost_usd:.4f}",
-                    f"{c.cost_usd / c.cells:.4f}" if c.cells else "—",
-                    f"{c.superseded_usd:.4f}",
-                    str(c.estimated),
-                    f"{c.overshoot_usd:.6f} ({c.overshoot_cells})" if c.overshoot_cells else "0",
-                    f"{c.run_s / c.cells:.1f}" if c.cells else "—",
-                    f"{c.baseline_wait_s:.1f}",
-                )
-                for c in rep.cost
-            ),
+    return [_cost(rep), *_breakdowns(rep), _variability(rep), _ablations(rep), _grid(rep)]
+
+
+def _cost(rep: Report) -> Table:
+    return Table(
+        id="cost",
+        title="Cost per solver",
+        note="Tokens and money actually charged, over every row whatever its status "
+        "(cancelled and budget-stopped rows included) and over the attempts a resumed "
+        "sweep superseded (their USD also shown apart): spend is spend. Estimated: "
+        "responses charged without the provider's usage (a stream that broke off). "
+        "Overshoot: money charged past the cells' own caps (max_usd), and in how many "
+        "cells. Wall s per cell: a cell's own run (retries included), without its wait "
+        "for the sweep's shared R0 baseline, which is shown apart (R0 wait s, summed).",
+        headers=(
+            "solver",
+            "role",
+            "cells",
+            "tokens",
+            "USD",
+            "USD per cell",
+            "superseded USD",
+            "estimated",
+            "overshoot USD (cells)",
+            "wall s per cell",
+            "R0 wait s",
         ),
+        rows=tuple(
+            (
+                c.solver,
+                c.role,
+                str(c.cells),
+                str(c.tokens),
+                f"{c.cost_usd:.4f}",
+                f"{c.cost_usd / c.cells:.4f}" if c.cells else "—",
+                f"{c.superseded_usd:.4f}",
+                str(c.estimated),
+                f"{c.overshoot_usd:.6f} ({c.overshoot_cells})" if c.overshoot_cells else "0",
+                f"{c.run_s / c.cells:.1f}" if c.cells else "—",
+                f"{c.baseline_wait_s:.1f}",
+            )
+            for c in rep.cost
+        ),
+    )
+
+
+def _breakdowns(rep: Report) -> list[Table]:
+    return [
         _breakdown(
             "regimes",
             "Build vs Change",
@@ -83,63 +90,67 @@ def analysis_tables(rep: Report) -> list[Table]:
         ),
         _breakdown("facets", "Per facet", "facet", rep.facets, "Per task facet."),
         _breakdown("stacks", "Per stack", "stack", rep.stacks, "Per framework stack."),
-        Table(
-            id="variability",
-            title="Rerun variability",
-            note="Cells run more than once (--repeats): per-cell standard deviation of WCS "
-            "(mean and max over cells) and whether the whole-task verdict agreed in every "
-            "repeat (paper Appendix D, Figure 15: σ ≈ 0.09, verdicts stable)."
-            + ("" if rep.variability else " No cell was repeated."),
-            headers=("solver", "arm", "cells", "mean SD(WCS)", "max SD(WCS)", "verdict agreement"),
-            rows=tuple(
-                (
-                    v.solver,
-                    v.arm,
-                    str(v.cells),
-                    f"{v.sd_mean:.3f}",
-                    f"{v.sd_max:.3f}",
-                    fmt_rate(v.agree),
-                )
-                for v in rep.variability
-            ),
-        ),
-        Table(
-            id="ablations",
-            title="Ablations: solvers that differ in one option",
-            note="Every pair of solvers identical but for one option (vision, preservation "
-            "clause, user wording persona vs literal, history, ...), on the tasks both ran in "
-            "one arm; deltas are a minus b, per task (repeats averaged), with task-clustered "
-            "bootstrap 95% CI. The paper's edit-format arm appears here once the agent has "
-            "that option.",
-            headers=(
-                "option",
-                "arm",
-                "a",
-                "b",
-                "tasks",
-                "ΔGate (pt)",
-                "ΔWCS",
-                "Task% a",
-                "Task% b",
-            ),
-            rows=tuple(
-                (
-                    a.option,
-                    a.arm,
-                    f"{a.a} ({a.a_value})",
-                    f"{a.b} ({a.b_value})",
-                    str(a.pairs),
-                    fmt_mean(a.gate_delta),
-                    fmt_mean(a.wcs_delta, percent=False),
-                    fmt_rate(a.task_a),
-                    fmt_rate(a.task_b),
-                )
-                for a in rep.ablations
-            ),
-        ),
-        _grid(rep),
     ]
-    return out
+
+
+def _variability(rep: Report) -> Table:
+    return Table(
+        id="variability",
+        title="Rerun variability",
+        note="Cells run more than once (--repeats): per-cell standard deviation of WCS "
+        "(mean and max over cells) and whether the whole-task verdict agreed in every "
+        "repeat (paper Appendix D, Figure 15: σ ≈ 0.09, verdicts stable)."
+        + ("" if rep.variability else " No cell was repeated."),
+        headers=("solver", "arm", "cells", "mean SD(WCS)", "max SD(WCS)", "verdict agreement"),
+        rows=tuple(
+            (
+                v.solver,
+                v.arm,
+                str(v.cells),
+                f"{v.sd_mean:.3f}",
+                f"{v.sd_max:.3f}",
+                fmt_rate(v.agree),
+            )
+            for v in rep.variability
+        ),
+    )
+
+
+def _ablations(rep: Report) -> Table:
+    return Table(
+        id="ablations",
+        title="Ablations: solvers that differ in one option",
+        note="Every pair of solvers identical but for one option (vision, preservation "
+        "clause, user wording persona vs literal, history, ...), on the tasks both ran in "
+        "one arm; deltas are a minus b, per task (repeats averaged), with task-clustered "
+        "bootstrap 95% CI. The paper's edit-format arm appears here once the agent has "
+        "that option.",
+        headers=(
+            "option",
+            "arm",
+            "a",
+            "b",
+            "tasks",
+            "ΔGate (pt)",
+            "ΔWCS",
+            "Task% a",
+            "Task% b",
+        ),
+        rows=tuple(
+            (
+                a.option,
+                a.arm,
+                f"{a.a} ({a.a_value})",
+                f"{a.b} ({a.b_value})",
+                str(a.pairs),
+                fmt_mean(a.gate_delta),
+                fmt_mean(a.wcs_delta, percent=False),
+                fmt_rate(a.task_a),
+                fmt_rate(a.task_b),
+            )
+            for a in rep.ablations
+        ),
+    )
 
 
 def _grid(rep: Report) -> Table:

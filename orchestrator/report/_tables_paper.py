@@ -21,115 +21,140 @@ def _ranks(rows: tuple[RankRow, ...]) -> tuple[tuple[str, ...], ...]:
 
 def paper_tables(rep: Report) -> list[Table]:
     return [
-        Table(
-            id="statistics",
-            title=f"Further statistics of the paper ({rep.regression_arm} arm)",
-            note="Pooled over the models under test (no control, no scripted solver); each "
-            "rate with its population and a Wilson 95% CI. Covered = the untouched R0 "
-            "served and was verified. Class (a) and (b) read the conservative gates (5-18): "
-            "(a) one that R0 passed fails at the end, (b) one fails that R0 did not pass.",
-            headers=("statistic", "population", "rate"),
-            rows=tuple((s.label, s.population, fmt_rate(s.rate)) for s in rep.statistics),
-        ),
-        Table(
-            id="common",
-            title="Protected flips per model on commonly completed tasks",
-            note="The pooled flip rate is descriptive: task sets differ and a model clearing "
-            "more stages has more checkpoints to flip at (paper Appendix E). Per model, "
-            "only the Change tasks every model under test completed at least once."
-            + (f" Population: {rep.common[0].population}." if rep.common else ""),
-            headers=("solver", "protected flip"),
-            rows=tuple((s.solver, fmt_rate(s.rate)) for s in rep.common),
-        ),
-        Table(
-            id="plans",
-            title="Plan lengths per regime",
-            note="Units (stages and reworks) per task, read off the rows that delivered a "
-            "result; greenfield twins apart (paper Table 12: Build plans are the longer "
-            "ones, so the Build-Change gap mixes regime and trajectory length).",
-            headers=("regime", "tasks", "mean units", "median", "shortest", "longest"),
-            rows=tuple(
-                (
-                    p.group,
-                    str(p.tasks),
-                    f"{p.mean:.2f}",
-                    f"{p.median:g}",
-                    str(p.shortest),
-                    str(p.longest),
-                )
-                for p in rep.plans
-            ),
-        ),
-        Table(
-            id="turns",
-            title="Turns vs units cleared on Build plans",
-            note="Staged runs of the models under test on Build tasks (twins apart), by the "
-            "plan's number of units; Spearman's rho between a run's turns and its units "
-            "cleared, two-sided permutation p (paper Figure 9: negative in every bucket of "
-            f"at least {LONG} units, median -0.91; not causal: a failed unit burns its whole "
-            f"turn budget). Median rho over the buckets of at least {LONG} units: "
-            f"{_num(long_median(rep.turns), '+.3f')}.",
-            headers=("units", "runs", "rho", "p"),
-            rows=tuple(
-                (str(t.units), str(t.runs), _num(t.rho, "+.3f"), _num(t.p, ".3f"))
-                for t in rep.turns
-            ),
-        ),
+        _statistics(rep),
+        _common(rep),
+        _plans(rep),
+        _turns(rep),
         _effects(rep),
-        Table(
-            id="coherence",
-            title="Rank coherence across capability slices",
-            note=f"The models under test ranked by Gate% within each capability "
-            f"({rep.regression_arm} arm, greenfield twins left out); Spearman's rho over "
-            "the models in both slices (at least 3), two-sided permutation p (paper "
-            "Figure 10).",
-            headers=("slice", "slice", "models", "rho", "p"),
-            rows=_ranks(rep.coherence),
-        ),
-        Table(
-            id="scaffold-study",
-            title="Scaffold study (full-spec arm)",
-            note="From the scaffold x backbone grid, models under test. A cell's component "
-            "mean is the mean of Gate% and the final gate pass rate, in points. Spread: "
-            "max minus min of it with one factor held fixed (paper §4.2: scaffold spread "
-            "8.06 and 10.52 points per backbone vs 5.08 for a backbone swap). Scaffold-rank "
-            "rho (paper: 0.80): "
-            + (
-                "; ".join(
-                    f"{r.x} vs {r.y}: {_num(r.rho, '+.3f')} over {r.n} scaffolds "
-                    f"(p {_num(r.p, '.3f')})"
-                    for r in rep.scaffold_rank
-                )
-                or "fewer than 3 scaffolds driven by two backbones"
-            )
-            + ".",
-            headers=("held fixed", "value", "varied", "spread (pt)", "lowest", "highest"),
-            rows=tuple(
-                (s.held, s.value, str(s.varied), f"{s.spread:.2f}", s.low, s.high)
-                for s in rep.spreads
-            ),
-        ),
-        Table(
-            id="gate-measures",
-            title="What scope, serve and build measured",
-            note="Gates that pass by construction or do not apply on some populations; a "
-            "gate that did not apply is left out of Gate% and counts as passed on Gate%/19 "
-            "(the paper's scale). None is a free pass without this account.",
-            headers=("gate", "population", "rows", "pass", "fail", "n/a", "what it measured"),
-            rows=tuple(
-                (
-                    g.gate,
-                    g.population,
-                    str(g.rows),
-                    str(g.passed),
-                    str(g.failed),
-                    str(g.not_applicable),
-                    g.note,
-                )
-                for g in rep.gate_measures
-            ),
-        ),
+        _coherence(rep),
+        _scaffold_study(rep),
+        _gate_measures(rep),
     ]
+
+
+def _statistics(rep: Report) -> Table:
+    return Table(
+        id="statistics",
+        title=f"Further statistics of the paper ({rep.regression_arm} arm)",
+        note="Pooled over the models under test (no control, no scripted solver); each "
+        "rate with its population and a Wilson 95% CI. Covered = the untouched R0 "
+        "served and was verified. Class (a) and (b) read the conservative gates (5-18): "
+        "(a) one that R0 passed fails at the end, (b) one fails that R0 did not pass.",
+        headers=("statistic", "population", "rate"),
+        rows=tuple((s.label, s.population, fmt_rate(s.rate)) for s in rep.statistics),
+    )
+
+
+def _common(rep: Report) -> Table:
+    return Table(
+        id="common",
+        title="Protected flips per model on commonly completed tasks",
+        note="The pooled flip rate is descriptive: task sets differ and a model clearing "
+        "more stages has more checkpoints to flip at (paper Appendix E). Per model, "
+        "only the Change tasks every model under test completed at least once."
+        + (f" Population: {rep.common[0].population}." if rep.common else ""),
+        headers=("solver", "protected flip"),
+        rows=tuple((s.solver, fmt_rate(s.rate)) for s in rep.common),
+    )
+
+
+def _plans(rep: Report) -> Table:
+    return Table(
+        id="plans",
+        title="Plan lengths per regime",
+        note="Units (stages and reworks) per task, read off the rows that delivered a "
+        "result; greenfield twins apart (paper Table 12: Build plans are the longer "
+        "ones, so the Build-Change gap mixes regime and trajectory length).",
+        headers=("regime", "tasks", "mean units", "median", "shortest", "longest"),
+        rows=tuple(
+            (
+                p.group,
+                str(p.tasks),
+                f"{p.mean:.2f}",
+                f"{p.median:g}",
+                str(p.shortest),
+                str(p.longest),
+            )
+            for p in rep.plans
+        ),
+    )
+
+
+def _turns(rep: Report) -> Table:
+    return Table(
+        id="turns",
+        title="Turns vs units cleared on Build plans",
+        note="Staged runs of the models under test on Build tasks (twins apart), by the "
+        "plan's number of units; Spearman's rho between a run's turns and its units "
+        "cleared, two-sided permutation p (paper Figure 9: negative in every bucket of "
+        f"at least {LONG} units, median -0.91; not causal: a failed unit burns its whole "
+        f"turn budget). Median rho over the buckets of at least {LONG} units: "
+        f"{_num(long_median(rep.turns), '+.3f')}.",
+        headers=("units", "runs", "rho", "p"),
+        rows=tuple(
+            (str(t.units), str(t.runs), _num(t.rho, "+.3f"), _num(t.p, ".3f")) for t in rep.turns
+        ),
+    )
+
+
+def _coherence(rep: Report) -> Table:
+    return Table(
+        id="coherence",
+        title="Rank coherence across capability slices",
+        note=f"The models under test ranked by Gate% within each capability "
+        f"({rep.regression_arm} arm, greenfield twins left out); Spearman's rho over "
+        "the models in both slices (at least 3), two-sided permutation p (paper "
+        "Figure 10).",
+        headers=("slice", "slice", "models", "rho", "p"),
+        rows=_ranks(rep.coherence),
+    )
+
+
+def _scaffold_study(rep: Report) -> Table:
+    return Table(
+        id="scaffold-study",
+        title="Scaffold study (full-spec arm)",
+        note="From the scaffold x backbone grid, models under test. A cell's component "
+        "mean is the mean of Gate% and the final gate pass rate, in points. Spread: "
+        "max minus min of it with one factor held fixed (paper §4.2: scaffold spread "
+        "8.06 and 10.52 points per backbone vs 5.08 for a backbone swap). Scaffold-rank "
+        "rho (paper: 0.80): "
+        + (
+            "; ".join(
+                f"{r.x} vs {r.y}: {_num(r.rho, '+.3f')} over {r.n} scaffolds (p {_num(r.p, '.3f')})"
+                for r in rep.scaffold_rank
+            )
+            or "fewer than 3 scaffolds driven by two backbones"
+        )
+        + ".",
+        headers=("held fixed", "value", "varied", "spread (pt)", "lowest", "highest"),
+        rows=tuple(
+            (s.held, s.value, str(s.varied), f"{s.spread:.2f}", s.low, s.high) for s in rep.spreads
+        ),
+    )
+
+
+def _gate_measures(rep: Report) -> Table:
+    return Table(
+        id="gate-measures",
+        title="What scope, serve and build measured",
+        note="Gates that pass by construction or do not apply on some populations; a "
+        "gate that did not apply is left out of Gate% and counts as passed on Gate%/19 "
+        "(the paper's scale). None is a free pass without this account.",
+        headers=("gate", "population", "rows", "pass", "fail", "n/a", "what it measured"),
+        rows=tuple(
+            (
+                g.gate,
+                g.population,
+                str(g.rows),
+                str(g.passed),
+                str(g.failed),
+                str(g.not_applicable),
+                g.note,
+            )
+            for g in rep.gate_measures
+        ),
+    )
 
 
 def _effects(rep: Report) -> Table:

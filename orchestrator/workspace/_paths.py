@@ -163,12 +163,17 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def read_file(root: Path, path: str, limit: int) -> bytes:
+def _open_file(root: Path, path: str, flags: int, *, create: bool, write: bool) -> int:
+    """The file at `path`, opened through the resolver (`open_dir`, `_open_leaf`)."""
     parts = split(path)
     if not parts:
         raise WorkspaceError(f"{path!r} is a folder, not a file")
-    with open_dir(root, path, parts[:-1], create=False) as dfd:
-        fd = _open_leaf(path, parts, dfd, _READ_FLAGS, write=False)
+    with open_dir(root, path, parts[:-1], create=create) as dfd:
+        return _open_leaf(path, parts, dfd, flags, write=write)
+
+
+def read_file(root: Path, path: str, limit: int) -> bytes:
+    fd = _open_file(root, path, _READ_FLAGS, create=False, write=False)
     try:
         return read_bytes(fd, limit)
     finally:
@@ -176,11 +181,7 @@ def read_file(root: Path, path: str, limit: int) -> bytes:
 
 
 def write_file(root: Path, path: str, data: bytes) -> None:
-    parts = split(path)
-    if not parts:
-        raise WorkspaceError(f"{path!r} is a folder, not a file")
-    with open_dir(root, path, parts[:-1], create=True) as dfd:
-        fd = _open_leaf(path, parts, dfd, _WRITE_FLAGS, write=True)
+    fd = _open_file(root, path, _WRITE_FLAGS, create=True, write=True)
     try:
         _write_all(fd, data)
     finally:
@@ -188,11 +189,7 @@ def write_file(root: Path, path: str, data: bytes) -> None:
 
 
 def edit_file(root: Path, path: str, search: str, replace: str, limit: int) -> None:
-    parts = split(path)
-    if not parts:
-        raise WorkspaceError(f"{path!r} is a folder, not a file")
-    with open_dir(root, path, parts[:-1], create=False) as dfd:
-        fd = _open_leaf(path, parts, dfd, _EDIT_FLAGS, write=True)
+    fd = _open_file(root, path, _EDIT_FLAGS, create=False, write=True)
     try:
         if os.fstat(fd).st_size > limit:
             raise WorkspaceError(f"edit of {path!r} refused: file is over {limit} bytes")

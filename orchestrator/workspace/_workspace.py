@@ -81,12 +81,16 @@ class Workspace:
     async def _git_bytes(
         self, *args: str, work_tree: bool = False, stdin: bytes | None = None
     ) -> bytes:
-        if not await anyio.to_thread.run_sync((self.git_dir / "HEAD").is_file):
-            raise WorkspaceError("the workspace repository is missing")
-        if self._config:
-            await anyio.to_thread.run_sync(self._restore_config)
+        await anyio.to_thread.run_sync(self._ready)
         tree = self.root if work_tree else None
         return await git_bytes(self.git_dir, *args, work_tree=tree, stdin=stdin)
+
+    def _ready(self) -> None:
+        """Blocking: the repository is there and its config is as created."""
+        if not (self.git_dir / "HEAD").is_file():
+            raise WorkspaceError("the workspace repository is missing")
+        if self._config:
+            self._restore_config()
 
     def _restore_config(self) -> None:
         path = self.git_dir / "config"
@@ -267,8 +271,12 @@ class Workspace:
 
     async def tree_id(self) -> str:
         """A content id of the whole working tree: equal ids mean no file changed."""
+        return await anyio.to_thread.run_sync(self._tree_now)
+
+    def _tree_now(self) -> str:
+        """Blocking `tree_id`."""
         try:
-            return await anyio.to_thread.run_sync(self._snap.tree)
+            return self._snap.tree()
         except OSError as exc:
             raise WorkspaceError(f"cannot read the work tree: {exc.strerror}") from exc
 
@@ -300,21 +308,13 @@ class Workspace:
     async def patch(self) -> bytes:
         """The work tree against R0 as a patch `git apply` takes back (binary files
         included, any encoding kept)."""
-        tree = await self.tree_id()
-        return await self._git_bytes(*_patch_args(tree))
+        return await anyio.to_thread.run_sync(self.patch_now)
 
     def patch_now(self) -> bytes:
-        """Blocking `patch` (for a worker thread): the same walk and the same one git
-        command, with the same checks first."""
-        if not (self.git_dir / "HEAD").is_file():
-            raise WorkspaceError("the workspace repository is missing")
-        if self._config:
-            self._restore_config()
-        try:
-            tree = self._snap.tree()
-        except OSError as exc:
-            raise WorkspaceError(f"cannot read the work tree: {exc.strerror}") from exc
-        return git_bytes_now(self.git_dir, *_patch_args(tree))
+        """Blocking `patch` (for a worker thread that has more to do): the walk and the
+        one git command, the repository checked first."""
+        self._ready()
+        return git_bytes_now(self.git_dir, *_patch_args(self._tree_now()))
 
 
 def _patch_args(tree: str) -> tuple[str, ...]:
