@@ -32,7 +32,7 @@ from .contract import COMPLETION_GATES, Negative, TaskPackage
 from .events import CheckpointSummary
 from .results import A11ySnapshot, CheckResult, VerifyReport
 from .solvers import ReferenceSolver
-from .verifier import BrowserPool, with_a11y_continuity
+from .verifier import BrowserPool, BrowserVerifier, with_a11y_continuity
 from .workspace import Workspace, discard_under
 
 
@@ -94,7 +94,8 @@ class Admitter:
         return CellContext(
             task=task,
             backend=self.backend,
-            pool=self.pool,
+            verifier=BrowserVerifier(self.pool),
+            browser=self.pool,
             cell_dir=cell_dir,
             labels=self.sweep.labels(f"{task.contract.id}-{name}"),
             image_builder=self.images,
@@ -121,7 +122,7 @@ class Admitter:
             sb = await stack.enter_async_context(
                 self.backend.open(ws.root, ctx.serve_spec, ctx.labels, None)
             )
-            cp = Checkpointer(task, ws, sb, ctx.verify_with(), ctx.cell_dir / "artifacts")
+            cp = Checkpointer(task, ws, sb, ctx.verifier, ctx.cell_dir / "artifacts")
             _, report, _ = await cp.run("", None, label="-final")
         return report
 

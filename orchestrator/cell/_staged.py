@@ -371,7 +371,7 @@ async def run_baseline(ctx: CellContext) -> BaselineRun:
     ws = await Workspace.create(ctx.task.repo, root / "workspace", ctx.task.contract.allowed_paths)
     async with AsyncExitStack() as stack:
         sb = await _open_sandbox(ctx, ws, stack, tag="-baseline")
-        cp = Checkpointer(ctx.task, ws, sb, ctx.verify_with(), root / "artifacts")
+        cp = Checkpointer(ctx.task, ws, sb, ctx.verifier, root / "artifacts")
         _, report, _ = await cp.run("", None, label="-r0")
     # R0 against itself passes every accessibility continuity check: its gates then say
     # "pass" where the final's may fail, so the baseline channel reports such a regression.
@@ -460,7 +460,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
         broken = ""
         async with AsyncExitStack() as stack:
             sb = await _open_sandbox(ctx, ws, stack)
-            cp = Checkpointer(task, ws, sb, ctx.verify_with(), ctx.cell_dir / "artifacts")
+            cp = Checkpointer(task, ws, sb, ctx.verifier, ctx.cell_dir / "artifacts")
             if isinstance(solver, SandboxedSolver):
                 solver.attach_sandbox(sb, log)
             run = StagedRun(ctx, solver, ws, cp, log, traj)

@@ -46,7 +46,7 @@ from ..sweep import (
     pending_jobs,
     watch_signals,
 )
-from ..verifier import BrowserPool, Verifier
+from ..verifier import BrowserPool, BrowserVerifier, Verifier
 from ..workspace import PatchError
 from ._diff import VerdictDiff, cell_diff, markdown
 from ._patches import PatchRefused
@@ -151,7 +151,8 @@ class _Grader:
         ctx = CellContext(
             task=task,
             backend=self.res.backend,
-            pool=self.res.pool,
+            verifier=self.verifier or BrowserVerifier(self.res.pool),
+            browser=self.res.pool,
             cell_dir=cell_dir,
             labels=Labels(sweep=self.res.ids.sweep, cell=job.key, lock=self.res.ids.lock),
             baseline=self.res.baseline if self.res.cfg.sweep.baseline else None,
@@ -160,7 +161,6 @@ class _Grader:
             sandbox_limiter=self.res.sandbox_limiter,
             image_builder=self.res.image_builder,
             disk_limit_mb=self.res.cfg.sweep.workspace_disk_mb,
-            verifier=self.verifier,
             attempt=n,
             verifier_version=self.opts.verifier_version,
         )

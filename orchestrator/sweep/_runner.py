@@ -41,7 +41,7 @@ from ..gateway import Gateway
 from ..llm import Keys, ProviderOutage, ProviderPool, ProviderRefused
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
 from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
-from ..verifier import BrowserPool, Verifier, check_environment
+from ..verifier import BrowserPool, BrowserVerifier, Verifier, check_environment
 from ._agents import expose, open_gateway
 from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
 from ._delivery import PATCH, write_patch
@@ -88,7 +88,8 @@ class SweepResources:
         ctx = CellContext(
             task=task,
             backend=self.backend,
-            pool=self.pool,
+            verifier=self.verifier or BrowserVerifier(self.pool),
+            browser=self.pool,
             cell_dir=self.cell_dir(job.key),
             labels=Labels(sweep=self.ids.sweep or row.sweep, cell=job.key, lock=self.ids.lock),
             baseline=self.baseline if self.cfg.sweep.baseline else None,
@@ -97,7 +98,6 @@ class SweepResources:
             sandbox_limiter=self.sandbox_limiter,
             image_builder=self.image_builder,
             disk_limit_mb=self.cfg.sweep.workspace_disk_mb,
-            verifier=self.verifier,
             attempt=n,
             agent=_agent_layer(self.solvers[row.solver]),
         )
