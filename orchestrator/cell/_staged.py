@@ -8,13 +8,10 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 import anyio
-import msgspec
-
-from sandbox import Sandbox
 
 from .. import events as ev
 from .. import trajectory as tj
-from ..budget import BudgetExceeded, BudgetKind, solver_phase, waiting
+from ..budget import BudgetExceeded, BudgetKind, solver_phase
 from ..checkpoint import Checkpointer
 from ..contract import GATES, Gate, TaskPackage, Unit
 from ..events import CheckpointSummary, EventLog
@@ -30,13 +27,13 @@ from ..workspace import (
     EditEvent,
     Workspace,
     WorkspaceError,
-    discard,
     discard_under,
 )
-from ._baseline import BaselineResult, BaselineRun, baseline_key
+from ._baseline import BaselineResult, baseline_key
 from ._context import CellContext, CellReport
 from ._disk import disk_watch
 from ._flips import FlipTracker
+from ._suite import open_sandbox, run_baseline
 
 
 class SolverBrokeWorkspace(Exception):
@@ -347,38 +344,6 @@ def _failed_by_gate(report: VerifyReport) -> dict[Gate, tuple[str, ...]]:
     return {g: tuple(ids) for g, ids in out.items()}
 
 
-async def _open_sandbox(
-    ctx: CellContext, ws: Workspace, stack: AsyncExitStack, tag: str = ""
-) -> Sandbox:
-    """Open the cell's sandbox; only the start is limited (it is the CPU-heavy part)."""
-    labels = msgspec.structs.replace(ctx.labels, cell=ctx.labels.cell + tag)
-    opening = ctx.backend.open(ws.root, ctx.serve_spec, labels, ctx.limits)
-    if ctx.sandbox_limiter is None:
-        return await stack.enter_async_context(opening)
-    with waiting():
-        await ctx.sandbox_limiter.acquire()
-    try:
-        return await stack.enter_async_context(opening)
-    finally:
-        ctx.sandbox_limiter.release()
-
-
-async def run_baseline(ctx: CellContext) -> BaselineRun:
-    """The full suite on untouched R0, in a sandbox of its own: its gates, and each
-    state's accessibility snapshot (the base of the accessibility continuity rules)."""
-    root = ctx.cell_dir / "baseline"
-    await anyio.to_thread.run_sync(discard, root / "workspace")
-    ws = await Workspace.create(ctx.task.repo, root / "workspace", ctx.task.contract.allowed_paths)
-    async with AsyncExitStack() as stack:
-        sb = await _open_sandbox(ctx, ws, stack, tag="-baseline")
-        cp = Checkpointer(ctx.task, ws, sb, ctx.verifier, root / "artifacts")
-        _, report, _ = await cp.run("", None, label="-r0")
-    # R0 against itself passes every accessibility continuity check: its gates then say
-    # "pass" where the final's may fail, so the baseline channel reports such a regression.
-    report = with_a11y_continuity(report, ctx.task.contract, [("R0", report.a11y)])
-    return BaselineRun(gates=_gates(report), a11y=report.a11y)
-
-
 async def run_cell(ctx: CellContext, solver: Solver, arm: Arm = "staged") -> CellReport:
     """Run one cell end to end; infrastructure, provider and budget errors propagate.
 
@@ -459,7 +424,7 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
         ws.listener = on_edit
         broken = ""
         async with AsyncExitStack() as stack:
-            sb = await _open_sandbox(ctx, ws, stack)
+            sb = await open_sandbox(ctx, ws, stack)
             cp = Checkpointer(task, ws, sb, ctx.verifier, ctx.cell_dir / "artifacts")
             if isinstance(solver, SandboxedSolver):
                 solver.attach_sandbox(sb, log)
