@@ -24,7 +24,7 @@ from sandbox import Labels
 
 from .. import trajectory as tj
 from ..budget import Ledger
-from ..cell import CellContext, run_cell
+from ..cell import CellContext, CellReport, run_cell
 from ..config import BenchConfig
 from ..contract import TaskPackage, discover_tasks, load_task
 from ..events import Checkpoint, read_events
@@ -35,7 +35,6 @@ from ..records import InfraError, ManifestRow, Refused, TaskError, cell_dir_name
 from ..solver_cards import CARDS_FILE, SolverCard, read_cards
 from ..sweep import (
     CellFailure,
-    Delivered,
     Job,
     ProgressMode,
     Scheduler,
@@ -139,7 +138,7 @@ class _Grader:
     strict: bool
     verifier: Verifier | None = None
 
-    async def attempt(self, job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(self, job: Job, n: int, ledger: Ledger) -> CellReport:
         p = self.planned[job.key]
         if p.refusal or p.trajectory is None:
             raise CellFailure(Refused(error=p.refusal or "no trajectory"))
@@ -181,12 +180,8 @@ class _Grader:
         if end is not None:  # the row's spend is the recorded one: a regrade calls no model
             u = end.usage
             ledger.charge(u.input_tokens + u.output_tokens, u.cost_usd)
-        return Delivered(
-            result=report.result,
-            image=report.image,
-            stopped=report.stopped,
-            stopped_by=report.stopped_by,
-        )
+        # A regrade's row has never split its wait for the baseline out of its wall time.
+        return msgspec.structs.replace(report, baseline_wait_s=0.0)
 
 
 def _failure(exc: BaseException) -> Exception:
