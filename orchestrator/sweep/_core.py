@@ -215,15 +215,12 @@ class Scheduler:
     async def _one(self, job: Job, attempt: Attempt, run: _CellRun) -> tuple[Outcome, bool]:
         try:
             with cell_deadline(self.cell_timeout_s, self.final_grace_s):
-                report = await attempt(job, run.attempts, run.ledger)
-            run.image = report.image
-            run.baseline_wait_s += report.baseline_wait_s
-            if report.stopped:
-                stop = BudgetStop(
-                    kind=report.stopped_by, error=report.stopped, result=report.result
-                )
-                return stop, False
-            return Ok(result=report.result), False
+                got = await attempt(job, run.attempts, run.ledger)
+            run.image = got.image
+            run.baseline_wait_s += got.baseline_wait_s
+            if got.stopped:
+                return BudgetStop(kind=got.stopped_by, error=got.stopped, result=got.result), False
+            return Ok(result=got.result), False
         except BudgetExceeded as exc:
             return BudgetStop(kind=exc.kind, error=str(exc)), False
         except StopSweep as exc:
