@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Mapping, Sequence
-from contextlib import AsyncExitStack
 from pathlib import Path
 
 import anyio
@@ -26,14 +25,13 @@ import msgspec
 from sandbox import AdhocSweep, Backend, ImageBuilder, adhoc_sweep
 
 from . import faults
-from .cell import CellContext, CellReport, run_cell
-from .checkpoint import Checkpointer
+from .cell import CellContext, CellReport, run_cell, run_suite
 from .contract import COMPLETION_GATES, Negative, TaskPackage
 from .events import CheckpointSummary
 from .results import A11ySnapshot, CheckResult, VerifyReport
 from .solvers import ReferenceSolver
-from .verifier import BrowserPool, with_a11y_continuity
-from .workspace import Workspace, discard_under
+from .verifier import BrowserPool, BrowserVerifier, with_a11y_continuity
+from .workspace import discard_under
 
 
 class ControlResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -94,7 +92,8 @@ class Admitter:
         return CellContext(
             task=task,
             backend=self.backend,
-            pool=self.pool,
+            verifier=BrowserVerifier(self.pool),
+            browser=self.pool,
             cell_dir=cell_dir,
             labels=self.sweep.labels(f"{task.contract.id}-{name}"),
             image_builder=self.images,
@@ -106,24 +105,16 @@ class Admitter:
         """The full suite on R0, or on R0 (+ reference through `after_unit`) + a negative."""
         ctx = self._ctx(task, name)
         await ctx.resolve_image()
-        ws = await Workspace.create(
-            task.repo, ctx.cell_dir / "workspace", task.contract.allowed_paths
-        )
+        patches = []
         if negative is not None:
             for unit in task.contract.units:
                 if not negative.after_unit:
                     break
-                await ws.apply_patch(task.reference_patch(unit.id))
+                patches.append(task.reference_patch(unit.id))
                 if unit.id == negative.after_unit:
                     break
-            await ws.apply_patch(task.negative_patch(negative.name))
-        async with AsyncExitStack() as stack:
-            sb = await stack.enter_async_context(
-                self.backend.open(ws.root, ctx.serve_spec, ctx.labels, None)
-            )
-            cp = Checkpointer(task, ws, sb, ctx.verify_with(), ctx.cell_dir / "artifacts")
-            _, report, _ = await cp.run("", None, label="-final")
-        return report
+            patches.append(task.negative_patch(negative.name))
+        return await run_suite(ctx, ctx.cell_dir, "-final", patches)
 
     async def reference(
         self, task: TaskPackage, run: int, r0_a11y: dict[str, A11ySnapshot] | None = None

@@ -18,7 +18,7 @@ from ..records import CellResult
 from ..results import A11ySnapshot
 from ..scoring import Weights
 from ..solvers import Usage
-from ..verifier import BrowserPool, BrowserVerifier, Verifier
+from ..verifier import BrowserPool, Verifier
 from ._baseline import BaselineCache
 
 
@@ -26,7 +26,9 @@ from ._baseline import BaselineCache
 class CellContext:
     task: TaskPackage
     backend: Backend
-    pool: BrowserPool
+    # What grades the cell's checkpoints: one per cell (a `BrowserVerifier` keeps its
+    # replay reuse per work tree), `BrowserVerifier(pool)` on the real path.
+    verifier: Verifier
     cell_dir: Path
     labels: Labels
     baseline: BaselineCache | None = None
@@ -40,21 +42,20 @@ class CellContext:
     image: str = ""  # resolved by `resolve_image` before the sandbox opens
     # The work tree's disk use is checked before every checkpoint; past it the cell ends.
     disk_limit_mb: int = 1024
-    verifier: Verifier | None = None  # None: the browser verifier on `pool`
+    # The browser the verdicts render in, fingerprinted in the trajectory; None (a fake
+    # verifier, no browser): recorded as ''.
+    browser: BrowserPool | None = None
     attempt: int = 1  # which attempt of the cell this is (logged with its events)
     # Recorded in the trajectory; "" = `verifier_version()` (a regrade's planted verifier
     # names its own).
     verifier_version: str = ""
 
-    def verify_with(self) -> Verifier:
-        return self.verifier or BrowserVerifier(self.pool)
-
     async def render_env(self) -> str:
         """The browser's rendering fingerprint; '' when the cell grades without a
         running browser pool (a fake verifier)."""
-        if self.verifier is not None and not self.pool.running:
+        if self.browser is None or not self.browser.running:
             return ""
-        env = await self.pool.environment()
+        env = await self.browser.environment()
         return (
             f"{env.browser} {env.browser_major} fonts {env.fonts[:16]} calib {env.calibration[:16]}"
         )

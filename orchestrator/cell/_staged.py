@@ -1,41 +1,29 @@
-"""One cell: the staged protocol (DESIGN.md §5) and the full-spec arm."""
+"""The solver driven through a task: the staged protocol (DESIGN.md §5), unit by unit
+with reveals, checkpoints, flips and the simulated user's replies, and the full-spec
+arm; every turn and checkpoint recorded in the trajectory."""
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
-from contextlib import AsyncExitStack
 from pathlib import Path
-
-import anyio
-import msgspec
-
-from sandbox import Sandbox
 
 from .. import events as ev
 from .. import trajectory as tj
-from ..budget import BudgetExceeded, BudgetKind, solver_phase, waiting
+from ..budget import BudgetKind
 from ..checkpoint import Checkpointer
-from ..contract import GATES, Gate, TaskPackage, Unit
+from ..contract import TaskPackage, Unit
 from ..events import CheckpointSummary, EventLog
-from ..faults import TaskProblem, classify, decisive, describe, format_traceback, leaves
 from ..persona import SimulatedUser
-from ..records import Arm, CellResult, UnitOutcome
-from ..results import CheckResult, GateStatus, StateRun, VerifyReport
-from ..scoring import baseline_regressions, score_cell
-from ..solvers import MessageKind, SandboxedSolver, Solver, SolverTurn, Usage, UserMessage
-from ..verifier import A11Y_ID, verifier_version, with_a11y_continuity
+from ..records import UnitOutcome
+from ..results import CheckResult, StateRun, VerifyReport
+from ..solvers import MessageKind, Solver, SolverTurn, Usage, UserMessage
 from ..workspace import (
     DiskLimitExceeded,
     EditEvent,
     Workspace,
     WorkspaceError,
-    discard,
-    discard_under,
 )
-from ._baseline import BaselineResult, BaselineRun, baseline_key
-from ._context import CellContext, CellReport
-from ._disk import disk_watch
+from ._context import CellContext
 from ._flips import FlipTracker
 
 
@@ -110,6 +98,21 @@ class StagedRun:
         self.traj = traj
         self._turn_start = ""  # the tree as the turn in progress began (its partial edits)
         self.last_tree = ws.r0_tree  # the tree of the last checkpoint (R0 before one)
+        # How the delivery ended (`_deliver.deliver`), what grading reads.
+        self.outcomes: list[UnitOutcome] = []  # staged: the units reached, in order
+        self.final: VerifyReport | None = None  # None: the tree is not verified
+        self.stopped = ""  # why a budget stopped the solver ('' = it finished)
+        self.stopped_by: BudgetKind = "wall_time"
+        self.ended = ""  # the disk limit: the solver's doing, its tree is not verified
+        self.broken = ""  # the solver broke the work tree (`SolverBrokeWorkspace`)
+
+    def on_edit(self, e: EditEvent) -> None:
+        """The workspace's listener: every edit the solver tried, applied or refused."""
+        if e.applied:
+            self.counters.applied += 1
+        else:
+            self.counters.refused += 1
+        self.log.emit(ev.Edit(path=e.path, applied=e.applied, text=e.reason))
 
     def record(self, record: tj.Record) -> None:
         if self.traj is not None:
@@ -259,8 +262,6 @@ class StagedRun:
         failures: list[CheckResult] = []
         for turn_no in range(1, self.task.contract.turns_per_unit + 1):
             result, before, after = await self._turn(message, unit)
-            reply: list[str] = []
-            kind: MessageKind = "pushback"
             if after != before or (result.end in ("done", "idle") and after != verified_tree):
                 k, report = await self.checkpoint(
                     unit.id, unit_checks | self.protected | self.preservation
@@ -278,22 +279,7 @@ class StagedRun:
                         cleared_at=k,
                     )
                 failures = list(report.failed)
-            if result.end == "question":
-                self.log.emit(ev.Question(unit=unit.id, text=result.question))
-                answer = self.user.answer(result.question, self.task.contract.units[: index + 1])
-                self.log.emit(ev.Answer(unit=unit.id, text=answer))
-                reply.append(answer)
-                kind = "answer"
-            if failures:
-                reply.append(self.user.pushback(failures))
-            elif not reply:
-                reply.append(self.user.nudge())
-            text = "\n\n".join(reply)
-            if kind == "pushback":
-                self.log.emit(ev.Pushback(unit=unit.id, text=text))
-            message = UserMessage(
-                kind=kind, text=text, unit_id=unit.id, unit_index=index, screenshots=self._screens()
-            )
+            message = self._reply(index, unit, result, failures)
         self.log.emit(ev.Cap(unit=unit.id, turn=self.task.contract.turns_per_unit))
         return UnitOutcome(
             id=unit.id,
@@ -301,6 +287,30 @@ class StagedRun:
             cleared=False,
             capped=True,
             turns=self.task.contract.turns_per_unit,
+        )
+
+    def _reply(
+        self, index: int, unit: Unit, result: SolverTurn, failures: list[CheckResult]
+    ) -> UserMessage:
+        """The simulated user's next message on `unit`: the answer to the solver's
+        question, push-back on what still fails, or else a nudge."""
+        reply: list[str] = []
+        kind: MessageKind = "pushback"
+        if result.end == "question":
+            self.log.emit(ev.Question(unit=unit.id, text=result.question))
+            answer = self.user.answer(result.question, self.task.contract.units[: index + 1])
+            self.log.emit(ev.Answer(unit=unit.id, text=answer))
+            reply.append(answer)
+            kind = "answer"
+        if failures:
+            reply.append(self.user.pushback(failures))
+        elif not reply:
+            reply.append(self.user.nudge())
+        text = "\n\n".join(reply)
+        if kind == "pushback":
+            self.log.emit(ev.Pushback(unit=unit.id, text=text))
+        return UserMessage(
+            kind=kind, text=text, unit_id=unit.id, unit_index=index, screenshots=self._screens()
         )
 
     async def run_full_spec(self) -> None:
@@ -334,248 +344,3 @@ def _passed(report: VerifyReport, check_id: str) -> bool:
     """Cleared: passed, or not applicable (never blocks; never counts as a pass either)."""
     result = report.check(check_id)
     return result is not None and (result.passed or not result.applicable)
-
-
-def _gates(report: VerifyReport) -> dict[Gate, GateStatus]:
-    return {g.gate: g.status for g in report.gates}
-
-
-def _failed_by_gate(report: VerifyReport) -> dict[Gate, tuple[str, ...]]:
-    out: dict[Gate, list[str]] = {}
-    for c in report.failed:
-        out.setdefault(c.gate, []).append(c.id)
-    return {g: tuple(ids) for g, ids in out.items()}
-
-
-async def _open_sandbox(
-    ctx: CellContext, ws: Workspace, stack: AsyncExitStack, tag: str = ""
-) -> Sandbox:
-    """Open the cell's sandbox; only the start is limited (it is the CPU-heavy part)."""
-    labels = msgspec.structs.replace(ctx.labels, cell=ctx.labels.cell + tag)
-    opening = ctx.backend.open(ws.root, ctx.serve_spec, labels, ctx.limits)
-    if ctx.sandbox_limiter is None:
-        return await stack.enter_async_context(opening)
-    with waiting():
-        await ctx.sandbox_limiter.acquire()
-    try:
-        return await stack.enter_async_context(opening)
-    finally:
-        ctx.sandbox_limiter.release()
-
-
-async def run_baseline(ctx: CellContext) -> BaselineRun:
-    """The full suite on untouched R0, in a sandbox of its own: its gates, and each
-    state's accessibility snapshot (the base of the accessibility continuity rules)."""
-    root = ctx.cell_dir / "baseline"
-    await anyio.to_thread.run_sync(discard, root / "workspace")
-    ws = await Workspace.create(ctx.task.repo, root / "workspace", ctx.task.contract.allowed_paths)
-    async with AsyncExitStack() as stack:
-        sb = await _open_sandbox(ctx, ws, stack, tag="-baseline")
-        cp = Checkpointer(ctx.task, ws, sb, ctx.verify_with(), root / "artifacts")
-        _, report, _ = await cp.run("", None, label="-r0")
-    # R0 against itself passes every accessibility continuity check: its gates then say
-    # "pass" where the final's may fail, so the baseline channel reports such a regression.
-    report = with_a11y_continuity(report, ctx.task.contract, [("R0", report.a11y)])
-    return BaselineRun(gates=_gates(report), a11y=report.a11y)
-
-
-async def run_cell(ctx: CellContext, solver: Solver, arm: Arm = "staged") -> CellReport:
-    """Run one cell end to end; infrastructure, provider and budget errors propagate.
-
-    Whatever ends the cell is logged to its events, classified (`orchestrator.faults`),
-    with its traceback. Task groups inside (sandbox, browser) wrap errors in exception
-    groups: each member is logged on its own, and the decisive member (a bug before a
-    provider error before an infrastructure fault) is what the caller gets.
-    """
-    try:
-        return await _run_cell(ctx, solver, arm)
-    except BaseException as exc:
-        _log_failure(ctx, exc)
-        if isinstance(exc, BaseExceptionGroup):
-            raise decisive(exc) from None
-        raise
-
-
-def _log_failure(ctx: CellContext, exc: BaseException) -> None:
-    members = [e for e in leaves(exc) if classify(e) != "cancelled"]
-    if not members or not ctx.cell_dir.is_dir():
-        return
-    with EventLog(ctx.cell_dir / "events.jsonl") as log:
-        for e in members:
-            log.emit(
-                ev.Error(
-                    cause=classify(e),
-                    error=describe(e),
-                    attempt=ctx.attempt,
-                    traceback=format_traceback(e),
-                )
-            )
-
-
-def _not_reached(task: TaskPackage, outcomes: list[UnitOutcome]) -> list[UnitOutcome]:
-    done = {o.id for o in outcomes}
-    return [
-        UnitOutcome(id=u.id, kind=u.kind, cleared=False, capped=False, turns=0)
-        for u in task.contract.units
-        if u.id not in done
-    ]
-
-
-async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
-    task = ctx.task
-    ctx.cell_dir.mkdir(parents=True, exist_ok=True)
-    await ctx.resolve_image()
-    ws_dir = ctx.cell_dir / "workspace"
-    # A retried attempt starts from R0 again.
-    await anyio.to_thread.run_sync(discard_under, ctx.cell_dir)
-    ws = await Workspace.create(task.repo, ws_dir, task.contract.allowed_paths)
-    with (
-        EventLog(ctx.cell_dir / "events.jsonl") as log,
-        tj.TrajectoryWriter(ctx.cell_dir / tj.FILE) as traj,
-    ):
-        log.emit(ev.Start(text=f"{task.contract.id} {solver.name} {arm} attempt {ctx.attempt}"))
-        traj.write(
-            tj.Header(
-                task=task.contract.id,
-                contract_hash=task.contract_hash,
-                arm=arm,
-                solver=solver.name,
-                attempt=ctx.attempt,
-                r0_tree=ws.r0_tree,
-                allowed_paths=tuple(task.contract.allowed_paths),
-                verifier=ctx.verifier_version or verifier_version(),
-                render_env=await ctx.render_env(),
-            )
-        )
-        run: StagedRun
-
-        def on_edit(e: EditEvent) -> None:
-            if e.applied:
-                run.counters.applied += 1
-            else:
-                run.counters.refused += 1
-            log.emit(ev.Edit(path=e.path, applied=e.applied, text=e.reason))
-
-        ws.listener = on_edit
-        broken = ""
-        async with AsyncExitStack() as stack:
-            sb = await _open_sandbox(ctx, ws, stack)
-            cp = Checkpointer(task, ws, sb, ctx.verify_with(), ctx.cell_dir / "artifacts")
-            if isinstance(solver, SandboxedSolver):
-                solver.attach_sandbox(sb, log)
-            run = StagedRun(ctx, solver, ws, cp, log, traj)
-            outcomes: list[UnitOutcome] = []
-            final: VerifyReport | None = None
-            stopped = ""
-            ended = ""  # the disk limit: the solver's doing, its tree is not verified
-            stopped_by: BudgetKind = "wall_time"
-            try:
-                # The tree's disk use is watched while the solver works, not only at
-                # checkpoints: a flood ends the cell within seconds (`DiskLimitExceeded`).
-                async with disk_watch(ws, ctx.disk_limit_mb << 20):
-                    with solver_phase() as phase:
-                        try:
-                            if arm == "staged":
-                                for i, unit in enumerate(task.contract.units):
-                                    outcomes.append(await run.run_unit(i, unit))
-                            else:
-                                await run.run_full_spec()
-                        except BudgetExceeded as exc:
-                            stopped, stopped_by = str(exc), exc.kind
-                if phase.cancelled_caught:
-                    stopped = "wall_time budget exceeded: the solver ran out of cell time"
-                if stopped:
-                    # Scored on what it delivered: the units it did not reach are not cleared.
-                    log.emit(ev.BudgetEvent(text=stopped))
-                    await run.record_stop(stopped_by, stopped)
-                _, final = await run.checkpoint("", None)
-            except DiskLimitExceeded as exc:
-                ended = str(exc)
-                log.emit(ev.DiskLimit(text=ended))
-            except SolverBrokeWorkspace as exc:
-                broken = str(exc)
-                log.emit(ev.Broken(text=broken))
-        if ended:  # the sandbox is closed: give the flood back, keep the last graded tree
-            with contextlib.suppress(WorkspaceError):  # else `gc` removes it with its run
-                await ws.restore(run.last_tree)
-        if arm == "full-spec":
-            outcomes = [
-                UnitOutcome(
-                    id=u.id,
-                    kind=u.kind,
-                    cleared=final is not None and all(_passed(final, c) for c in u.checks),
-                    capped=False,
-                    turns=run.counters.turns,
-                )
-                for u in task.contract.units
-            ]
-        outcomes += _not_reached(task, outcomes)
-        baseline: BaselineResult | None = None
-        baseline_wait_s = 0.0
-        if ctx.baseline is not None:
-            key = baseline_key(task.contract_hash, ctx.backend.name, ctx.image)
-            t_baseline = anyio.current_time()
-            baseline = await ctx.baseline.get(key, lambda: run_baseline(ctx))
-            baseline_wait_s = anyio.current_time() - t_baseline
-            log.emit(ev.Baseline(gates=baseline.gates))
-            if not baseline.covered:  # R0 must be runnable (DESIGN §2): not the solver's
-                cannot = " or ".join(
-                    g for g in ("build", "serve") if baseline.gates.get(g) == "fail"
-                )
-                raise TaskProblem(
-                    f"the task's untouched R0 cannot {cannot}: a task problem, not graded"
-                )
-        if final is not None:
-            # Accessibility continuity: the final against R0's snapshots (admission's
-            # reference gets them from its own R0 run, `ctx.a11y_r0`).
-            r0_a11y = ctx.a11y_r0
-            if r0_a11y is None and baseline is not None and baseline.covered:
-                r0_a11y = baseline.a11y
-            if r0_a11y:
-                final = with_a11y_continuity(final, task.contract, [("R0", r0_a11y)])
-        # A work tree the solver flooded or broke is not verified: every gate fails.
-        final_gates: dict[Gate, GateStatus] = (
-            _gates(final) if final is not None else {g: "fail" for g in GATES}
-        )
-        a11y_failed = tuple(
-            c
-            for c in (final.checks if final is not None else ())
-            if A11Y_ID.match(c.id) and c.failed
-        )
-        log.emit(ev.Final(gates=final_gates, a11y_failed=a11y_failed))
-        regressions = (
-            baseline_regressions(baseline.gates, final_gates, _failed_by_gate(final))
-            if baseline and baseline.covered and final is not None
-            else ()
-        )
-        flips = tuple(run.flips.flips)
-        scores = score_cell(tuple(outcomes), final_gates, flips, ctx.weights)
-        log.emit(ev.End(text=f"wcs={scores.wcs:.3f} whole_task={scores.whole_task}"))
-        traj.write(tj.End(turns=run.counters.turns, usage=run.counters.usage))
-        result = CellResult(
-            units=tuple(outcomes),
-            final_gates=final_gates,
-            scores=scores,
-            flips=flips,
-            baseline_regressions=regressions,
-            baseline_covered=baseline is not None and baseline.covered,
-            edits_applied=run.counters.applied,
-            edits_refused=run.counters.refused,
-            turns=run.counters.turns,
-            checkpoints=cp.count,
-            broken=broken or ended,
-            not_applicable={g.gate: g.reason for g in final.gates if g.status == "n/a" and g.reason}
-            if final is not None
-            else {},
-        )
-        return CellReport(
-            result=result,
-            image=ctx.image,
-            usage=run.counters.usage,
-            history=tuple(run.history),
-            stopped=stopped,
-            stopped_by=stopped_by,
-            ended=ended,
-            baseline_wait_s=baseline_wait_s,
-            final_a11y=final.a11y if final is not None else {},
-        )

@@ -19,7 +19,7 @@ from ..events import read_events
 from ..llm import ProviderConfig, ProviderPool
 from ..records import Arm
 from ..solvers import Solver, make_solver, offline_solver
-from ..verifier import BrowserPool, EnvironmentDrift, check_environment
+from ..verifier import BrowserPool, BrowserVerifier, EnvironmentDrift, check_environment
 from ._loop import run_async
 from ._task import task_root
 from .run import add_replay_argument
@@ -76,7 +76,8 @@ async def _run(args: argparse.Namespace, out: Path) -> CellReport:
         ctx = CellContext(
             task=task,
             backend=backend,
-            pool=pool,
+            verifier=BrowserVerifier(pool),
+            browser=pool,
             cell_dir=out,
             labels=sweep.labels(f"{task.contract.id}-{int(time.time())}"),
             baseline=None if args.no_baseline else BaselineCache(out / "baseline-cache"),

@@ -24,7 +24,7 @@ from sandbox import Labels
 
 from .. import trajectory as tj
 from ..budget import Ledger
-from ..cell import CellContext, run_cell
+from ..cell import CellContext, CellReport, run_cell
 from ..config import BenchConfig
 from ..contract import TaskPackage, discover_tasks, load_task
 from ..events import Checkpoint, read_events
@@ -35,7 +35,6 @@ from ..records import InfraError, ManifestRow, Refused, TaskError, cell_dir_name
 from ..solver_cards import CARDS_FILE, SolverCard, read_cards
 from ..sweep import (
     CellFailure,
-    Delivered,
     Job,
     ProgressMode,
     Scheduler,
@@ -46,7 +45,7 @@ from ..sweep import (
     pending_jobs,
     watch_signals,
 )
-from ..verifier import BrowserPool, Verifier
+from ..verifier import BrowserPool, BrowserVerifier, Verifier
 from ..workspace import PatchError
 from ._diff import VerdictDiff, cell_diff, markdown
 from ._patches import PatchRefused
@@ -139,7 +138,7 @@ class _Grader:
     strict: bool
     verifier: Verifier | None = None
 
-    async def attempt(self, job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(self, job: Job, n: int, ledger: Ledger) -> CellReport:
         p = self.planned[job.key]
         if p.refusal or p.trajectory is None:
             raise CellFailure(Refused(error=p.refusal or "no trajectory"))
@@ -151,7 +150,8 @@ class _Grader:
         ctx = CellContext(
             task=task,
             backend=self.res.backend,
-            pool=self.res.pool,
+            verifier=self.verifier or BrowserVerifier(self.res.pool),
+            browser=self.res.pool,
             cell_dir=cell_dir,
             labels=Labels(sweep=self.res.ids.sweep, cell=job.key, lock=self.res.ids.lock),
             baseline=self.res.baseline if self.res.cfg.sweep.baseline else None,
@@ -160,7 +160,6 @@ class _Grader:
             sandbox_limiter=self.res.sandbox_limiter,
             image_builder=self.res.image_builder,
             disk_limit_mb=self.res.cfg.sweep.workspace_disk_mb,
-            verifier=self.verifier,
             attempt=n,
             verifier_version=self.opts.verifier_version,
         )
@@ -181,12 +180,8 @@ class _Grader:
         if end is not None:  # the row's spend is the recorded one: a regrade calls no model
             u = end.usage
             ledger.charge(u.input_tokens + u.output_tokens, u.cost_usd)
-        return Delivered(
-            result=report.result,
-            image=report.image,
-            stopped=report.stopped,
-            stopped_by=report.stopped_by,
-        )
+        # A regrade's row has never split its wait for the baseline out of its wall time.
+        return msgspec.structs.replace(report, baseline_wait_s=0.0)
 
 
 def _failure(exc: BaseException) -> Exception:

@@ -1,7 +1,6 @@
 """The sweep: plan cells, schedule them under budgets, write the manifest."""
 
 from ._core import CellFailure as CellFailure
-from ._core import Delivered as Delivered
 from ._core import EngineUnavailable as EngineUnavailable
 from ._core import Job as Job
 from ._core import Scheduler as Scheduler
@@ -29,7 +28,6 @@ from ._sweep import watch_signals as watch_signals
 
 __all__ = [
     "CellFailure",
-    "Delivered",
     "EngineUnavailable",
     "Job",
     "ProgressMode",

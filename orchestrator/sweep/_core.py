@@ -6,11 +6,11 @@ translates its own failures into `CellFailure(outcome, retryable=...)`.
 
 Every job ends in exactly one row, whatever happens:
 
-- the attempt returns `Delivered` → `ok`;
+- the attempt returns the cell's `CellReport` → `ok`;
 - `CellFailure` → its outcome; retried while `retryable` (infrastructure) and attempts
   remain, with a backoff that grows per attempt up to `retry_max_delay_s`;
-- `Delivered` with `stopped` (a budget ended the solver, its final checkpoint ran) →
-  `budget` with the delivered result;
+- a `CellReport` with `stopped` (a budget ended the solver, its final checkpoint ran)
+  → `budget` with the delivered result;
 - `BudgetExceeded` (a cap the user set: money, tokens, turns, the cell's wall time plus
   its grace for the final checkpoint) → `budget` without a result; a library's
   `TimeoutError` is *not* a budget: it is an infrastructure fault;
@@ -34,11 +34,11 @@ import anyio
 import msgspec
 
 from ..budget import BudgetExceeded, BudgetKind, Ledger, cell_deadline
+from ..cell import CellReport
 from ..records import (
     BackendName,
     BudgetStop,
     Cancelled,
-    CellResult,
     ConfigRefusal,
     HarnessError,
     InfraError,
@@ -67,19 +67,9 @@ class Job(msgspec.Struct, frozen=True, kw_only=True):
     template: ManifestRow  # identity fields filled; outcome etc. set on completion
 
 
-class Delivered(msgspec.Struct, frozen=True, kw_only=True):
-    """What a finished attempt hands back: the scored result and the image it ran; when a
-    budget stopped the solver (`stopped` says why), the result of its final checkpoint."""
-
-    result: CellResult
-    image: str = ""
-    stopped: str = ""
-    stopped_by: BudgetKind = "wall_time"
-    baseline_wait_s: float = 0.0  # of the attempt's wall time: on the shared R0 baseline
-
-
-# (job, attempt number from 1, the cell's own ledger) -> Delivered
-Attempt = Callable[[Job, int, Ledger], Awaitable[Delivered]]
+# (job, attempt number from 1, the cell's own ledger) -> the finished cell: its scored
+# result, the image it ran, the budget that stopped its solver, its wait for the baseline.
+Attempt = Callable[[Job, int, Ledger], Awaitable[CellReport]]
 
 
 class EngineUnavailable(Exception):

@@ -48,13 +48,14 @@ import ray
 
 from .. import events as ev
 from ..budget import Ledger, credit_wait, waiting
+from ..cell import CellReport
 from ..config import BenchConfig
 from ..contract import TaskPackage
 from ..events import append_event
 from ..faults import describe
 from ..llm import driver_keys
 from ..records import BackendName, InfraError, cell_dir_name
-from ._core import CellFailure, Delivered, Engine, EngineUnavailable, Job, harness_error
+from ._core import CellFailure, Engine, EngineUnavailable, Job, harness_error
 from ._delivery import DeliveryRefused, deliver, known_baselines
 from ._packages import pack
 from ._ray_cell import CELLS, LOST, NodeReply, NodeSession, unwrap
@@ -183,7 +184,7 @@ class RayEngine:
                 await self.changed.wait()
             await self.refresh()
 
-    async def attempt(self, job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(self, job: Job, n: int, ledger: Ledger) -> CellReport:
         # The node enforces the cell's wall time; the driver's deadline is a backstop.
         sweep = self.cfg.sweep
         credit_wait(sweep.cell_timeout_s + sweep.final_grace_s + 60.0)

@@ -29,11 +29,12 @@ import ray
 from ray.exceptions import NodeDiedError, ObjectLostError, RayActorError, WorkerCrashedError
 
 from ..budget import BudgetExceeded, BudgetKind, Ledger, cell_deadline
+from ..cell import CellReport
 from ..config import BenchConfig
 from ..faults import describe
 from ..llm import Keys
 from ..records import BackendName, InfraError, Outcome
-from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
+from ._core import CellFailure, Job, StopSweep, harness_error
 from ._delivery import (
     open_staging,
     pack_cell,
@@ -62,7 +63,7 @@ class _Reply(msgspec.Struct, frozen=True, kw_only=True, tag=True):
 
 
 class ReplyDone(_Reply, frozen=True, kw_only=True):
-    delivered: Delivered
+    report: CellReport
 
 
 class ReplyFailed(_Reply, frozen=True, kw_only=True):
@@ -83,11 +84,11 @@ class ReplyStop(_Reply, frozen=True, kw_only=True):
 NodeReply = ReplyDone | ReplyFailed | ReplyBudget | ReplyStop
 
 
-def unwrap(reply: NodeReply) -> Delivered:
+def unwrap(reply: NodeReply) -> CellReport:
     """What the attempt delivered, or its end raised as it would have been on one host."""
     match reply:
         case ReplyDone():
-            return reply.delivered
+            return reply.report
         case ReplyBudget():
             exc = BudgetExceeded(reply.kind)
             exc.args = (reply.error,)
@@ -267,7 +268,7 @@ class CellNode:
         reply: NodeReply
         try:
             with cell_deadline(sweep.cell_timeout_s, sweep.final_grace_s):
-                reply = ReplyDone(delivered=await self.res.attempt(job, n, child))
+                reply = ReplyDone(report=await self.res.attempt(job, n, child))
         except BudgetExceeded as exc:
             reply = ReplyBudget(kind=exc.kind, error=str(exc))
         except StopSweep as exc:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+import msgspec
 
 from sandbox import (
     AgentLayer,
@@ -32,7 +33,7 @@ from sandbox import (
 
 from .. import events as ev
 from ..budget import BudgetExceeded, Ledger, waiting
-from ..cell import BaselineCache, CellContext, run_cell
+from ..cell import BaselineCache, CellContext, CellReport, run_cell
 from ..config import BenchConfig, SolverConfig
 from ..contract import TaskPackage
 from ..events import append_event
@@ -41,9 +42,9 @@ from ..gateway import Gateway
 from ..llm import Keys, ProviderOutage, ProviderPool, ProviderRefused
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
 from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
-from ..verifier import BrowserPool, Verifier, check_environment
+from ..verifier import BrowserPool, BrowserVerifier, Verifier, check_environment
 from ._agents import expose, open_gateway
-from ._core import CellFailure, Delivered, Job, StopSweep, harness_error
+from ._core import CellFailure, Job, StopSweep, harness_error
 from ._delivery import PATCH, write_patch
 
 log = logging.getLogger("orchestrator.sweep")
@@ -82,13 +83,14 @@ class SweepResources:
     def cell_dir(self, key: str) -> Path:
         return self.run_dir / "cells" / cell_dir_name(key)
 
-    async def attempt(self, job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(self, job: Job, n: int, ledger: Ledger) -> CellReport:
         row = job.template
         task = self.tasks[row.task]
         ctx = CellContext(
             task=task,
             backend=self.backend,
-            pool=self.pool,
+            verifier=self.verifier or BrowserVerifier(self.pool),
+            browser=self.pool,
             cell_dir=self.cell_dir(job.key),
             labels=Labels(sweep=self.ids.sweep or row.sweep, cell=job.key, lock=self.ids.lock),
             baseline=self.baseline if self.cfg.sweep.baseline else None,
@@ -97,7 +99,6 @@ class SweepResources:
             sandbox_limiter=self.sandbox_limiter,
             image_builder=self.image_builder,
             disk_limit_mb=self.cfg.sweep.workspace_disk_mb,
-            verifier=self.verifier,
             attempt=n,
             agent=_agent_layer(self.solvers[row.solver]),
         )
@@ -135,20 +136,8 @@ class SweepResources:
         if verdict is not None and not isinstance(verdict, BudgetExceeded):
             raise CellFailure(LlmError(error=describe(verdict), result=report.result))
         if isinstance(verdict, BudgetExceeded) and not report.stopped:
-            return Delivered(
-                result=report.result,
-                image=report.image,
-                stopped=str(verdict),
-                stopped_by=verdict.kind,
-                baseline_wait_s=report.baseline_wait_s,
-            )
-        return Delivered(
-            result=report.result,
-            image=report.image,
-            stopped=report.stopped,
-            stopped_by=report.stopped_by,
-            baseline_wait_s=report.baseline_wait_s,
-        )
+            return msgspec.structs.replace(report, stopped=str(verdict), stopped_by=verdict.kind)
+        return report
 
     async def _keep_tree(self, key: str) -> None:
         """The attempt's final work tree as `workspace.patch` beside its `workspace` link

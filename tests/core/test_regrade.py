@@ -108,7 +108,6 @@ def _ctx(task: TaskPackage, site: Site, cell_dir: Path, version: str = "") -> Ce
     return CellContext(
         task=task,
         backend=site,
-        pool=BrowserPool(),  # never entered: the site verifies
         cell_dir=cell_dir,
         labels=Labels(sweep="s", cell=cell_dir.name),
         verifier=site,

@@ -8,12 +8,14 @@ import anyio
 import pytest
 
 from orchestrator.budget import BudgetExceeded, Ledger, solver_phase
+from orchestrator.cell import CellReport
 from orchestrator.records import InfraError, LlmError, ManifestRow
-from orchestrator.sweep import CellFailure, Delivered, Job, Scheduler, StopSweep
+from orchestrator.solvers import Usage
+from orchestrator.sweep import CellFailure, Job, Scheduler, StopSweep
 from tests.core.test_manifest import row
 from tests.rows import result
 
-DONE = Delivered(result=result())
+DONE = CellReport(result=result(), usage=Usage())
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +33,7 @@ async def test_64_cells_at_concurrency_64_give_exactly_one_row_each() -> None:
     written: list[ManifestRow] = []
     peak = running = 0
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         nonlocal peak, running
         running += 1
         peak = max(peak, running)
@@ -48,7 +50,7 @@ async def test_64_cells_at_concurrency_64_give_exactly_one_row_each() -> None:
 async def test_concurrency_limit_is_respected() -> None:
     peak = running = 0
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         nonlocal peak, running
         running += 1
         peak = max(peak, running)
@@ -63,7 +65,7 @@ async def test_concurrency_limit_is_respected() -> None:
 async def test_infrastructure_fault_twice_then_ok() -> None:
     calls: Counter[str] = Counter()
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         calls[job.key] += 1
         if job.key == "c0" and n <= 2:
             raise CellFailure(InfraError(error="container died"), retryable=True)
@@ -78,7 +80,7 @@ async def test_infrastructure_fault_twice_then_ok() -> None:
 
 
 async def test_retries_are_bounded_then_infra_error() -> None:
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         raise CellFailure(InfraError(error="daemon gone"), retryable=True)
 
     written: list[ManifestRow] = []
@@ -92,7 +94,7 @@ async def test_retries_are_bounded_then_infra_error() -> None:
 async def test_money_cap_stops_new_cells_and_ends_running_ones_with_budget() -> None:
     ledger = Ledger(max_usd=1.0)
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         for _ in range(10):
             ledger.check()
             ledger.charge(tokens=100, usd=0.2)
@@ -107,7 +109,7 @@ async def test_money_cap_stops_new_cells_and_ends_running_ones_with_budget() -> 
 
 
 async def test_per_cell_deadline_is_a_budget_row() -> None:
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         await anyio.sleep(10)
         return DONE
 
@@ -120,14 +122,14 @@ async def test_per_cell_deadline_is_a_budget_row() -> None:
 async def test_wall_time_stops_the_solver_phase_and_leaves_grace_for_the_final_checkpoint() -> None:
     phases: list[str] = []
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         with solver_phase() as phase:
             await anyio.sleep(10)  # a solver that would run past its wall time
         assert phase.cancelled_caught
         phases.append("stopped")
         await anyio.sleep(0.1)  # the final checkpoint, inside the grace time
         phases.append("checkpointed")
-        return Delivered(result=result(), stopped="wall_time")
+        return CellReport(result=result(), usage=Usage(), stopped="wall_time")
 
     written: list[ManifestRow] = []
     sched = Scheduler(written.append, concurrency=1, cell_timeout_s=0.1, final_grace_s=2.0)
@@ -138,7 +140,7 @@ async def test_wall_time_stops_the_solver_phase_and_leaves_grace_for_the_final_c
 
 
 async def test_a_final_checkpoint_past_the_grace_time_is_cut_off() -> None:
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         with solver_phase():
             await anyio.sleep(10)
         await anyio.sleep(10)  # the final checkpoint hangs: the grace is bounded
@@ -154,7 +156,7 @@ async def test_a_final_checkpoint_past_the_grace_time_is_cut_off() -> None:
 
 
 async def test_budget_exceeded_and_llm_error_are_scored_apart() -> None:
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         if job.key == "c0":
             raise BudgetExceeded("tokens", "cap")
         raise CellFailure(LlmError(error="provider kept failing"))
@@ -167,7 +169,7 @@ async def test_budget_exceeded_and_llm_error_are_scored_apart() -> None:
 async def test_cancellation_leaves_one_cancelled_row_per_cell() -> None:
     written: list[ManifestRow] = []
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         await anyio.sleep(10)
         return DONE
 
@@ -180,7 +182,7 @@ async def test_cancellation_leaves_one_cancelled_row_per_cell() -> None:
 async def test_stop_sweep_cancels_the_rest() -> None:
     written: list[ManifestRow] = []
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         if job.key == "c0":
             raise StopSweep("every request refused (401)")
         await anyio.sleep(10)
@@ -198,7 +200,7 @@ async def test_stop_sweep_cancels_the_rest() -> None:
 async def test_a_library_timeout_is_infrastructure_retried_never_budget() -> None:
     """aiodocker re-raises its own timeouts as asyncio.TimeoutError (= TimeoutError)."""
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         if n == 1:
             raise TimeoutError  # what aiohttp/aiodocker raise on a slow daemon
         return DONE
@@ -209,7 +211,7 @@ async def test_a_library_timeout_is_infrastructure_retried_never_budget() -> Non
 
 
 async def test_a_library_timeout_every_time_ends_infra_error_not_budget() -> None:
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         raise TimeoutError
 
     written: list[ManifestRow] = []
@@ -223,7 +225,7 @@ async def test_a_library_timeout_every_time_ends_infra_error_not_budget() -> Non
 async def test_one_unexpected_exception_in_8_cells_is_one_harness_error_row() -> None:
     calls: Counter[str] = Counter()
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         calls[job.key] += 1
         await anyio.sleep(0.01)
         if job.key == "c3":
@@ -244,7 +246,7 @@ async def test_one_unexpected_exception_in_8_cells_is_one_harness_error_row() ->
 async def test_every_row_carries_what_the_cell_was_charged_over_all_attempts() -> None:
     sweep = Ledger()
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         ledger.charge(tokens=10, usd=0.01)
         if job.key == "c0" and n == 1:
             raise CellFailure(InfraError(error="container died"), retryable=True)
@@ -267,7 +269,7 @@ async def test_deadline_expiring_after_a_wait_is_a_budget_row_not_a_crash() -> N
     cell ends `budget`, never a crash."""
     from orchestrator.budget import waiting
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         with waiting():
             await anyio.sleep(0.3)  # e.g. queueing for a sandbox start
         await anyio.sleep(10)  # work: past the (moved) deadline
@@ -286,7 +288,7 @@ async def test_a_wait_longer_than_the_time_left_does_not_end_the_cell() -> None:
     it is not cut off by it, however long it is (each wait has its own bound)."""
     from orchestrator.budget import waiting
 
-    async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+    async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
         await anyio.sleep(0.1)  # a third of the budget is spent working
         with waiting():
             await anyio.sleep(1.0)  # more than three times the whole budget

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from orchestrator.cell import _staged
+from orchestrator.cell import _grade
 from orchestrator.cli import main
 from orchestrator.manifest import read_rows
 from orchestrator.report import load_run
@@ -25,15 +25,15 @@ def test_the_wait_for_the_shared_baseline_is_recorded_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_engine(monkeypatch)
-    real = _staged.run_baseline
+    real = _grade.run_baseline
     calls: list[str] = []
 
-    async def slow_baseline(ctx: _staged.CellContext) -> object:
+    async def slow_baseline(ctx: _grade.CellContext) -> object:
         calls.append(ctx.labels.cell)
         await anyio.sleep(R0_S)
         return await real(ctx)
 
-    monkeypatch.setattr(_staged, "run_baseline", slow_baseline)
+    monkeypatch.setattr(_grade, "run_baseline", slow_baseline)
     config = bench(tmp_path, repeats=3, concurrency=3)
     config.write_text(config.read_text().replace("baseline = false", "baseline = true"))
     run_dir = tmp_path / "run"

@@ -31,11 +31,12 @@ import msgspec
 import pytest
 
 from orchestrator.budget import BudgetExceeded, Ledger
+from orchestrator.cell import CellReport
 from orchestrator.config import ProviderConfig
 from orchestrator.gateway import Gateway, Upstream
 from orchestrator.llm import FakeProvider
 from orchestrator.report import write_report
-from orchestrator.sweep._core import Delivered, Job, Scheduler
+from orchestrator.sweep._core import Job, Scheduler
 from tests.fixtures.tinytask import make_tiny_task
 from tests.gateway.test_gateway import KEY, KEY_ENV, post
 from tests.report.report_run import make_task, row
@@ -169,7 +170,7 @@ async def _sweep(
             caps[s] = _cap(cfg, body, probe.spent_usd)
         probes = len(fake.requests)
 
-        async def attempt(job: Job, n: int, ledger: Ledger) -> Delivered:
+        async def attempt(job: Job, n: int, ledger: Ledger) -> CellReport:
             path, body = SHAPES[job.template.solver]
             acct = gw.open_account(job.key, "p", ledger, max_usd=caps[job.template.solver])
             mine = charges.setdefault(job.template.solver, [])

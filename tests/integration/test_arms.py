@@ -11,7 +11,7 @@ from orchestrator.cell import CellContext, run_cell
 from orchestrator.contract import TaskPackage, load_task
 from orchestrator.llm import AgentOptions, ProviderConfig, ProviderPool
 from orchestrator.solvers._llm import LLMSolver
-from orchestrator.verifier import BrowserPool
+from orchestrator.verifier import BrowserPool, BrowserVerifier
 from sandbox import DockerBackend, Labels
 from tests.sweeps import new_sweep
 
@@ -25,7 +25,8 @@ def _ctx(task: TaskPackage, pool: BrowserPool, cell_dir: Path) -> CellContext:
     return CellContext(
         task=task,
         backend=DockerBackend(),
-        pool=pool,
+        verifier=BrowserVerifier(pool),
+        browser=pool,
         cell_dir=cell_dir,
         labels=Labels(sweep=SWEEP, cell=cell_dir.name),
     )

@@ -19,7 +19,7 @@ from orchestrator.solvers import (
     ThrashSolver,
     UserMessage,
 )
-from orchestrator.verifier import BrowserPool
+from orchestrator.verifier import BrowserPool, BrowserVerifier
 from orchestrator.workspace import Workspace, WorkspaceError
 from sandbox import AdhocSweep, DockerBackend, Labels
 from tests.fixtures.tinytask import make_tiny_task
@@ -35,7 +35,8 @@ def ctx_for(task: TaskPackage, pool: BrowserPool, tmp: Path, name: str) -> CellC
     return CellContext(
         task=task,
         backend=DockerBackend(),
-        pool=pool,
+        verifier=BrowserVerifier(pool),
+        browser=pool,
         cell_dir=tmp / name,
         labels=Labels(sweep=SWEEP, cell=name),
         baseline=BaselineCache(tmp / "baseline"),

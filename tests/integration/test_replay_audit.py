@@ -27,7 +27,7 @@ import pytest
 from orchestrator.cell import CellContext, run_cell
 from orchestrator.contract import load_task
 from orchestrator.solvers import NegativeSolver, ReferenceSolver, Solver
-from orchestrator.verifier import BrowserPool
+from orchestrator.verifier import BrowserPool, BrowserVerifier
 from sandbox import DockerBackend, Labels
 from tests.sweeps import new_sweep
 
@@ -84,7 +84,8 @@ async def test_reuse_grades_exactly_like_a_full_replay(
             ctx = CellContext(
                 task=task,
                 backend=DockerBackend(),
-                pool=pool,
+                verifier=BrowserVerifier(pool),
+                browser=pool,
                 cell_dir=tmp_path / mode,
                 labels=Labels(sweep=SWEEP, cell=f"{task_id}-{solver}-{mode}"),
             )

@@ -56,15 +56,19 @@ GROUPS: dict[str, Group] = {
         tests=("tests/mutants/test_flip_tracker.py", "tests/mutants/test_staged_rules.py"),
     ),
     "staged": Group(
-        modules=("orchestrator/cell/_staged.py",),
+        modules=(
+            "orchestrator/cell/_staged.py",
+            "orchestrator/cell/_deliver.py",
+            "orchestrator/cell/_grade.py",
+            "orchestrator/cell/_run.py",
+        ),
         tests=("tests/mutants/test_staged_rules.py",),
         # The rules: clearing, checkpoints and flips, units not reached, the final
-        # verdict, the baseline channel, budget stops. Not: opening sandboxes, the R0
-        # run itself, the full-spec arm's conversation, failure logging, event texts.
+        # verdict, the baseline channel, budget stops. Not: opening sandboxes and the R0
+        # run itself (`_suite.py`), the full-spec arm's conversation, failure logging,
+        # event texts.
         # `summarize` (the checkpoint summary, with `_how`) is mutated since issue #35.
         exclude=(
-            "_open_sandbox",
-            "run_baseline",
             "run_cell",
             "_log_failure",
             "StagedRun.run_full_spec",

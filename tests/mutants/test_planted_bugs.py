@@ -204,7 +204,7 @@ CASES: dict[str, Case] = {
     ),
     "baseline regression channel turned off (cell)": Case(
         Edit(
-            "orchestrator.cell._staged:_run_cell",
+            "orchestrator.cell._grade:grade",
             "if baseline and baseline.covered and final is not None",
             "if False",
         ),
@@ -278,7 +278,7 @@ CASES: dict[str, Case] = {
     ),
     "full-spec unit cleared when any one check passes": Case(
         Edit(
-            "orchestrator.cell._staged:_run_cell",
+            "orchestrator.cell._grade:_unit_outcomes",
             "all(_passed(final, c) for c in u.checks)",
             "any(_passed(final, c) for c in u.checks)",
         ),

@@ -35,7 +35,7 @@ from orchestrator.records import BaselineRegression, Flip
 from orchestrator.results import CheckResult, StateRun, VerifyReport
 from orchestrator.scoring import Weights
 from orchestrator.solvers import SolverTurn, Usage, UserMessage
-from orchestrator.verifier import BrowserPool, RunHealth
+from orchestrator.verifier import RunHealth
 from orchestrator.verifier._gates import gate_results, run_health
 from orchestrator.workspace import Workspace, WorkspaceError
 from sandbox import Labels, Limits, Sandbox, ServeSpec
@@ -205,7 +205,6 @@ async def _cell(
     ctx = CellContext(
         task=task,
         backend=site,
-        pool=BrowserPool(),  # never entered: the site verifies
         cell_dir=tmp / "cell",
         labels=Labels(sweep="s", cell="c"),
         baseline=BaselineCache(tmp / "baseline") if baseline else None,

@@ -19,7 +19,7 @@ from orchestrator.cell import CellContext, run_cell
 from orchestrator.contract import TaskPackage, load_task
 from orchestrator.events import EventLog, read_events
 from orchestrator.solvers import ReferenceSolver, SolverTurn, UserMessage
-from orchestrator.verifier import BrowserPool
+from orchestrator.verifier import BrowserPool, BrowserVerifier
 from orchestrator.workspace import Workspace
 from sandbox import DockerBackend, Labels, Sandbox
 from tests.fixtures.tinytask import make_tiny_task
@@ -64,7 +64,8 @@ def _cell(
     ctx = CellContext(
         task=task,
         backend=DockerBackend(),
-        pool=pool,
+        verifier=BrowserVerifier(pool),
+        browser=pool,
         cell_dir=tmp_path / "cell",
         labels=Labels(sweep=SWEEP, cell=name),
         **limits,  # type: ignore[arg-type]

@@ -26,7 +26,6 @@ from orchestrator.regrade import export_run
 from orchestrator.results import VerifyReport
 from orchestrator.solvers import ReferenceSolver, Solver
 from orchestrator.solvers._llm import LLMSolver
-from orchestrator.verifier import BrowserPool
 from orchestrator.verifier._gates import gate_results
 from sandbox import Labels
 from tests.mutants.test_staged_rules import Site
@@ -56,7 +55,6 @@ async def _play(task_dir: Path, solver: Solver, cell_dir: Path) -> tuple[CellRep
     ctx = CellContext(
         task=task,
         backend=site,
-        pool=BrowserPool(),  # never entered: the site verifies
         cell_dir=cell_dir,
         labels=Labels(sweep="s", cell=cell_dir.name),
         verifier=site,

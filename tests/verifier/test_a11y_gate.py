@@ -191,7 +191,6 @@ async def test_a_cell_grades_its_final_against_the_baseline_s_r0_snapshots(
 ) -> None:
     from orchestrator.cell import CellContext, run_cell
     from orchestrator.events import Final, read_events
-    from orchestrator.verifier import BrowserPool
     from sandbox import Labels
     from tests.mutants.test_staged_rules import Scripted, Site, _fix, tiny_task
 
@@ -219,7 +218,6 @@ async def test_a_cell_grades_its_final_against_the_baseline_s_r0_snapshots(
         ctx = CellContext(
             task=task,
             backend=site,  # type: ignore[arg-type]
-            pool=BrowserPool(),
             cell_dir=tmp_path / name / "cell",
             labels=Labels(sweep="s", cell="c"),
             baseline=BaselineCache(tmp_path / name / "baseline"),
