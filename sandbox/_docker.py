@@ -16,6 +16,7 @@ Shape of a cell's container:
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 import uuid
@@ -30,7 +31,10 @@ from anyio.abc import TaskGroup
 
 from . import _firewall
 from ._docker_errors import docker_client, entering, is_gone, translate
+from ._docker_images import ImageBuilder
+from ._docker_probe import await_daemon
 from ._firewall import Allow, bridge_name
+from ._gc import Own, collect_garbage
 from ._ownership import container_user, grant, reclaim
 from ._ready import wait_ready
 from ._tail import Tail
@@ -44,6 +48,8 @@ from ._types import (
     ServeOutcome,
     ServeSpec,
 )
+
+log = logging.getLogger("sandbox")
 
 PORT = 8080  # inside the container; each container has its own network namespace
 TMPFS_MB = 256
@@ -318,6 +324,30 @@ class DockerBackend:
     @property
     def allow(self) -> Allow | None:
         return self._allow
+
+    @asynccontextmanager
+    async def session(self, own: Own) -> AsyncIterator[None]:
+        """A sweep's run of cells. Entering removes what dead sweeps left (their run lock
+        is free), what this run's earlier, killed processes left (this run's lock, which
+        `own` holds, under another sweep id), and anything past its time-to-live; live
+        sweeps' are never touched. Leaving removes the sweep's network: Docker has ~30
+        address pools, so networks must not linger."""
+        await collect_garbage(own=own)
+        try:
+            yield
+        finally:
+            try:
+                await collect_garbage(sweep=own.sweep, force=True)
+            except SandboxError as exc:  # never hide the error that ended the sweep
+                log.warning("could not remove sweep %s's network: %s", own.sweep, exc)
+
+    async def task_image(self, stack: str, repo: Path, builder: ImageBuilder | None = None) -> str:
+        """The task image: its dependencies are installed there, and the sandbox has no
+        registry to install them from."""
+        return await (builder or ImageBuilder()).ensure_task_image(stack, repo, lambda _: None)
+
+    async def await_daemon(self, timeout: float) -> None:
+        await await_daemon(timeout)
 
     async def network_gateway(
         self, sweep: str, limits: Limits | None = None, *, lock: str = ""

@@ -21,7 +21,7 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 from anyio.abc import Process, TaskGroup
@@ -30,6 +30,10 @@ from ._ready import wait_ready
 from ._reap import MARKER_VAR, kill_marked
 from ._tail import Tail
 from ._types import ExecResult, Labels, Limits, Sandbox, ServeOutcome, ServeSpec
+
+if TYPE_CHECKING:
+    from ._docker_images import ImageBuilder
+    from ._gc import Own
 
 log = logging.getLogger("sandbox.local")
 
@@ -207,6 +211,22 @@ class LocalBackend:
             "sandbox backend 'local' does NOT isolate: solver code runs as host processes "
             "with this user's rights and full network access; use Docker for real sweeps"
         )
+
+    # Its lifecycle hooks (`ManagedBackend`) are no-ops: no daemon, network or image.
+    @asynccontextmanager
+    async def session(self, own: Own) -> AsyncIterator[None]:
+        yield  # nothing of a sweep outlives its sandboxes
+
+    async def network_gateway(
+        self, sweep: str, limits: Limits | None = None, *, lock: str = ""
+    ) -> str:
+        return ""  # sandboxes are host processes: they reach the host on loopback
+
+    async def task_image(self, stack: str, repo: Path, builder: ImageBuilder | None = None) -> str:
+        return ""  # the host's own tools build and serve the workspace
+
+    async def await_daemon(self, timeout: float) -> None:
+        return None  # no daemon to lose
 
     @asynccontextmanager
     async def open(
