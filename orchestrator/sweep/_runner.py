@@ -180,19 +180,14 @@ def _delivered(report: CellReport, solver: Solver | None) -> Delivered:
         raise CellFailure(Outage(error=describe(verdict)))
     if verdict is not None and not isinstance(verdict, BudgetExceeded):
         raise CellFailure(LlmError(error=describe(verdict), result=report.result))
-    if isinstance(verdict, BudgetExceeded) and not report.stopped:
-        return Delivered(
-            result=report.result,
-            image=report.image,
-            stopped=str(verdict),
-            stopped_by=verdict.kind,
-            baseline_wait_s=report.baseline_wait_s,
-        )
+    stopped, stopped_by = report.stopped, report.stopped_by
+    if isinstance(verdict, BudgetExceeded) and not stopped:
+        stopped, stopped_by = str(verdict), verdict.kind
     return Delivered(
         result=report.result,
         image=report.image,
-        stopped=report.stopped,
-        stopped_by=report.stopped_by,
+        stopped=stopped,
+        stopped_by=stopped_by,
         baseline_wait_s=report.baseline_wait_s,
     )
 
