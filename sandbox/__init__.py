@@ -1,14 +1,15 @@
 """Where a workspace is built and served: Docker (isolated) or local processes (not)."""
 
 from ._auto import BackendKind as BackendKind
-from ._auto import docker_available as docker_available
 from ._auto import open_backend as open_backend
+from ._auto import open_session as open_session
 from ._docker import DockerBackend as DockerBackend
 from ._docker_images import AgentLayer as AgentLayer
 from ._docker_images import ImageBuilder as ImageBuilder
 from ._docker_images import ImageInfo as ImageInfo
 from ._docker_images import ensure_task_image as ensure_task_image
 from ._docker_images import stacks as stacks
+from ._docker_probe import docker_available as docker_available
 from ._firewall import BROWSER_PORTS as BROWSER_PORTS
 from ._firewall import Allow as Allow
 from ._firewall import FirewallUnavailable as FirewallUnavailable
@@ -21,6 +22,7 @@ from ._gc import adhoc_sweep as adhoc_sweep
 from ._gc import collect_garbage as collect_garbage
 from ._gc import lock_held as lock_held
 from ._gc import unique_sweep as unique_sweep
+from ._lifecycle import ManagedBackend as ManagedBackend
 from ._local import LocalBackend as LocalBackend
 from ._types import Backend as Backend
 from ._types import BackendUnavailable as BackendUnavailable
@@ -53,6 +55,7 @@ __all__ = [
     "Labels",
     "Limits",
     "LocalBackend",
+    "ManagedBackend",
     "Own",
     "Removed",
     "Sandbox",
@@ -68,6 +71,7 @@ __all__ = [
     "firewall_preflight",
     "lock_held",
     "open_backend",
+    "open_session",
     "stacks",
     "unique_sweep",
 ]

@@ -1,34 +1,27 @@
-"""Pick a backend: Docker when its daemon answers, else the (non-isolating) local one."""
+"""Pick a backend: Docker when its daemon answers, else the (non-isolating) local one;
+`open_session` holds it for a sweep's run of cells (`_lifecycle.ManagedBackend`)."""
 
 from __future__ import annotations
 
 import logging
 import os
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Literal
 
-import anyio
-
 from ._docker import DockerBackend
-from ._docker_probe import ping
+from ._docker_probe import DOCKER_SOCK, docker_available
 from ._firewall import Allow, FirewallUnavailable, preflight
+from ._gc import Own
+from ._lifecycle import ManagedBackend
 from ._local import LocalBackend
-from ._types import Backend, BackendUnavailable
+from ._types import BackendUnavailable
 
 log = logging.getLogger("sandbox")
 
-DOCKER_SOCK = Path("/var/run/docker.sock")
 BackendKind = Literal["auto", "docker", "local"]
-
-
-async def docker_available(sock: Path | None = None) -> bool:
-    """True when the daemon answers `/_ping` on its unix socket within 3 s."""
-    if not (sock or DOCKER_SOCK).exists():
-        return False
-    with anyio.move_on_after(3):
-        return await ping(sock)
-    return False
 
 
 def docker_configured(sock: Path | None = None) -> bool:
@@ -46,7 +39,7 @@ async def open_backend(
     allow_unisolated: bool = False,
     sock: Path | None = None,
     allow: Allow | None = None,
-) -> Backend:
+) -> ManagedBackend:
     """The backend for `kind`; never falls back to no isolation silently.
 
     `docker` without a daemon raises BackendUnavailable. `auto` is Docker when its
@@ -84,3 +77,22 @@ async def open_backend(
         )
     log.warning("no Docker found: running cells as local processes (allow_unisolated = true)")
     return LocalBackend()
+
+
+@asynccontextmanager
+async def open_session(
+    kind: BackendKind = "auto",
+    *,
+    own: Own,
+    firewall: bool = True,
+    allow_unisolated: bool = False,
+    sock: Path | None = None,
+    allow: Allow | None = None,
+) -> AsyncIterator[ManagedBackend]:
+    """The backend for `kind` (`open_backend`), held for the run of cells of the sweep
+    `own` (`ManagedBackend.session`: its leftovers reaped, its network removed after)."""
+    backend = await open_backend(
+        kind, firewall=firewall, allow_unisolated=allow_unisolated, sock=sock, allow=allow
+    )
+    async with backend.session(own):
+        yield backend

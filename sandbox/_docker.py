@@ -16,6 +16,7 @@ Shape of a cell's container:
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 import uuid
@@ -30,9 +31,12 @@ from anyio.abc import TaskGroup
 
 from . import _firewall
 from ._docker_errors import docker_client, entering, is_gone, translate
+from ._docker_images import ImageBuilder
+from ._docker_probe import await_daemon
 from ._firewall import Allow, bridge_name
+from ._gc import Own, collect_garbage
 from ._ownership import container_user, grant, reclaim
-from ._ready import wait_ready
+from ._steps import SpecSteps
 from ._tail import Tail
 from ._types import (
     ContainerError,
@@ -44,6 +48,8 @@ from ._types import (
     ServeOutcome,
     ServeSpec,
 )
+
+log = logging.getLogger("sandbox")
 
 PORT = 8080  # inside the container; each container has its own network namespace
 TMPFS_MB = 256
@@ -103,7 +109,7 @@ def host_config(workspace: Path, network: str, limits: Limits) -> dict[str, Any]
     }
 
 
-class DockerSandbox:
+class DockerSandbox(SpecSteps):
     def __init__(
         self,
         container: aiodocker.containers.DockerContainer,
@@ -114,11 +120,10 @@ class DockerSandbox:
         tg: TaskGroup,
         isolated: bool = True,
     ) -> None:
+        super().__init__(workspace, spec)
         self.isolated = isolated
         self._c = container
         self._ip = ip
-        self._workspace = workspace
-        self._spec = spec
         self._limits = limits
         self._tg = tg
         self._server_tail = Tail(limits.log_tail_kb * 1024)
@@ -126,10 +131,6 @@ class DockerSandbox:
         self._server_exit: int | None = None
         self._oom_before = 0  # the cgroup's OOM kills when the server was started
         self._prestarted = False  # started by `prestart`, not yet adopted by `serve`
-
-    @property
-    def workspace(self) -> Path:
-        return self._workspace
 
     async def _exec(
         self, argv: list[str], tail: Tail, extra_env: Mapping[str, str] | None = None
@@ -169,17 +170,6 @@ class DockerSandbox:
             timed_out=code in (-1, _TIMED_OUT),
         )
 
-    async def install(self) -> ExecResult:
-        return await self._maybe_run(self._spec.install)
-
-    async def build(self) -> ExecResult:
-        return await self._maybe_run(self._spec.build)
-
-    async def _maybe_run(self, command: str) -> ExecResult:
-        if not command:
-            return ExecResult(command="", exit_code=0, output_tail="", duration_s=0.0)
-        return await self.run(command)
-
     async def _run_server(self, done: anyio.Event) -> None:
         try:
             argv = ["setsid", "-w", "sh", "-c", _SERVE_SH, "pwb-serve", self._spec.start]
@@ -205,13 +195,9 @@ class DockerSandbox:
         OOM killer (State.OOMKilled, its oom_kill count, exit 137) or a dead container
         read as that, not as a timeout."""
         limit = f"the sandbox memory limit of {self._limits.memory_mb} MB"
-        with entering(f"inspect {self._c.id[:12]}"):
-            try:
-                state = (await self._c.show()).get("State") or {}
-            except aiodocker.DockerError as exc:
-                if is_gone(exc):
-                    return f"the container is gone ({why})"
-                raise
+        state = await self._state()
+        if state is None:
+            return f"the container is gone ({why})"
         if not state.get("Running"):
             code = state.get("ExitCode")
             if state.get("OOMKilled") or code == _KILLED:
@@ -252,33 +238,27 @@ class DockerSandbox:
                 return False
             # A container killed under the server (its init OOM-killed) may leave the
             # exec stream open: ask the daemon too.
-            with entering(f"inspect {self._c.id[:12]}"):
-                try:
-                    info = await self._c.show()
-                except aiodocker.DockerError as exc:
-                    if is_gone(exc):
-                        return False
-                    raise
-            return bool((info.get("State") or {}).get("Running"))
+            state = await self._state()
+            return bool(state and state.get("Running"))
 
-        url = f"http://{self._ip}:{PORT}"
-        why = await wait_ready(url + self._spec.ready_path, self._spec.ready_timeout, alive)
-        took = time.monotonic() - t0
-        if not why:
-            return ServeOutcome(ready=True, base_url=url, duration_s=took)
-        why = await self._why_down(why)
-        detail = f"server not ready ({why}):\n{self.logs_tail()}"
-        return ServeOutcome(ready=False, detail=detail, duration_s=took)
+        return await self._await_ready(f"http://{self._ip}:{PORT}", t0, alive, self._why_down)
 
-    async def ensure_alive(self) -> None:
+    async def _state(self) -> dict[str, Any] | None:
+        """The container's `State` as the daemon has it; None when the container is gone."""
         with entering(f"inspect {self._c.id[:12]}"):
             try:
                 info = await self._c.show()
             except aiodocker.DockerError as exc:
                 if is_gone(exc):
-                    raise ContainerError(f"container {self._c.id[:12]} is gone") from exc
+                    return None
                 raise
-        if not (info.get("State") or {}).get("Running"):
+        return dict(info.get("State") or {})
+
+    async def ensure_alive(self) -> None:
+        state = await self._state()
+        if state is None:
+            raise ContainerError(f"container {self._c.id[:12]} is gone")
+        if not state.get("Running"):
             raise ContainerError(f"container {self._c.id[:12]} is not running")
 
     async def stop_server(self) -> None:
@@ -318,6 +298,30 @@ class DockerBackend:
     @property
     def allow(self) -> Allow | None:
         return self._allow
+
+    @asynccontextmanager
+    async def session(self, own: Own) -> AsyncIterator[None]:
+        """A sweep's run of cells. Entering removes what dead sweeps left (their run lock
+        is free), what this run's earlier, killed processes left (this run's lock, which
+        `own` holds, under another sweep id), and anything past its time-to-live; live
+        sweeps' are never touched. Leaving removes the sweep's network: Docker has ~30
+        address pools, so networks must not linger."""
+        await collect_garbage(own=own)
+        try:
+            yield
+        finally:
+            try:
+                await collect_garbage(sweep=own.sweep, force=True)
+            except SandboxError as exc:  # never hide the error that ended the sweep
+                log.warning("could not remove sweep %s's network: %s", own.sweep, exc)
+
+    async def task_image(self, stack: str, repo: Path, builder: ImageBuilder | None = None) -> str:
+        """The task image: its dependencies are installed there, and the sandbox has no
+        registry to install them from."""
+        return await (builder or ImageBuilder()).ensure_task_image(stack, repo, lambda _: None)
+
+    async def await_daemon(self, timeout: float) -> None:
+        await await_daemon(timeout)
 
     async def network_gateway(
         self, sweep: str, limits: Limits | None = None, *, lock: str = ""

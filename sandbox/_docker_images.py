@@ -260,37 +260,25 @@ class ImageBuilder:
     ) -> None:
         tail: list[str] = []
         with entering(f"building {tag}", image=True):
-            await self._stream(docker, tag, files, buildargs, progress, tail, trees)
-
-    async def _stream(
-        self,
-        docker: aiodocker.Docker,
-        tag: str,
-        files: dict[str, bytes],
-        buildargs: dict[str, str],
-        progress: Progress,
-        tail: list[str],
-        trees: dict[str, Path] | None = None,
-    ) -> None:
-        context = await anyio.to_thread.run_sync(_tar, files, trees)
-        try:
-            async for chunk in docker.images.build(
-                fileobj=context,
-                encoding="identity",
-                tag=tag,
-                buildargs=buildargs,
-                rm=True,
-                forcerm=True,
-                stream=True,
-            ):
-                line = str(chunk.get("stream", "")).rstrip()
-                if line:
-                    tail[:] = [*tail[-40:], line]
-                if line.startswith("Step "):
-                    progress(f"{tag}: {line}")
-        except aiodocker.DockerError as exc:
-            log = "\n".join(tail)
-            raise ImageError(f"building {tag} failed: {exc}\n{log}") from exc
+            context = await anyio.to_thread.run_sync(_tar, files, trees)
+            try:
+                async for chunk in docker.images.build(
+                    fileobj=context,
+                    encoding="identity",
+                    tag=tag,
+                    buildargs=buildargs,
+                    rm=True,
+                    forcerm=True,
+                    stream=True,
+                ):
+                    line = str(chunk.get("stream", "")).rstrip()
+                    if line:
+                        tail[:] = [*tail[-40:], line]
+                    if line.startswith("Step "):
+                        progress(f"{tag}: {line}")
+            except aiodocker.DockerError as exc:
+                log = "\n".join(tail)
+                raise ImageError(f"building {tag} failed: {exc}\n{log}") from exc
 
     async def list_images(self) -> list[ImageInfo]:
         async with docker_client("list images") as docker:

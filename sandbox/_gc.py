@@ -26,6 +26,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import aiodocker
@@ -119,6 +120,9 @@ async def collect_garbage(
     """
     now = time.time()
     removed: list[Removed] = []
+    wanted = partial(
+        _wanted, named=sweep is not None, expired_only=expired_only, force=force, now=now, own=own
+    )
     with anyio.move_on_after(_CLEANUP_S, shield=True):
         # Chains first, networks after: a chain listed here whose network is not listed
         # below is an orphan (a network created meanwhile is listed, with its chain).
@@ -130,14 +134,7 @@ async def collect_garbage(
                 )
                 for c in containers:
                     labels = c["Labels"] or {}
-                    if not _wanted(
-                        labels,
-                        named=sweep is not None,
-                        expired_only=expired_only,
-                        force=force,
-                        now=now,
-                        own=own,
-                    ):
+                    if not wanted(labels):
                         continue
                     try:
                         await c.delete(force=True)
@@ -149,14 +146,7 @@ async def collect_garbage(
                 networks = await docker.networks.list(filters=_filters(sweep))
                 for n in networks:
                     labels = n.get("Labels") or {}
-                    if not _wanted(
-                        labels,
-                        named=sweep is not None,
-                        expired_only=expired_only,
-                        force=force,
-                        now=now,
-                        own=own,
-                    ):
+                    if not wanted(labels):
                         continue
                     try:
                         await (await docker.networks.get(n["Id"])).delete()

@@ -21,15 +21,19 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 from anyio.abc import Process, TaskGroup
 
-from ._ready import wait_ready
 from ._reap import MARKER_VAR, kill_marked
+from ._steps import SpecSteps
 from ._tail import Tail
 from ._types import ExecResult, Labels, Limits, Sandbox, ServeOutcome, ServeSpec
+
+if TYPE_CHECKING:
+    from ._docker_images import ImageBuilder
+    from ._gc import Own
 
 log = logging.getLogger("sandbox.local")
 
@@ -75,15 +79,14 @@ async def _pump(proc: Process, tail: Tail) -> None:
         pass  # the process was reaped and its pipe closed by stop_server
 
 
-class LocalSandbox:
+class LocalSandbox(SpecSteps):
     isolated = False
 
     def __init__(
         self, workspace: Path, spec: ServeSpec, limits: Limits, tg: TaskGroup, home: Path
     ) -> None:
-        self._workspace = workspace
+        super().__init__(workspace, spec)
         self._home = home
-        self._spec = spec
         self._limits = limits
         self._tg = tg
         self._server: Process | None = None
@@ -92,10 +95,6 @@ class LocalSandbox:
         # what a command detached with setsid is killed when the command ends.
         self.marker = secrets.token_hex(8)
         self._runs = itertools.count()
-
-    @property
-    def workspace(self) -> Path:
-        return self._workspace
 
     def _neutral(self, text: str) -> str:
         """Output as the solver may see it: the host path of the workspace and of the
@@ -135,11 +134,7 @@ class LocalSandbox:
                 await proc.wait()
                 timed_out = False
         finally:
-            with anyio.move_on_after(_CLEANUP_S, shield=True):
-                if proc.returncode is None:
-                    await _kill_group(proc)
-                await proc.aclose()
-            kill_marked(f"{self.marker}.{tag}.")  # what left the process group
+            await self._end(proc, tag)
         code = proc.returncode if proc.returncode is not None else -1
         return ExecResult(
             command=command,
@@ -149,16 +144,14 @@ class LocalSandbox:
             timed_out=timed_out,
         )
 
-    async def install(self) -> ExecResult:
-        return await self._maybe_run(self._spec.install)
-
-    async def build(self) -> ExecResult:
-        return await self._maybe_run(self._spec.build)
-
-    async def _maybe_run(self, command: str) -> ExecResult:
-        if not command:
-            return ExecResult(command="", exit_code=0, output_tail="", duration_s=0.0)
-        return await self.run(command)
+    async def _end(self, proc: Process, tag: str) -> None:
+        """Kill the process started as `tag` and its group, shielded and bounded; then
+        whatever of it left the group (detached with setsid)."""
+        with anyio.move_on_after(_CLEANUP_S, shield=True):
+            if proc.returncode is None:
+                await _kill_group(proc)
+            await proc.aclose()
+        kill_marked(f"{self.marker}.{tag}.")
 
     async def ensure_alive(self) -> None:
         return None  # no container to lose: the host itself runs the server
@@ -175,23 +168,15 @@ class LocalSandbox:
         async def alive() -> bool:
             return proc.returncode is None
 
-        url = f"http://127.0.0.1:{port}"
-        why = await wait_ready(url + self._spec.ready_path, self._spec.ready_timeout, alive)
-        took = time.monotonic() - t0
-        if not why:
-            return ServeOutcome(ready=True, base_url=url, duration_s=took)
-        detail = f"server not ready ({why}, exit={proc.returncode}):\n{self.logs_tail()}"
-        return ServeOutcome(ready=False, detail=detail, duration_s=took)
+        async def why_down(why: str) -> str:
+            return f"{why}, exit={proc.returncode}"
+
+        return await self._await_ready(f"http://127.0.0.1:{port}", t0, alive, why_down)
 
     async def stop_server(self) -> None:
         proc, self._server = self._server, None
-        if proc is None:
-            return
-        with anyio.move_on_after(_CLEANUP_S, shield=True):
-            if proc.returncode is None:
-                await _kill_group(proc)
-            await proc.aclose()
-        kill_marked(f"{self.marker}.server.")
+        if proc is not None:
+            await self._end(proc, "server")
 
     def logs_tail(self) -> str:
         return self._neutral(self._server_tail.text())
@@ -207,6 +192,22 @@ class LocalBackend:
             "sandbox backend 'local' does NOT isolate: solver code runs as host processes "
             "with this user's rights and full network access; use Docker for real sweeps"
         )
+
+    # Its lifecycle hooks (`ManagedBackend`) are no-ops: no daemon, network or image.
+    @asynccontextmanager
+    async def session(self, own: Own) -> AsyncIterator[None]:
+        yield  # nothing of a sweep outlives its sandboxes
+
+    async def network_gateway(
+        self, sweep: str, limits: Limits | None = None, *, lock: str = ""
+    ) -> str:
+        return ""  # sandboxes are host processes: they reach the host on loopback
+
+    async def task_image(self, stack: str, repo: Path, builder: ImageBuilder | None = None) -> str:
+        return ""  # the host's own tools build and serve the workspace
+
+    async def await_daemon(self, timeout: float) -> None:
+        return None  # no daemon to lose
 
     @asynccontextmanager
     async def open(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from sandbox import BackendKind, ServeSpec, adhoc_sweep, ensure_task_image, open_backend
+from sandbox import BackendKind, ServeSpec, adhoc_sweep, open_backend
 
 from ..contract import ContractError, TaskPackage, load_task
 from ..results import VerifyReport
@@ -49,6 +49,7 @@ async def served(
     task: TaskPackage, root: Path, backend: BackendKind
 ) -> AsyncIterator[tuple[str, RunHealth]]:
     """Install, build and serve `root`; yields (base URL, build/serve health)."""
+    opened = await open_backend(backend)
     s = task.contract.serve
     spec = ServeSpec(
         stack=task.contract.stack,
@@ -57,13 +58,9 @@ async def served(
         start=s.start,
         ready_path=s.ready_path,
         ready_timeout=s.ready_timeout,
+        # The image a cell of this task runs ('' for the local backend).
+        image=await opened.task_image(task.contract.stack, task.repo),
     )
-    opened = await open_backend(backend)
-    if opened.name == "docker":
-        # The image a cell of this task runs: its dependencies are installed there, and
-        # the sandbox has no registry to install them from.
-        image = await ensure_task_image(task.contract.stack, task.repo, lambda _line: None)
-        spec = msgspec.structs.replace(spec, image=image)
     async with (
         adhoc_sweep("verify") as sweep,  # its sandbox and network are removed on exit
         opened.open(root, spec, sweep.labels(task.contract.id)) as box,

@@ -285,7 +285,7 @@ async def regrade(cfg: BenchConfig, opts: RegradeOptions) -> RegradeOutcome:
             infra_retries=cfg.sweep.infra_retries,
         )
         interrupted = anyio.Event()
-        with SweepProgress(len(todo), scheduler.ledger, opts.progress) as progress:
+        async with SweepProgress(len(todo), scheduler.ledger, opts.progress) as progress:
             scheduler.progress = progress
             async with anyio.create_task_group() as tg:
                 await tg.start(watch_signals, tg.cancel_scope, interrupted)

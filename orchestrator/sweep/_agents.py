@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from sandbox import Backend, DockerBackend
+from sandbox import ManagedBackend
 
 from ..config import BenchConfig
 from ..gateway import Gateway, Upstream
@@ -34,13 +34,12 @@ async def open_gateway(cfg: BenchConfig, providers: ProviderPool) -> AsyncIterat
         yield gateway
 
 
-async def expose(gateway: Gateway, backend: Backend, sweep: str, lock: str = "") -> str:
+async def expose(gateway: Gateway, backend: ManagedBackend, sweep: str, lock: str = "") -> str:
     """Make the gateway reachable from the sweep's sandboxes; the host they use ('' = loopback).
 
-    The network is created here, before any cell: `lock` (the sweep's run lock) labels it
-    so `gc` can tell when its sweep is dead."""
-    if not isinstance(backend, DockerBackend):
-        return ""
+    A sweep network is created here, before any cell: `lock` (the sweep's run lock) labels
+    it so `gc` can tell when its sweep is dead."""
     address = await backend.network_gateway(sweep, lock=lock)
-    await gateway.listen(address)
+    if address:  # loopback: the gateway listens there already
+        await gateway.listen(address)
     return address

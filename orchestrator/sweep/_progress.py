@@ -1,18 +1,21 @@
 """Progress: a live rich table, JSON lines for logs, or nothing (`--quiet`).
 
 The live table needs a terminal: when stderr is not one (a log file, CI), `live` prints
-one plain line instead per finished cell and at least every `HEARTBEAT_S` seconds.
+one plain line instead per finished cell and at least every `HEARTBEAT_S` seconds (a
+task of the progress's own task group: `async with SweepProgress(...)` owns it).
 """
 
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from collections import Counter, defaultdict
+from contextlib import AsyncExitStack
 from typing import Literal
 
+import anyio
 import msgspec
+from anyio.abc import TaskGroup
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
@@ -35,23 +38,23 @@ class SweepProgress:
         self.done: defaultdict[str, Counter[str]] = defaultdict(Counter)
         self.finished_count = 0
         self._live: Live | None = None
-        self._stop = threading.Event()
-        self._beat: threading.Thread | None = None
+        self._beat: TaskGroup | None = None  # the heartbeat's, when it prints plain lines
+        self._exits = AsyncExitStack()
 
-    def __enter__(self) -> SweepProgress:
+    async def __aenter__(self) -> SweepProgress:
         if self.mode == "live" and not sys.stderr.isatty():
-            self._beat = threading.Thread(target=self._heartbeat, daemon=True)
-            self._beat.start()
+            self._beat = await self._exits.enter_async_context(anyio.create_task_group())
+            self._beat.start_soon(self._heartbeat)
         elif self.mode == "live":
             console = Console(stderr=True)
             self._live = Live(self._table(), console=console, refresh_per_second=2, transient=False)
             self._live.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         if self._beat is not None:
-            self._stop.set()
-            self._beat.join(timeout=5)
+            self._beat.cancel_scope.cancel()
+            await self._exits.aclose()
             self._line()
         if self._live is not None:
             self._live.update(self._table())
@@ -88,8 +91,9 @@ class SweepProgress:
         rate = self.finished_count / (time.monotonic() - self.t0)
         return (self.total - self.finished_count) / rate
 
-    def _heartbeat(self) -> None:
-        while not self._stop.wait(HEARTBEAT_S):
+    async def _heartbeat(self) -> None:
+        while True:  # until the progress's exit cancels it
+            await anyio.sleep(HEARTBEAT_S)
             self._line()
 
     def _line(self, last: str = "") -> None:

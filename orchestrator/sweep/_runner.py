@@ -20,15 +20,12 @@ import msgspec
 from sandbox import (
     AgentLayer,
     Allow,
-    Backend,
     BackendUnavailable,
     ImageBuilder,
     Labels,
+    ManagedBackend,
     Own,
-    SandboxError,
-    collect_garbage,
-    docker_available,
-    open_backend,
+    open_session,
 )
 
 from .. import events as ev
@@ -64,7 +61,7 @@ class SweepIds:
 class SweepResources:
     cfg: BenchConfig
     run_dir: Path
-    backend: Backend
+    backend: ManagedBackend
     pool: BrowserPool
     providers: ProviderPool
     ledger: Ledger
@@ -84,10 +81,34 @@ class SweepResources:
         return self.run_dir / "cells" / cell_dir_name(key)
 
     async def attempt(self, job: Job, n: int, ledger: Ledger) -> CellReport:
+        ctx = self._context(job, n)
+        solver: Solver | None = None
+        in_cell = False
+        try:
+            solver = self.solver_factory(
+                self.solvers[job.template.solver], ctx.task, self.cfg, self.providers, ledger
+            )
+            self._attach_gateway(solver, job.key)
+            in_cell = True
+            report = await run_cell(ctx, solver, job.template.arm)  # logs what ends it
+        except Exception as exc:
+            if not in_cell:
+                _log(ctx, exc)
+            failure = self._failure(job, exc)
+            if isinstance(decisive(exc), BackendUnavailable):
+                await self._await_daemon()
+            raise failure from exc
+        finally:
+            if solver is not None:
+                with anyio.move_on_after(30.0, shield=True):
+                    await solver.aclose()
+            await self._keep_tree(job.key)
+        return _delivered(report, solver)
+
+    def _context(self, job: Job, n: int) -> CellContext:
         row = job.template
-        task = self.tasks[row.task]
-        ctx = CellContext(
-            task=task,
+        return CellContext(
+            task=self.tasks[row.task],
             backend=self.backend,
             verifier=self.verifier or BrowserVerifier(self.pool),
             browser=self.pool,
@@ -102,42 +123,13 @@ class SweepResources:
             attempt=n,
             agent=_agent_layer(self.solvers[row.solver]),
         )
-        solver: Solver | None = None
-        in_cell = False
-        try:
-            solver = self.solver_factory(
-                self.solvers[row.solver], task, self.cfg, self.providers, ledger
-            )
-            if isinstance(solver, ScaffoldSolver):
-                if self.gateway is None:
-                    raise RuntimeError("a scaffold solver needs the sweep's LLM gateway")
-                solver.attach_gateway(self.gateway, self.gateway_host, job.key)
-            in_cell = True
-            report = await run_cell(ctx, solver, row.arm)  # logs what ends it
-        except Exception as exc:
-            if not in_cell:
-                _log(ctx, exc)
-            failure = self._failure(job, exc)
-            if isinstance(decisive(exc), BackendUnavailable):
-                await self._await_daemon()
-            raise failure from exc
-        finally:
-            if solver is not None:
-                with anyio.move_on_after(30.0, shield=True):
-                    await solver.aclose()
-            await self._keep_tree(job.key)
-        # A scaffold's agent may end the cell `budget` or `llm_error` (its delivery is
-        # scored), `outage` or `config_error` (no result).
-        verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
-        if isinstance(verdict, ProviderRefused):  # the setup's fault: config_error, stop
-            raise StopSweep(str(verdict))
-        if isinstance(verdict, ProviderOutage):  # no verdict on the agent: --resume re-runs it
-            raise CellFailure(Outage(error=describe(verdict)))
-        if verdict is not None and not isinstance(verdict, BudgetExceeded):
-            raise CellFailure(LlmError(error=describe(verdict), result=report.result))
-        if isinstance(verdict, BudgetExceeded) and not report.stopped:
-            return msgspec.structs.replace(report, stopped=str(verdict), stopped_by=verdict.kind)
-        return report
+
+    def _attach_gateway(self, solver: Solver, key: str) -> None:
+        """A scaffold solver's agent reaches its model through the sweep's gateway only."""
+        if isinstance(solver, ScaffoldSolver):
+            if self.gateway is None:
+                raise RuntimeError("a scaffold solver needs the sweep's LLM gateway")
+            solver.attach_gateway(self.gateway, self.gateway_host, key)
 
     async def _keep_tree(self, key: str) -> None:
         """The attempt's final work tree as `workspace.patch` beside its `workspace` link
@@ -155,13 +147,8 @@ class SweepResources:
         """The daemon is gone (stopped, restarting): wait for it, boundedly, before the
         retry, so a restart costs the cell an attempt rather than its result. The wait is
         not charged to the cell's wall time."""
-        if self.backend.name != "docker":
-            return
-        with waiting(), anyio.move_on_after(self.daemon_wait_s):
-            for _ in range(10_000):  # polling: the daemon sends no event when it is back
-                if await docker_available():
-                    return
-                await anyio.sleep(2.0)
+        with waiting():
+            await self.backend.await_daemon(self.daemon_wait_s)
 
     def _failure(self, job: Job, exc: Exception) -> Exception:
         """The scheduler's view of why the attempt ended (`orchestrator.faults`)."""
@@ -181,6 +168,22 @@ class SweepResources:
             case _:
                 log = self.cell_dir(job.key) / "events.jsonl"
                 return CellFailure(harness_error(exc, log=str(log.relative_to(self.run_dir))))
+
+
+def _delivered(report: CellReport, solver: Solver | None) -> CellReport:
+    """The attempt's delivery, given how its solver ended. A scaffold's agent may end the
+    cell `budget` or `llm_error` (its delivery is scored), `outage` or `config_error` (no
+    result)."""
+    verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
+    if isinstance(verdict, ProviderRefused):  # the setup's fault: config_error, stop
+        raise StopSweep(str(verdict))
+    if isinstance(verdict, ProviderOutage):  # no verdict on the agent: --resume re-runs it
+        raise CellFailure(Outage(error=describe(verdict)))
+    if verdict is not None and not isinstance(verdict, BudgetExceeded):
+        raise CellFailure(LlmError(error=describe(verdict), result=report.result))
+    if isinstance(verdict, BudgetExceeded) and not report.stopped:
+        return msgspec.structs.replace(report, stopped=str(verdict), stopped_by=verdict.kind)
+    return report
 
 
 def _agent_layer(cfg: SolverConfig) -> AgentLayer | None:
@@ -212,53 +215,43 @@ async def open_resources(
     async with (
         ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks], keys=keys) as providers,
         open_gateway(cfg, providers) as gateway,
-    ):
-        # The gateway's port is the one thing the sweep network's firewall lets through.
-        allow = Allow(address="", port=gateway.port) if gateway is not None else None
-        backend = await open_backend(
+        open_session(
             cfg.sweep.backend,
+            own=Own(sweep=ids.sweep, lock=ids.lock),
             firewall=cfg.sweep.docker_firewall,
             allow_unisolated=cfg.sweep.allow_unisolated,
-            allow=allow,
-        )
-        if backend.name == "docker":
-            # What dead sweeps left (their run lock is free), what this run's earlier,
-            # killed processes left (this run's lock, which we hold, under another sweep
-            # id), and anything past its time-to-live. Live sweeps' are never touched.
-            await collect_garbage(own=Own(sweep=ids.sweep, lock=ids.lock))
-        try:
-            host = (
-                await expose(gateway, backend, ids.sweep, ids.lock) if gateway is not None else ""
+            # The gateway's port: the one thing the sweep network's firewall lets through.
+            allow=Allow(address="", port=gateway.port) if gateway is not None else None,
+        ) as backend,
+    ):
+        host = await expose(gateway, backend, ids.sweep, ids.lock) if gateway is not None else ""
+        async with _browser_pool(cfg, tasks) as pool:
+            yield SweepResources(
+                cfg=cfg,
+                run_dir=run_dir,
+                backend=backend,
+                pool=pool,
+                providers=providers,
+                ledger=ledger,
+                baseline=BaselineCache(run_dir / "baseline"),
+                sandbox_limiter=anyio.CapacityLimiter(cfg.sweep.sandbox_starts),
+                image_builder=ImageBuilder(limiter=anyio.CapacityLimiter(cfg.sweep.image_builds)),
+                tasks={t.contract.id: t for t in tasks},
+                solvers={s.name: s for s in cfg.solvers},
+                gateway=gateway,
+                gateway_host=host,
+                ids=ids,
             )
-            async with BrowserPool(
-                max_contexts=cfg.sweep.browser_contexts,
-                allow_env_drift=cfg.sweep.allow_env_drift,
-                replay=cfg.sweep.replay,
-            ) as pool:
-                for warning in await check_environment(pool, tasks):
-                    print(warning, file=sys.stderr)
-                yield SweepResources(
-                    cfg=cfg,
-                    run_dir=run_dir,
-                    backend=backend,
-                    pool=pool,
-                    providers=providers,
-                    ledger=ledger,
-                    baseline=BaselineCache(run_dir / "baseline"),
-                    sandbox_limiter=anyio.CapacityLimiter(cfg.sweep.sandbox_starts),
-                    image_builder=ImageBuilder(
-                        limiter=anyio.CapacityLimiter(cfg.sweep.image_builds)
-                    ),
-                    tasks={t.contract.id: t for t in tasks},
-                    solvers={s.name: s for s in cfg.solvers},
-                    gateway=gateway,
-                    gateway_host=host,
-                    ids=ids,
-                )
-        finally:
-            if backend.name == "docker":
-                # Its network: Docker has ~30 address pools, so networks must not linger.
-                try:
-                    await collect_garbage(sweep=ids.sweep, force=True)
-                except SandboxError as exc:  # never hide the error that ended the sweep
-                    log.warning("could not remove sweep %s's network: %s", ids.sweep, exc)
+
+
+@asynccontextmanager
+async def _browser_pool(cfg: BenchConfig, tasks: list[TaskPackage]) -> AsyncIterator[BrowserPool]:
+    """The sweep's Chromium, its environment checked against the tasks' evidence."""
+    async with BrowserPool(
+        max_contexts=cfg.sweep.browser_contexts,
+        allow_env_drift=cfg.sweep.allow_env_drift,
+        replay=cfg.sweep.replay,
+    ) as pool:
+        for warning in await check_environment(pool, tasks):
+            print(warning, file=sys.stderr)
+        yield pool

@@ -174,6 +174,58 @@ def _why_stopped(reason: str, ledger: Ledger, rows: list[ManifestRow]) -> str:
     return ""
 
 
+def _record_spec(run_dir: Path, cfg: BenchConfig, opts: SweepOptions) -> None:
+    """run.json: the selection and arms (a resume keeps the unadmitted tasks allowed before)."""
+    earlier = read_spec(run_dir) if opts.resume else None
+    spec = RunSpec(
+        tasks=opts.tasks,
+        solvers=opts.solvers,
+        arms=cfg.sweep.arms,
+        repeats=cfg.sweep.repeats,
+        unadmitted=_union(earlier.unadmitted if earlier else (), opts.unadmitted),
+    )
+    write_spec(run_dir, spec)
+
+
+def _todo(jobs: list[Job], manifest: Manifest, resume: bool) -> list[Job]:
+    if not resume:
+        return jobs
+    todo = pending_jobs(jobs, manifest.rows())
+    if skipped := len(jobs) - len(todo):
+        print(f"resume: {skipped} cell(s) already have a current row", file=sys.stderr)
+    return todo
+
+
+def _scheduler(
+    cfg: BenchConfig, manifest: Manifest, ledger: Ledger, progress: SweepProgress
+) -> Scheduler:
+    return Scheduler(
+        manifest.append,
+        concurrency=cfg.sweep.concurrency,
+        cell_timeout_s=cfg.sweep.cell_timeout_s,
+        final_grace_s=cfg.sweep.final_grace_s,
+        infra_retries=cfg.sweep.infra_retries,
+        ledger=ledger,
+        progress=progress,
+    )
+
+
+async def _run_cells(
+    cfg: BenchConfig,
+    run_dir: Path,
+    ids: SweepIds,
+    tasks: list[TaskPackage],
+    ledger: Ledger,
+    todo: list[Job],
+    scheduler: Scheduler,
+) -> str:
+    """Run `todo` on the sweep's engine; why the engine stopped early ('' if it did not)."""
+    async with open_engine(cfg, run_dir, ids, tasks, ledger) as engine:
+        todo = [_on_backend(j, engine.backend) for j in todo]
+        await scheduler.run(todo, engine.attempt)
+        return engine.stopped()
+
+
 async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
     """Run (or resume) a sweep; every input is checked before the run directory is touched."""
     run_dir = opts.run_dir or new_run_dir(cfg)
@@ -185,29 +237,10 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
     interrupted = anyio.Event()
     with Manifest(run_dir, sweep_id) as manifest:
         write_cards(run_dir, cfg, solvers)
-        earlier = read_spec(run_dir) if opts.resume else None
-        spec = RunSpec(
-            tasks=opts.tasks,
-            solvers=opts.solvers,
-            arms=cfg.sweep.arms,
-            repeats=cfg.sweep.repeats,
-            unadmitted=_union(earlier.unadmitted if earlier else (), opts.unadmitted),
-        )
-        write_spec(run_dir, spec)
-        todo = pending_jobs(jobs, manifest.rows()) if opts.resume else jobs
-        skipped = len(jobs) - len(todo)
-        if skipped:
-            print(f"resume: {skipped} cell(s) already have a current row", file=sys.stderr)
-        with SweepProgress(len(todo), ledger, opts.progress) as progress:
-            scheduler = Scheduler(
-                manifest.append,
-                concurrency=cfg.sweep.concurrency,
-                cell_timeout_s=cfg.sweep.cell_timeout_s,
-                final_grace_s=cfg.sweep.final_grace_s,
-                infra_retries=cfg.sweep.infra_retries,
-                ledger=ledger,
-                progress=progress,
-            )
+        _record_spec(run_dir, cfg, opts)
+        todo = _todo(jobs, manifest, opts.resume)
+        async with SweepProgress(len(todo), ledger, opts.progress) as progress:
+            scheduler = _scheduler(cfg, manifest, ledger, progress)
             engine_stop = ""
             try:
                 async with anyio.create_task_group() as tg:
@@ -219,10 +252,9 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
                     tg.start_soon(manifest.sync_in_background)
                     if todo:
                         ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))
-                        async with open_engine(cfg, run_dir, ids, tasks, ledger) as engine:
-                            todo = [_on_backend(j, engine.backend) for j in todo]
-                            await scheduler.run(todo, engine.attempt)
-                            engine_stop = engine.stopped()
+                        engine_stop = await _run_cells(
+                            cfg, run_dir, ids, tasks, ledger, todo, scheduler
+                        )
                     tg.cancel_scope.cancel()
             finally:
                 # Rows written so far, even when the sweep was interrupted.
