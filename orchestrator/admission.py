@@ -22,7 +22,7 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from sandbox import AdhocSweep, Backend, ImageBuilder, adhoc_sweep
+from sandbox import AdhocSweep, ImageBuilder, ManagedBackend, adhoc_sweep
 
 from . import faults
 from .cell import CellContext, CellReport, run_cell, run_suite
@@ -78,7 +78,9 @@ def _failing(report: VerifyReport) -> tuple[str, ...]:
 
 
 class Admitter:
-    def __init__(self, backend: Backend, pool: BrowserPool, out: Path, sweep: AdhocSweep) -> None:
+    def __init__(
+        self, backend: ManagedBackend, pool: BrowserPool, out: Path, sweep: AdhocSweep
+    ) -> None:
         self.backend = backend
         self.pool = pool
         self.out = out
@@ -279,7 +281,7 @@ async def admit_one(admitter: Admitter, task: TaskPackage, repeat: int) -> TaskA
 
 async def admit_all(
     tasks: list[TaskPackage],
-    backend: Backend,
+    backend: ManagedBackend,
     pool: BrowserPool,
     out: Path,
     repeat: int,

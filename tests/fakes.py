@@ -19,7 +19,7 @@ from typing import Literal
 from orchestrator.contract import TaskPackage
 from orchestrator.results import CheckResult, GateResult, VerifyReport
 from orchestrator.verifier import RunHealth
-from sandbox import ExecResult, Labels, Limits, Sandbox, ServeOutcome, ServeSpec
+from sandbox import ExecResult, ImageBuilder, Labels, Limits, Own, Sandbox, ServeOutcome, ServeSpec
 
 Point = Literal["open", "alive", "install", "build", "serve", "verify"]
 # (point, cell label, call number at that point for that cell) -> exception or None
@@ -107,8 +107,28 @@ class FakeSandbox:
         return ""
 
 
+class NoLifecycle:
+    """A test backend's lifecycle hooks (`sandbox.ManagedBackend`): the local backend's,
+    no-ops (no network, no image, no daemon)."""
+
+    @asynccontextmanager
+    async def session(self, own: Own) -> AsyncIterator[None]:
+        yield
+
+    async def network_gateway(
+        self, sweep: str, limits: Limits | None = None, *, lock: str = ""
+    ) -> str:
+        return ""
+
+    async def task_image(self, stack: str, repo: Path, builder: ImageBuilder | None = None) -> str:
+        return ""
+
+    async def await_daemon(self, timeout: float) -> None:
+        return None
+
+
 @dataclass
-class FakeBackend:
+class FakeBackend(NoLifecycle):
     faults: Faults = field(default_factory=Faults)
     name: Literal["docker", "local"] = "local"
 

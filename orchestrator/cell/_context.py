@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from sandbox import AgentLayer, Backend, ImageBuilder, Labels, Limits, ServeSpec
+from sandbox import AgentLayer, ImageBuilder, Labels, Limits, ManagedBackend, ServeSpec
 
 from ..budget import BudgetKind, waiting
 from ..contract import TaskPackage
@@ -25,7 +25,7 @@ from ._baseline import BaselineCache
 @dataclass
 class CellContext:
     task: TaskPackage
-    backend: Backend
+    backend: ManagedBackend
     # What grades the cell's checkpoints: one per cell (a `BrowserVerifier` keeps its
     # replay reuse per work tree), `BrowserVerifier(pool)` on the real path.
     verifier: Verifier
@@ -82,14 +82,12 @@ class CellContext:
 
     async def resolve_image(self) -> str:
         """The task image (stack + installed dependencies); '' for the local backend."""
-        if self.backend.name != "docker" or self.image:
+        if self.image:
             return self.image
         builder = self.image_builder or ImageBuilder()
         with waiting():
-            image = await builder.ensure_task_image(
-                self.task.contract.stack, self.task.repo, lambda _line: None
-            )
-            if self.agent is not None:
+            image = await self.backend.task_image(self.task.contract.stack, self.task.repo, builder)
+            if image and self.agent is not None:
                 image = await builder.ensure_agent_image(image, self.agent, lambda _line: None)
             self.image = image
         return self.image

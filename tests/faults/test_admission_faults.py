@@ -24,6 +24,7 @@ from orchestrator.admission import TaskAdmission, admit_all
 from orchestrator.contract import load_task
 from orchestrator.verifier import BrowserPool
 from sandbox import ContainerError, Labels, Limits, LocalBackend, Sandbox, ServeSpec
+from tests.fakes import NoLifecycle
 from tests.fixtures.tinytask import make_tiny_task
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
@@ -34,7 +35,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-class FaultyBackend:
+class FaultyBackend(NoLifecycle):
     """The local backend, except that `fault(cell, n)` may fail the n-th open of a cell."""
 
     name = "local"

@@ -39,7 +39,7 @@ from orchestrator.verifier import RunHealth
 from orchestrator.verifier._gates import gate_results, run_health
 from orchestrator.workspace import Workspace, WorkspaceError
 from sandbox import Labels, Limits, Sandbox, ServeSpec
-from tests.fakes import FakeSandbox, Faults
+from tests.fakes import FakeSandbox, Faults, NoLifecycle
 from tests.fixtures.tinytask import make_tiny_task
 
 pytestmark = pytest.mark.anyio
@@ -55,7 +55,7 @@ def anyio_backend() -> str:
 
 
 @dataclass
-class Site:
+class Site(NoLifecycle):
     """Backend + verifier: sandboxes are the work tree; checks read it."""
 
     name: str = "local"
