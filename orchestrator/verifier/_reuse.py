@@ -220,8 +220,8 @@ class ReuseCache:
         *,
         trace: OpenTrace | None = None,
         server: str = "",
-    ) -> Checkpoint:
-        return Checkpoint(
+    ) -> CheckpointView:
+        return CheckpointView(
             cache=self, index=index, tree=tree, number=number, trace=trace, server=server
         )
 
@@ -233,7 +233,7 @@ class ReuseCache:
 
 
 @dataclass(slots=True)
-class Checkpoint:
+class CheckpointView:
     """One checkpoint's view of the cache: the work tree as the server sees it now.
 
     `trace` (dynamic stacks): the files the server opens while each state replays;

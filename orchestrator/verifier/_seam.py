@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -21,7 +22,7 @@ from ..workspace import Workspace
 from ._browser import BrowserPool
 from ._health import RunHealth
 from ._opens import OpenTrace, Untraceable
-from ._reuse import ReuseCache
+from ._reuse import CheckpointView, ReuseCache
 from ._verify import verify
 
 
@@ -66,16 +67,36 @@ class BrowserVerifier:
         workspace: Workspace | None = None,
         server: str = "",
     ) -> VerifyReport:
+        # Full-suite checkpoints (a final, R0, admission) take the accessibility
+        # snapshots the continuity rules compare (`_a11y_gate.py`).
+        run = partial(
+            verify,
+            self.pool,
+            task,
+            base_url,
+            check_ids=check_ids,
+            health=health,
+            artifacts=artifacts,
+            a11y=check_ids is None,
+        )
         if workspace is None or self.pool.replay == "full":
-            return await verify(
-                self.pool,
-                task,
-                base_url,
-                check_ids=check_ids,
-                health=health,
-                artifacts=artifacts,
-                a11y=check_ids is None,
-            )
+            return await run()
+        reuse = await self._checkpoint(task, workspace, server)
+        try:
+            await anyio.to_thread.run_sync(reuse.prepare)
+            report = await run(reuse=reuse)
+            tree_after = await workspace.tree_id()
+            await anyio.to_thread.run_sync(reuse.commit, tree_after)
+        finally:
+            if reuse.trace is not None:
+                reuse.trace.close()
+        return report
+
+    async def _checkpoint(
+        self, task: TaskPackage, workspace: Workspace, server: str
+    ) -> CheckpointView:
+        """This checkpoint's view of the work tree's `ReuseCache`, tracing the server's
+        opens when it can."""
         cache, count = self._caches.get(workspace.root, (ReuseCache.for_contract(task.contract), 0))
         self._caches[workspace.root] = (cache, count + 1)
         tree, files = await workspace.file_index()
@@ -85,24 +106,4 @@ class BrowserVerifier:
             # cannot be traced, and any other server, reuses only an identical tree.
             with contextlib.suppress(Untraceable):
                 trace = await anyio.to_thread.run_sync(OpenTrace.start, workspace.root)
-        reuse = cache.checkpoint(tree, files, count + 1, trace=trace, server=server)
-        try:
-            await anyio.to_thread.run_sync(reuse.prepare)
-            report = await verify(
-                self.pool,
-                task,
-                base_url,
-                check_ids=check_ids,
-                health=health,
-                artifacts=artifacts,
-                reuse=reuse,
-                # Full-suite checkpoints (a final, R0, admission): the accessibility
-                # snapshots the continuity rules compare (`_a11y_gate.py`).
-                a11y=check_ids is None,
-            )
-            tree_after = await workspace.tree_id()
-            await anyio.to_thread.run_sync(reuse.commit, tree_after)
-        finally:
-            if trace is not None:
-                trace.close()
-        return report
+        return cache.checkpoint(tree, files, count + 1, trace=trace, server=server)

@@ -23,6 +23,7 @@ import msgspec
 from ..contract import CheckSpec, Contract, State, TaskPackage, Visual, resolve_viewport
 from ..results import CheckResult, StateRun, VerifyReport
 from ._browser import BrowserPool, BrowserSession
+from ._browser_warm import WarmContexts
 from ._environment import VISUAL_GATES, environment_drift
 from ._errors import BrowserCrashed, EnvironmentDrift, ReplayError, VerifierError
 from ._gates import gate_results, grounded, run_health, state_health
@@ -33,7 +34,7 @@ from ._plan import action_chain, is_interactive, summarize_state, viewport_label
 from ._replay import ReplayOptions
 from ._replay_keyboard import KEYS, eligible, keyboard_results
 from ._replay_state import StateJob, replay_shared
-from ._reuse import Checkpoint
+from ._reuse import CheckpointView
 from ._share import share
 from ._transient import HOST_NETWORK_RETRIES, host_network_fault, patient, timed_out
 
@@ -95,36 +96,43 @@ def _plan(
             opts=opts,
             a11y=a11y,
         )
-        jobs.append(job)
-        if keyed:
-            # The same state with clicks done by Tab and keys (`_replay_keyboard.py`).
-            jobs.append(
-                replace(
-                    job,
-                    key=state.id + KEYS,
-                    checks=keyed,
-                    artifacts=None,
-                    fingerprint=False,
-                    operate="keyboard",
-                    a11y=False,  # the state's snapshot is the pointer replay's
-                )
+        jobs += [job, *_variants(job, keyed)]
+    return jobs
+
+
+def _variants(job: StateJob, keyed: tuple[CheckSpec, ...]) -> list[StateJob]:
+    """The state's other replays: by keyboard for `keyed`, and bare for the checks
+    that `require_interaction`."""
+    jobs = []
+    if keyed:
+        # The same state with clicks done by Tab and keys (`_replay_keyboard.py`).
+        jobs.append(
+            replace(
+                job,
+                key=job.key + KEYS,
+                checks=keyed,
+                artifacts=None,
+                fingerprint=False,
+                operate="keyboard",
+                a11y=False,  # the state's snapshot is the pointer replay's
             )
-        bare = tuple(c for c in own if c.require_interaction)
-        if bare:
-            # The same route and viewport with no action at all, no settle selector and
-            # no screenshot: only `require_interaction` checks are evaluated there.
-            jobs.append(
-                replace(
-                    job,
-                    key=state.id + BARE,
-                    actions=(),
-                    checks=bare,
-                    artifacts=None,
-                    use_settle_selector=False,
-                    fingerprint=False,
-                    a11y=False,
-                )
+        )
+    bare = tuple(c for c in job.checks if c.require_interaction)
+    if bare:
+        # The same route and viewport with no action at all, no settle selector and
+        # no screenshot: only `require_interaction` checks are evaluated there.
+        jobs.append(
+            replace(
+                job,
+                key=job.key + BARE,
+                actions=(),
+                checks=bare,
+                artifacts=None,
+                use_settle_selector=False,
+                fingerprint=False,
+                a11y=False,
             )
+        )
     return jobs
 
 
@@ -169,66 +177,80 @@ class _Replays:
     warm_discarded: tuple[str, ...] = ()
 
 
-async def _replay_all(
-    pool: BrowserPool, jobs: list[StateJob], reuse: Checkpoint | None
-) -> _Replays:
-    out = _Replays()
-    found = out.found
-    # States share reset warm contexts (`_browser_warm.py`; idle ones are kept for the
-    # next checkpoint) and identical replays share a page (`_share.py`), unless auditing.
-    warm = pool.warm_contexts() if pool.replay == "reuse" else None
-    why: dict[str, str] = {}
+def _kept(
+    jobs: list[StateJob], reuse: CheckpointView | None, out: _Replays, why: dict[str, str]
+) -> list[StateJob]:
+    """The jobs to replay: the others keep their last observation (into `out.found`)."""
     todo = []
     for job in jobs:
         why[job.key] = "full replay"
         if reuse is not None:
             kept, why[job.key] = reuse.lookup(job)
             if kept is not None:
-                found[job.key] = kept
+                out.found[job.key] = kept
                 continue
         todo.append(job)
-    groups = share(todo) if pool.replay != "full" else [(job, ()) for job in todo]
+    return todo
 
+
+async def _replay_one(
+    pool: BrowserPool,
+    job: StateJob,
+    followers: tuple[StateJob, ...],
+    warm: WarmContexts | None,
+    reuse: CheckpointView | None,
+    why: dict[str, str],
+    found: dict[str, StateObservation],
+) -> None:
+    viewport = resolve_viewport(job.state.viewport)
     trace = reuse.trace if reuse is not None else None
+    reads = Reads()
 
-    async def one(job: StateJob, followers: tuple[StateJob, ...]) -> None:
-        viewport = resolve_viewport(job.state.viewport)
-        reads = Reads()
-
-        async def traced(session: BrowserSession, job: StateJob) -> tuple[StateObservation, ...]:
-            # The window is the replay itself, inside the pool's limiter: the server's
-            # opens for this state (and for any replayed at the same time) fall in it.
-            nonlocal reads
-            if trace is None:
-                return await replay_shared(session, job=job, followers=followers)
-            mark = trace.mark()
-            try:
-                return await replay_shared(session, job=job, followers=followers)
-            finally:
-                reads = reads | trace.since(mark)
-
+    async def traced(session: BrowserSession, job: StateJob) -> tuple[StateObservation, ...]:
+        # The window is the replay itself, inside the pool's limiter: the server's
+        # opens for this state (and for any replayed at the same time) fall in it.
+        nonlocal reads
+        if trace is None:
+            return await replay_shared(session, job=job, followers=followers)
+        mark = trace.mark()
         try:
-            for _ in range(1 + HOST_NETWORK_RETRIES):
-                seen = await pool.run(job.base_url, viewport, partial(traced, job=job), warm)
-                if _timed_out(seen[0]):
-                    run = partial(traced, job=_patient(job))
-                    seen = await pool.run(job.base_url, viewport, run, warm)
-                if not _host_network_changed(seen[0]):
-                    break
-            for each, obs in zip((job, *followers), seen, strict=True):
-                found[each.key] = obs = msgspec.structs.replace(obs, replayed=why[each.key])
-                if reuse is not None:
-                    reuse.record(each, obs, reads if trace is not None else None)
-        except (BrowserCrashed, ReplayError) as exc:
-            # Crashed again after the pool's retry, or the page could not be driven:
-            # this state fails. A browser that cannot launch at all propagates.
-            for each in (job, *followers):
-                found[each.key] = StateObservation(state=each.key, error=str(exc))
+            return await replay_shared(session, job=job, followers=followers)
+        finally:
+            reads = reads | trace.since(mark)
 
+    try:
+        for _ in range(1 + HOST_NETWORK_RETRIES):
+            seen = await pool.run(job.base_url, viewport, partial(traced, job=job), warm)
+            if _timed_out(seen[0]):
+                run = partial(traced, job=_patient(job))
+                seen = await pool.run(job.base_url, viewport, run, warm)
+            if not _host_network_changed(seen[0]):
+                break
+        for each, obs in zip((job, *followers), seen, strict=True):
+            found[each.key] = obs = msgspec.structs.replace(obs, replayed=why[each.key])
+            if reuse is not None:
+                reuse.record(each, obs, reads if trace is not None else None)
+    except (BrowserCrashed, ReplayError) as exc:
+        # Crashed again after the pool's retry, or the page could not be driven:
+        # this state fails. A browser that cannot launch at all propagates.
+        for each in (job, *followers):
+            found[each.key] = StateObservation(state=each.key, error=str(exc))
+
+
+async def _replay_all(
+    pool: BrowserPool, jobs: list[StateJob], reuse: CheckpointView | None
+) -> _Replays:
+    out = _Replays()
+    # States share reset warm contexts (`_browser_warm.py`; idle ones are kept for the
+    # next checkpoint) and identical replays share a page (`_share.py`), unless auditing.
+    warm = pool.warm_contexts() if pool.replay == "reuse" else None
+    why: dict[str, str] = {}
+    todo = _kept(jobs, reuse, out, why)
+    groups = share(todo) if pool.replay != "full" else [(job, ()) for job in todo]
     try:
         async with anyio.create_task_group() as tg:
             for job, followers in groups:
-                tg.start_soon(one, job, followers)
+                tg.start_soon(_replay_one, pool, job, followers, warm, reuse, why, out.found)
     finally:
         if warm is not None:
             await warm.close()
@@ -305,19 +327,24 @@ def _state_runs(contract: Contract, obs: dict[str, StateObservation]) -> tuple[S
     return tuple(runs)
 
 
-def _serve_failed(checks: list[CheckSpec], health: RunHealth) -> list[CheckResult]:
-    detail = f"server not ready: {health.serve_detail or 'no detail'}"
+def _ungraded(checks: list[CheckSpec], observed: str, applicable: bool = True) -> list[CheckResult]:
+    """`checks` failed (or not applicable) for one reason, before any replay."""
     return [
         CheckResult(
             id=c.id,
             gate=c.gate,
             state=c.state,
             passed=False,
-            observed=detail,
-            message=grounded(c.describe, f"state {c.state!r}", detail),
+            applicable=applicable,
+            observed=observed,
+            message=grounded(c.describe, f"state {c.state!r}", observed),
         )
         for c in checks
     ]
+
+
+def _serve_failed(checks: list[CheckSpec], health: RunHealth) -> list[CheckResult]:
+    return _ungraded(checks, f"server not ready: {health.serve_detail or 'no detail'}")
 
 
 async def _drifted(
@@ -330,19 +357,33 @@ async def _drifted(
         return []
     if not pool.allow_env_drift:
         raise EnvironmentDrift(task.contract.id, why)
-    observed = f"environment drift: {why}"
-    return [
-        CheckResult(
-            id=c.id,
-            gate=c.gate,
-            state=c.state,
-            passed=False,
-            applicable=False,
-            observed=observed,
-            message=grounded(c.describe, f"state {c.state!r}", observed),
-        )
-        for c in visual
-    ]
+    return _ungraded(visual, f"environment drift: {why}", applicable=False)
+
+
+async def _gradable(
+    pool: BrowserPool, task: TaskPackage, check_ids: Collection[str] | None
+) -> tuple[list[CheckSpec], list[CheckResult]]:
+    """The requested checks to replay, and the visual ones set aside by a drift."""
+    checks = _select_checks(task.contract, check_ids)
+    drifted = await _drifted(pool, task, checks)
+    if drifted:
+        checks = [c for c in checks if c.gate not in VISUAL_GATES]
+    return checks, drifted
+
+
+def _graded(
+    contract: Contract,
+    checks: list[CheckSpec],
+    health_states: list[str],
+    obs: dict[str, StateObservation],
+) -> list[CheckResult]:
+    """The authored checks, their keyboard twins, and each health state's health."""
+    results = [_authored(contract, c, obs) for c in checks]
+    results += keyboard_results(contract, checks, obs)
+    for sid in health_states:
+        state = contract.state(sid)
+        results += state_health(obs[sid], summarize_state(contract, state), state.status)
+    return results
 
 
 async def verify(
@@ -355,7 +396,7 @@ async def verify(
     health: RunHealth = RunHealth(),
     artifacts: Path | None = None,
     options: ReplayOptions = ReplayOptions(),
-    reuse: Checkpoint | None = None,
+    reuse: CheckpointView | None = None,
     a11y: bool = False,
 ) -> VerifyReport:
     """Verify `check_ids` (None: every authored check) plus health on the needed states.
@@ -372,10 +413,7 @@ async def verify(
     verifier asks for it on full-suite checkpoints (a final, R0, admission).
     """
     contract = task.contract
-    checks = _select_checks(contract, check_ids)
-    drifted = await _drifted(pool, task, checks)
-    if drifted:
-        checks = [c for c in checks if c.gate not in VISUAL_GATES]
+    checks, drifted = await _gradable(pool, task, check_ids)
     results = run_health(health) + drifted
     if not health.serve_ok:
         results += _serve_failed(checks, health)
@@ -389,11 +427,7 @@ async def verify(
     jobs = _plan(task, base_url, checks, health_states, artifacts, options, reuse is not None, full)
     replays = await _replay_all(pool, jobs, reuse)
     obs = replays.found
-    results += [_authored(contract, c, obs) for c in checks]
-    results += keyboard_results(contract, checks, obs)
-    for sid in health_states:
-        state = contract.state(sid)
-        results += state_health(obs[sid], summarize_state(contract, state), state.status)
+    results += _graded(contract, checks, health_states, obs)
     return VerifyReport(
         checks=tuple(results),
         gates=gate_results(results),

@@ -547,7 +547,7 @@ async def test_identical_replays_share_one_page(tmp_path: Path, pool: Pool) -> N
 
 @dataclass
 class Reuse:
-    """A `_reuse.Checkpoint` stand-in: keeps `kept`, records fresh replays."""
+    """A `_reuse.CheckpointView` stand-in: keeps `kept`, records fresh replays."""
 
     kept: dict[str, StateObservation] = field(default_factory=dict)
     recorded: list[tuple[str, StateObservation, object]] = field(default_factory=list)
