@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal, Self, TypeVar
@@ -299,20 +299,13 @@ class BrowserPool:
         gen = await self._acquire()
         assert self._egress is not None
         try:
-            session = await _open_session(gen.browser, self._egress, base_url, viewport)
-            try:
-                return await job(session)
-            finally:
-                with anyio.move_on_after(10, shield=True):
-                    await _close_quietly(session.context)
-        except PlaywrightError as exc:
-            raise _browser_failure(gen.browser, exc) from exc
-        except VerifierError:
-            raise
-        except Exception as exc:
-            if not gen.browser.is_connected():
-                raise BrowserCrashed(f"browser crashed: {exc!r}") from exc
-            raise
+            with _translated(gen.browser):
+                session = await _open_session(gen.browser, self._egress, base_url, viewport)
+                try:
+                    return await job(session)
+                finally:
+                    with anyio.move_on_after(10, shield=True):
+                        await _close_quietly(session.context)
         finally:
             await self._release(gen)
 
@@ -328,40 +321,50 @@ class BrowserPool:
         origin = origin_of(base_url)
         held: WarmContext | None = None
         try:
-            held = warm.take(origin, viewport, lambda g: g is gen and gen.browser.is_connected())
-            kind = "fresh" if held is None else "warm"
-            if held is None:
-                context = await open_context(gen.browser, self._egress, origin, viewport)
-                held = await open_warm(context, origin, gen)
-                warm.counts["opened"] += 1
-            page = await held.new_page()
-            session = BrowserSession(context=held.context, page=page, origin=origin, kind=kind)
-            result = await job(session)
-            why = "its reset did not finish in time"
-            with anyio.move_on_after(20, shield=True):
-                try:
-                    why = await held.reset(page)
-                except PlaywrightError as exc:
-                    why = f"its reset failed: {exc}"
-            if why:
-                warm.discard(why)
-            elif not warm.closed:
-                warm.give(held, viewport)
-                held = None
-            return result
-        except PlaywrightError as exc:
-            raise _browser_failure(gen.browser, exc) from exc
-        except VerifierError:
-            raise
-        except Exception as exc:
-            if not gen.browser.is_connected():
-                raise BrowserCrashed(f"browser crashed: {exc!r}") from exc
-            raise
+            with _translated(gen.browser):
+                held = warm.take(
+                    origin, viewport, lambda g: g is gen and gen.browser.is_connected()
+                )
+                kind = "fresh" if held is None else "warm"
+                if held is None:
+                    context = await open_context(gen.browser, self._egress, origin, viewport)
+                    held = await open_warm(context, origin, gen)
+                    warm.counts["opened"] += 1
+                page = await held.new_page()
+                session = BrowserSession(context=held.context, page=page, origin=origin, kind=kind)
+                result = await job(session)
+                why = "its reset did not finish in time"
+                with anyio.move_on_after(20, shield=True):
+                    try:
+                        why = await held.reset(page)
+                    except PlaywrightError as exc:
+                        why = f"its reset failed: {exc}"
+                if why:
+                    warm.discard(why)
+                elif not warm.closed:
+                    warm.give(held, viewport)
+                    held = None
+                return result
         finally:
             if held is not None:
                 with anyio.move_on_after(10, shield=True):
                     await _close_quietly(held.context)
             await self._release(gen)
+
+
+@contextmanager
+def _translated(browser: Browser) -> Iterator[None]:
+    """Playwright's errors, and any error of a browser that went away, as the verifier's."""
+    try:
+        yield
+    except PlaywrightError as exc:
+        raise _browser_failure(browser, exc) from exc
+    except VerifierError:
+        raise
+    except Exception as exc:
+        if not browser.is_connected():
+            raise BrowserCrashed(f"browser crashed: {exc!r}") from exc
+        raise
 
 
 def _browser_failure(browser: Browser, exc: PlaywrightError) -> VerifierError:
