@@ -32,13 +32,16 @@ check) where the final or every base could not be observed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..contract import Contract, Gate, State, resolve_viewport
 from ..results import A11ySnapshot, CheckResult, VerifyReport
 from ._gates import gate_results, grounded
 from ._plan import summarize_state
+
+T = TypeVar("T")
 
 # The ids of the checks added here: `a11y-<rule>@<state>`.
 A11Y_ID = re.compile(r"a11y-(contrast|axe|focus|form|live)@")
@@ -163,18 +166,28 @@ def _axe(
     return not charged, charged
 
 
+def _lost(
+    now: Iterable[T],
+    ran: list[Base],
+    items: Callable[[A11ySnapshot], Iterable[T]],
+    key: Callable[[T], str],
+    ok: Callable[[T], object],
+) -> list[tuple[T, T, Base]]:
+    """The findings not `ok` now that were ok in a base and not ok in none (a regression,
+    not debt): each with the base's finding and the base (the last one for its key)."""
+    debt = {key(g) for b in ran for g in items(b.snap) if not ok(g)}
+    held = {key(g): (g, b) for b in ran for g in items(b.snap) if ok(g)}
+    return [(f, *held[key(f)]) for f in now if not ok(f) and key(f) not in debt and key(f) in held]
+
+
 def _focus(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | None:
     ran = [b for b in bases if not b.snap.focus_error and b.snap.focus]
     if final.focus_error or not final.focus or not ran:
         return None
-    debt = {f.element for b in ran for f in b.snap.focus if not f.visible}
-    shown = {f.element: (f, b) for b in ran for f in b.snap.focus if f.visible}
-    charged = []
-    for f in final.focus:
-        if f.visible or f.element in debt or f.element not in shown:
-            continue
-        was, b = shown[f.element]
-        charged.append(f"{f.element}: {f.detail} (in {b.where} focus showed: {was.detail})")
+    lost = _lost(final.focus, ran, lambda s: s.focus, lambda f: f.element, lambda f: f.visible)
+    charged = [
+        f"{f.element}: {f.detail} (in {b.where} focus showed: {was.detail})" for f, was, b in lost
+    ]
     return not charged, charged
 
 
@@ -200,17 +213,12 @@ def _live(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | No
     ran = [b for b in bases if b.snap.live]
     if not final.live or not ran:
         return None
-    debt = {g.check for b in ran for g in b.snap.live if not g.live}
-    announced = {g.check: (g, b) for b in ran for g in b.snap.live if g.live}
-    charged = []
-    for f in final.live:
-        if f.live or f.check in debt or f.check not in announced:
-            continue
-        was, b = announced[f.check]
-        charged.append(
-            f"check {f.check!r} reads {f.selector} ({f.text!r}), in no live region"
-            f" ({b.where}: {was.live})"
-        )
+    lost = _lost(final.live, ran, lambda s: s.live, lambda g: g.check, lambda g: g.live)
+    charged = [
+        f"check {f.check!r} reads {f.selector} ({f.text!r}), in no live region"
+        f" ({b.where}: {was.live})"
+        for f, was, b in lost
+    ]
     return not charged, charged
 
 
