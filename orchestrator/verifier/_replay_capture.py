@@ -20,6 +20,7 @@ from pathlib import Path
 import anyio
 import msgspec
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
 from ..contract import CANARY, CANARY_LINE, TaskPackage, resolve_viewport
 from ._browser import BrowserPool, BrowserSession
@@ -54,6 +55,34 @@ class _Render(msgspec.Struct, frozen=True, kw_only=True):
     files: dict[str, bytes]
 
 
+async def _evidence(page: Page, sid: str) -> dict[str, bytes]:
+    """The state's evidence files, read off the settled page."""
+    shot = await page.screenshot(animations="disabled", caret="hide")
+    full = await page.screenshot(full_page=True, animations="disabled", caret="hide")
+    text = await page.locator("body").inner_text()
+    aria = await page.locator("body").aria_snapshot()
+    anchors = await probe_page(page, "anchors", ANCHORS)
+    navs = await probe_page(page, "navs")
+    tokens = await probe_page(page, "tokens", ANCHORS)
+    lives = await probe_page(page, "lives")
+    # Evidence is grader-only: each text file carries the canary (`contract._canary`).
+    evidence = {
+        "canary": CANARY,
+        "state": sid,
+        "anchors": anchors,
+        "navs": navs,
+        "tokens": tokens,
+        "lives": lives,
+    }
+    return {
+        f"{sid}.png": shot,
+        f"{sid}.full.png": full,
+        f"{sid}.txt": (CANARY_LINE + text).encode(),
+        f"{sid}.aria.yaml": (CANARY_LINE + aria).encode(),
+        f"{sid}.anchors.json": json.dumps(evidence, indent=1).encode(),
+    }
+
+
 async def _render(
     session: BrowserSession,
     base_url: str,
@@ -73,30 +102,7 @@ async def _render(
         error = await run_actions(page, base_url, action_chain(contract, state), rec, opts)
     if not error:
         await settle(page, rec, opts, state.settle)
-    shot = await page.screenshot(animations="disabled", caret="hide")
-    full = await page.screenshot(full_page=True, animations="disabled", caret="hide")
-    text = await page.locator("body").inner_text()
-    aria = await page.locator("body").aria_snapshot()
-    anchors = await probe_page(page, "anchors", ANCHORS)
-    navs = await probe_page(page, "navs")
-    tokens = await probe_page(page, "tokens", ANCHORS)
-    lives = await probe_page(page, "lives")
-    # Evidence is grader-only: each text file carries the canary (`contract._canary`).
-    evidence = {
-        "canary": CANARY,
-        "state": sid,
-        "anchors": anchors,
-        "navs": navs,
-        "tokens": tokens,
-        "lives": lives,
-    }
-    files = {
-        f"{sid}.png": shot,
-        f"{sid}.full.png": full,
-        f"{sid}.txt": (CANARY_LINE + text).encode(),
-        f"{sid}.aria.yaml": (CANARY_LINE + aria).encode(),
-        f"{sid}.anchors.json": json.dumps(evidence, indent=1).encode(),
-    }
+    files = await _evidence(page, sid)
     summary = CaptureSummary(
         state=sid,
         status=rec.status,

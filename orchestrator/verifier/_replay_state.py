@@ -13,6 +13,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from ..contract import Action, CheckSpec, Links, State
+from ..results import A11ySnapshot
 from ._browser import BrowserSession
 from ._errors import BrowserCrashed
 from ._observe import Outcome, PageHealth, StateObservation
@@ -120,8 +121,64 @@ async def replay_shared(
         rec.detach_context(session.context)
 
 
-def _seen(rec: Recorder) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+_Seen = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+
+def _seen(rec: Recorder) -> _Seen:
     return (tuple(rec.console_errors), tuple(rec.failed_requests), tuple(rec.failed_assets))
+
+
+def _crashed(session: BrowserSession) -> None:
+    browser = session.context.browser
+    if browser is not None and not browser.is_connected():
+        raise BrowserCrashed("browser disconnected during the replay")
+
+
+async def _a11y(
+    page: Page, job: StateJob, followers: tuple[StateJob, ...], reached: bool
+) -> A11ySnapshot | None:
+    """The accessibility snapshot, when `job` or a follower wants it (`_replay_a11y.py`)."""
+    wants = [j for j in (job, *followers) if j.a11y]
+    if not wants:
+        return None
+    # The state's own checks and those of its sharers: the live regions they read.
+    checks = tuple(c for j in wants for c in j.checks)
+    return await observe_a11y(page, job.actions, checks, reached)
+
+
+# A follower, its outcomes, and what the page had done (`_seen`, status) when it was read.
+_Shared = tuple[StateJob, dict[str, Outcome], _Seen, int | None]
+
+
+async def _followers(
+    page: Page, followers: tuple[StateJob, ...], failure: str, rec: Recorder
+) -> list[_Shared]:
+    """The followers' checks only read the page (`_share.py`): evaluated first, so what
+    they see is what their own replay would have seen, whatever `job`'s checks do."""
+    shared: list[_Shared] = []
+    for other in followers:
+        mine = await _outcomes(page, other, failure)
+        shared.append((other, mine, _seen(rec), rec.status))
+    return shared
+
+
+def _followed(
+    common: StateObservation, job: StateJob, shared: list[_Shared], a11y: A11ySnapshot | None
+) -> list[StateObservation]:
+    return [
+        msgspec.structs.replace(
+            common,
+            state=other.key,
+            status=at,
+            console_errors=then[0],
+            failed_requests=then[1],
+            failed_assets=then[2],
+            outcomes=mine,
+            shared_with=job.key,
+            a11y=a11y if other.a11y else None,
+        )
+        for other, mine, then, at in shared
+    ]
 
 
 async def _replay(
@@ -135,12 +192,7 @@ async def _replay(
     health, fp = PageHealth(), ""
     if not nav_error:
         health, fp = await read_health(page, job.fingerprint and reached)
-    # The followers' checks only read the page (`_share.py`): evaluated first, so what
-    # they see is what their own replay would have seen, whatever `job`'s checks do.
-    shared = []
-    for other in followers:
-        mine = await _outcomes(page, other, nav_error or action_error)
-        shared.append((other, mine, _seen(rec), rec.status))
+    shared = await _followers(page, followers, nav_error or action_error, rec)
     outcomes = await _outcomes(page, job, nav_error or action_error)
     shot = await _screenshot(page, job)
     # What the state itself did; the menu trials below click the page's own controls.
@@ -148,15 +200,8 @@ async def _replay(
     status = rec.status
     if reached:
         outcomes |= await _menus(page, job, outcomes, rec)
-    wants = [j for j in (job, *followers) if j.a11y]
-    a11y = None
-    if wants:
-        # The state's own checks and those of its sharers: the live regions they read.
-        checks = tuple(c for j in wants for c in j.checks)
-        a11y = await observe_a11y(page, job.actions, checks, reached)
-    browser = session.context.browser
-    if browser is not None and not browser.is_connected():
-        raise BrowserCrashed("browser disconnected during the replay")
+    a11y = await _a11y(page, job, followers, reached)
+    _crashed(session)
     common = StateObservation(
         state=job.key,
         nav_error=nav_error,
@@ -178,18 +223,4 @@ async def _replay(
         outcomes=outcomes,
         a11y=a11y if job.a11y else None,
     )
-    rest = [
-        msgspec.structs.replace(
-            common,
-            state=other.key,
-            status=at,
-            console_errors=then[0],
-            failed_requests=then[1],
-            failed_assets=then[2],
-            outcomes=mine,
-            shared_with=job.key,
-            a11y=a11y if other.a11y else None,
-        )
-        for other, mine, then, at in shared
-    ]
-    return (lead, *rest)
+    return (lead, *_followed(common, job, shared, a11y))
