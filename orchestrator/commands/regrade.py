@@ -12,19 +12,20 @@ import msgspec
 
 from sandbox import BackendUnavailable, SandboxError
 
-from ..config import ConfigError, load_config, validate
+from ..config import BenchConfig, ConfigError, load_config, validate
 from ..contract import ContractError
 from ..manifest import RunLocked
 from ..regrade import (
     RegradeInputError,
     RegradeOptions,
+    RegradeOutcome,
     SubmissionError,
     agreement_table,
     regrade,
 )
 from ..verifier import EnvironmentDrift
 from ._loop import run_async
-from .run import EXIT_BAD_INPUT, EXIT_INTERRUPTED, add_replay_argument
+from .run import EXIT_BAD_INPUT, EXIT_INTERRUPTED, add_replay_argument, status_counts
 
 HELP = "grade a run's (or a submission's) recorded trajectories again, with no solver"
 
@@ -43,17 +44,37 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_replay_argument(p)
 
 
+def _config(args: argparse.Namespace) -> BenchConfig:
+    """bench.toml with the command line's overrides, validated (`ConfigError`)."""
+    cfg = load_config(args.config)
+    changes: dict[str, object] = {}
+    for flag in ("concurrency", "backend", "replay"):
+        if getattr(args, flag) is not None:
+            changes[flag] = getattr(args, flag)
+    if args.allow_env_drift:
+        changes["allow_env_drift"] = True
+    cfg = msgspec.structs.replace(cfg, sweep=msgspec.structs.replace(cfg.sweep, **changes))
+    validate(cfg, f"{args.config} (with command-line options)")
+    return cfg
+
+
+def _summary(out: RegradeOutcome) -> None:
+    """The rows written, the verdict diff's counts and agreement, and each refused cell."""
+    changed = out.diff.changed
+    print(f"{out.out}/manifest.jsonl: {len(out.rows)} row(s) {status_counts(out.rows)}")
+    print(
+        f"{out.out}/verdict-diff.md: {len(out.diff.cells)} cell(s), "
+        f"{len(out.diff.cells) - len(changed)} identical, {len(changed)} changed"
+    )
+    print("\n".join(agreement_table(out.diff)))
+    for c in out.diff.cells:
+        if c.status == "refused":
+            print(f"refused {c.cell}: {'; '.join(c.why)}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
-        cfg = load_config(args.config)
-        changes: dict[str, object] = {}
-        for flag in ("concurrency", "backend", "replay"):
-            if getattr(args, flag) is not None:
-                changes[flag] = getattr(args, flag)
-        if args.allow_env_drift:
-            changes["allow_env_drift"] = True
-        cfg = msgspec.structs.replace(cfg, sweep=msgspec.structs.replace(cfg.sweep, **changes))
-        validate(cfg, f"{args.config} (with command-line options)")
+        cfg = _config(args)
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -78,19 +99,7 @@ def run(args: argparse.Namespace) -> int:
     except SandboxError as exc:
         print(f"sandbox backend: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    statuses: dict[str, int] = {}
-    for row in out.rows:
-        statuses[row.status] = statuses.get(row.status, 0) + 1
-    changed = out.diff.changed
-    print(f"{out.out}/manifest.jsonl: {len(out.rows)} row(s) {statuses}")
-    print(
-        f"{out.out}/verdict-diff.md: {len(out.diff.cells)} cell(s), "
-        f"{len(out.diff.cells) - len(changed)} identical, {len(changed)} changed"
-    )
-    print("\n".join(agreement_table(out.diff)))
-    for c in out.diff.cells:
-        if c.status == "refused":
-            print(f"refused {c.cell}: {'; '.join(c.why)}", file=sys.stderr)
+    _summary(out)
     if out.interrupted:
         print("interrupted: the same command resumes (cells with a current row are kept)")
         signal.signal(signal.SIGINT, signal.SIG_IGN)

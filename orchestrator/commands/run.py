@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import msgspec
@@ -15,10 +16,12 @@ from ..admission_record import AdmissionRecordError, load_record, record_path, u
 from ..config import BenchConfig, ConfigError, load_config, validate
 from ..contract import ContractError
 from ..manifest import RunLocked
+from ..records import ManifestRow
 from ..sweep import (
     EngineUnavailable,
     SweepInputError,
     SweepOptions,
+    SweepOutcome,
     check_engine,
     check_selection,
     is_run_dir,
@@ -198,11 +201,23 @@ def run(args: argparse.Namespace) -> int:
             raise
         print(refusal, file=sys.stderr)
         return EXIT_BAD_INPUT
-    run_dir, rows = out.run_dir, out.rows
+    return _finished(args, cfg, out, allowed)
+
+
+def status_counts(rows: Iterable[ManifestRow]) -> dict[str, int]:
+    """How many rows have each status, in the order first seen."""
     statuses: dict[str, int] = {}
     for row in rows:
         statuses[row.status] = statuses.get(row.status, 0) + 1
-    print(f"{run_dir}/manifest.jsonl: {len(rows)} row(s) written {statuses}")
+    return statuses
+
+
+def _finished(
+    args: argparse.Namespace, cfg: BenchConfig, out: SweepOutcome, allowed: tuple[str, ...]
+) -> int:
+    """The sweep's summary lines, its report, and the exit code."""
+    run_dir, rows = out.run_dir, out.rows
+    print(f"{run_dir}/manifest.jsonl: {len(rows)} row(s) written {status_counts(rows)}")
     if allowed:
         print(
             f"--allow-unadmitted: {len(allowed)} task(s) without a recorded admission ran "
