@@ -252,44 +252,46 @@ class ScaffoldSolver:
             self._oom = _oom_note(probe.output_tail)
         return result, killed
 
-    def _judge(self, acct: Account, result: ExecResult, killed: bool) -> AgentRun:
-        verdict: Verdict | None = None
+    def _classify(self, acct: Account, result: ExecResult, killed: bool) -> Verdict | None:
+        """What ended the agent's run, when it was not a clean finish (None)."""
         failed = bool(acct.errors or acct.transient) or result.exit_code != 0
         breaker = acct.upstream.breaker
         if acct.config:
-            verdict = ProviderRefused(acct.config)
-        elif acct.budget is not None:
-            verdict = BudgetExceeded(acct.budget[0], acct.budget[1])
-        elif acct.outage:
-            verdict = ProviderOutage(acct.outage)
-        elif acct.held_s >= 1.0 and (result.timed_out or failed or acct.ok_calls == 0):
+            return ProviderRefused(acct.config)
+        if acct.budget is not None:
+            return BudgetExceeded(acct.budget[0], acct.budget[1])
+        if acct.outage:
+            return ProviderOutage(acct.outage)
+        if acct.held_s >= 1.0 and (result.timed_out or failed or acct.ok_calls == 0):
             # The gateway held its calls through a provider outage, and the run did not
             # finish cleanly: the outage took its time, not the agent.
-            verdict = ProviderOutage(
+            return ProviderOutage(
                 f"the agent's run overlapped a provider outage (its calls waited "
                 f"{acct.held_s:.0f} s) and did not finish cleanly"
             )
-        elif result.timed_out or (
+        if result.timed_out or (
             # `timeout -k` exits 137 when the command had to be killed after its TERM
             result.exit_code == 137 and not killed and result.duration_s >= self._timeout_s
         ):
-            verdict = BudgetExceeded("wall_time", "the agent ran out of time")
-        elif acct.transient and not acct.errors and breaker is not None and breaker.failing:
+            return BudgetExceeded("wall_time", "the agent ran out of time")
+        if acct.transient and not acct.errors and breaker is not None and breaker.failing:
             # It gave up on failures of the provider's (5xx, 429, a stream that died, the
             # provider unreachable), and the provider has not answered anyone since: as
             # for the LLM path, the provider's outage, not the agent's failure.
-            verdict = ProviderOutage(
+            return ProviderOutage(
                 "the agent's last model calls failed and the provider has not answered "
                 "since: " + " | ".join(acct.transient[-3:])
             )
-        elif acct.errors or acct.transient:
-            verdict = LLMError(
-                "provider errors: " + " | ".join([*acct.errors, *acct.transient][-3:])
-            )
-        elif result.exit_code != 0:
-            verdict = LLMError(f"the agent exited {result.exit_code}{self._oom}")
-        elif acct.ok_calls == 0:
-            verdict = LLMError("the agent made no successful model call")
+        if acct.errors or acct.transient:
+            return LLMError("provider errors: " + " | ".join([*acct.errors, *acct.transient][-3:]))
+        if result.exit_code != 0:
+            return LLMError(f"the agent exited {result.exit_code}{self._oom}")
+        if acct.ok_calls == 0:
+            return LLMError("the agent made no successful model call")
+        return None
+
+    def _judge(self, acct: Account, result: ExecResult, killed: bool) -> AgentRun:
+        verdict = self._classify(acct, result, killed)
         self._verdict = self._verdict or verdict
         return AgentRun(
             exit_code=result.exit_code,
