@@ -78,6 +78,37 @@ def _population(run_dir: Path, tasks_dir: Path) -> list[tuple[str, str, Path, Ch
     return out
 
 
+def _item(
+    item_id: str, tasks_dir: Path, task_id: str, cell_dir: Path, check: CheckResult, out: Path
+) -> Item:
+    """One packet item, its two renders copied under `out/renders/`."""
+    try:
+        task = load_task(tasks_dir / task_id)
+    except ContractError as exc:
+        raise AuditError(f"{tasks_dir / task_id}: {exc}") from exc
+    final = final_checkpoint(read_events(cell_dir / "events.jsonl"))
+    renders = {
+        "reference": reference_shots(task.root).get(check.state),
+        "final": final_shots(cell_dir, final).get(check.state),
+    }
+    rel = {}
+    for side, src in renders.items():
+        rel[side] = ""
+        if src is not None:
+            rel[side] = f"renders/{item_id}-{side}.png"
+            shutil.copyfile(src, out / rel[side])
+    request = "\n\n".join(u.request for u in task.contract.units)
+    return Item(
+        id=item_id,
+        task=task_id,
+        request=request,
+        state=check.state,
+        check=_words(check),
+        reference=rel["reference"],
+        final=rel["final"],
+    )
+
+
 def sample(run_dir: Path, tasks_dir: Path, n: int, out: Path, seed: int = 0) -> list[Item]:
     """Write the packet for `n` sampled checks into `out` (new or empty); its items."""
     if n < 1:
@@ -93,33 +124,7 @@ def sample(run_dir: Path, tasks_dir: Path, n: int, out: Path, seed: int = 0) -> 
     keys: list[KeyEntry] = []
     for i, (cell, task_id, cell_dir, check) in enumerate(picked, 1):
         item_id = f"i{i:03d}"
-        try:
-            task = load_task(tasks_dir / task_id)
-        except ContractError as exc:
-            raise AuditError(f"{tasks_dir / task_id}: {exc}") from exc
-        final = final_checkpoint(read_events(cell_dir / "events.jsonl"))
-        renders = {
-            "reference": reference_shots(task.root).get(check.state),
-            "final": final_shots(cell_dir, final).get(check.state),
-        }
-        rel = {}
-        for side, src in renders.items():
-            rel[side] = ""
-            if src is not None:
-                rel[side] = f"renders/{item_id}-{side}.png"
-                shutil.copyfile(src, out / rel[side])
-        request = "\n\n".join(u.request for u in task.contract.units)
-        items.append(
-            Item(
-                id=item_id,
-                task=task_id,
-                request=request,
-                state=check.state,
-                check=_words(check),
-                reference=rel["reference"],
-                final=rel["final"],
-            )
-        )
+        items.append(_item(item_id, tasks_dir, task_id, cell_dir, check, out))
         verdict = "pass" if check.passed else "fail"
         keys.append(
             KeyEntry(id=item_id, cell=cell, check_id=check.id, gate=check.gate, verdict=verdict)
