@@ -18,13 +18,11 @@ the running environment's fingerprint once per pool.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal, Self, TypeVar
-from urllib.parse import urlsplit
 
 import anyio
 from playwright.async_api import (
@@ -32,13 +30,13 @@ from playwright.async_api import (
     BrowserContext,
     Page,
     Playwright,
-    WebSocketRoute,
     async_playwright,
 )
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..contract import Viewport
+from ._browser_context import open_context, origin_of
 from ._browser_warm import WarmContext, WarmContexts, WarmStore, dismiss_dialog, open_warm
 from ._confine import BROWSER_USER, Confinement, browser_user, confine_network
 from ._egress import Egress
@@ -98,17 +96,6 @@ class _Generation:
     served: int = 0
     active: int = 0
     retired: bool = False
-
-
-def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
-
-
-def off_origin_pattern(origin: str) -> re.Pattern[str]:
-    # A regex (not a callable) so Chromium matches it without a round trip per request;
-    # data:/blob: URLs are never routed, so only http(s)/ws(s) need excluding.
-    return re.compile(rf"^(?:https?|wss?)://(?!{re.escape(urlsplit(origin).netloc)}(?:[/?#]|$))")
 
 
 class BrowserPool:
@@ -389,43 +376,6 @@ async def _open_session(
     page = await context.new_page()
     page.on("dialog", dismiss_dialog)
     return BrowserSession(context=context, page=page, origin=origin)
-
-
-async def open_context(
-    browser: Browser, egress: Egress, origin: str, viewport: Viewport
-) -> BrowserContext:
-    """A context in the pinned emulation, behind its own door of `egress` (to `origin`
-    only), its off-origin requests and WebSockets aborted before they reach the door."""
-    door = await egress.door(origin)
-    try:
-        context = await _new_context(browser, door.url, viewport)
-    except BaseException:
-        door.close()
-        raise
-    context.on("close", lambda _: door.close())
-    pattern = off_origin_pattern(origin)
-    await context.route(pattern, lambda route: route.abort("blockedbyclient"))
-    await context.route_web_socket(pattern, _refuse_socket)
-    return context
-
-
-async def _refuse_socket(ws: WebSocketRoute) -> None:
-    await ws.close(code=1008, reason="off-origin")
-
-
-async def _new_context(browser: Browser, proxy: str, viewport: Viewport) -> BrowserContext:
-    return await browser.new_context(
-        proxy={"server": proxy, "bypass": "<-loopback>"},
-        viewport={"width": viewport.width, "height": viewport.height},
-        device_scale_factor=1,
-        color_scheme="light",
-        forced_colors="none",
-        reduced_motion="reduce",
-        timezone_id="UTC",
-        locale="en-US",
-        # Service workers would serve requests past `context.route`.
-        service_workers="block",
-    )
 
 
 async def _close_quietly(target: Browser | BrowserContext) -> None:

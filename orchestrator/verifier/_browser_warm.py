@@ -33,7 +33,7 @@ request after its job ended (an unload beacon), closed its tab, or was answered 
 header the browser keeps per origin beyond storage (`PERSISTED_HEADERS`: client hints,
 reporting/NEL). Emulation (viewport, scale, colour scheme, reduced motion, locale,
 timezone, blocked service workers, off-origin routing) is a context option and the same
-for every state of the context (`_browser.open_context`); the freeze stylesheet and the
+for every state of the context (`_browser_context.open_context`); the freeze stylesheet and the
 fixed clock are the tab's, installed once (`_replay.prepare`); the dialog handler too
 (it dismisses, but answers a state's "leave this page?" with yes while the reset
 leaves it, as closing a new page would not ask).

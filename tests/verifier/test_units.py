@@ -11,7 +11,7 @@ from PIL import Image
 
 import orchestrator.verifier as verifier
 from orchestrator.results import CheckResult
-from orchestrator.verifier._browser import off_origin_pattern
+from orchestrator.verifier._browser_context import off_origin_pattern
 from orchestrator.verifier._gates import gate_results
 from orchestrator.verifier._plan import action_chain, is_interactive, summarize_state
 from orchestrator.verifier._visual import compare
