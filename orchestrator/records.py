@@ -107,7 +107,7 @@ class Scores(_Rec, frozen=True, kw_only=True):
     complete_not_cleared_broad: bool
 
 
-class Labels(_Rec, frozen=True, kw_only=True):
+class TaskLabels(_Rec, frozen=True, kw_only=True):
     regime: Regime
     capability: Capability
     facet: Facet
@@ -224,7 +224,7 @@ class ManifestRow(_Rec, frozen=True, kw_only=True):
     sweep: str
     cell: str  # stable key: task/solver/arm/repeat
     task: str
-    labels: Labels
+    labels: TaskLabels
     contract_hash: str
     config_hash: str
     solver: str

@@ -11,7 +11,6 @@ from orchestrator.records import (
     ConfigRefusal,
     HarnessError,
     InfraError,
-    Labels,
     LlmError,
     ManifestRow,
     Ok,
@@ -20,6 +19,7 @@ from orchestrator.records import (
     Refused,
     Scores,
     TaskError,
+    TaskLabels,
 )
 
 ZERO = Scores(
@@ -71,7 +71,7 @@ def outcome(status: str, error: str = "", res: CellResult | None = None) -> Outc
 def manifest_row(
     task: str,
     solver: str,
-    labels: Labels,
+    labels: TaskLabels,
     *,
     arm: str = "staged",
     repeat: int = 0,

@@ -17,7 +17,7 @@ from .. import trajectory as tj
 from ..contract import TaskPackage
 from ..events import Checkpoint, CheckpointSummary, read_events
 from ..manifest import latest_by_cell, read_rows
-from ..records import Arm, Cancelled, Labels, ManifestRow, cell_dir_name
+from ..records import Arm, Cancelled, ManifestRow, TaskLabels, cell_dir_name
 from ._submission import SubmittedCell, read_submission
 
 
@@ -30,9 +30,9 @@ class Planned(msgspec.Struct, frozen=True, kw_only=True):
     old_checkpoints: tuple[CheckpointSummary, ...] = ()
 
 
-def labels_of(task: TaskPackage) -> Labels:
+def labels_of(task: TaskPackage) -> TaskLabels:
     c = task.contract
-    return Labels(
+    return TaskLabels(
         regime=c.regime,
         capability=c.capability,
         facet=c.facet,
@@ -57,7 +57,9 @@ def _template(
         labels = (
             old.labels
             if old is not None
-            else Labels(regime="change", capability="edit", facet="content", stack="", framework="")
+            else TaskLabels(
+                regime="change", capability="edit", facet="content", stack="", framework=""
+            )
         )
     return ManifestRow(
         sweep=sweep,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..config import BenchConfig, SolverConfig, config_hash
 from ..contract import TaskPackage, discover_tasks, load_task
-from ..records import Arm, Cancelled, Labels, ManifestRow
+from ..records import Arm, Cancelled, ManifestRow, TaskLabels
 from ._core import Job
 
 
@@ -33,7 +33,7 @@ def plan_jobs(
     jobs = []
     for task in tasks:
         c = task.contract
-        labels = Labels(
+        labels = TaskLabels(
             regime=c.regime,
             capability=c.capability,
             facet=c.facet,

@@ -5,11 +5,13 @@ from pathlib import Path
 import pytest
 
 from orchestrator.manifest import Manifest, RunLocked, read_rows
-from orchestrator.records import Labels, ManifestRow
+from orchestrator.records import ManifestRow, TaskLabels
 from orchestrator.sweep import Job, pending_jobs
 from tests.rows import outcome
 
-LABELS = Labels(regime="change", capability="edit", facet="state", stack="static", framework="html")
+LABELS = TaskLabels(
+    regime="change", capability="edit", facet="state", stack="static", framework="html"
+)
 
 
 def row(cell: str, status: str = "ok", contract: str = "c1", config: str = "k1") -> ManifestRow:

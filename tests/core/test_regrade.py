@@ -24,8 +24,8 @@ from orchestrator.contract import CANARY, TaskPackage
 from orchestrator.events import Checkpoint, read_events
 from orchestrator.llm import ProviderPool
 from orchestrator.manifest import Manifest, read_rows
-from orchestrator.records import Labels as RowLabels
 from orchestrator.records import ManifestRow, Ok
+from orchestrator.records import TaskLabels as RowLabels
 from orchestrator.regrade import (
     PatchRefused,
     RegradeOptions,

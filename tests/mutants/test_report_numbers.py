@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from orchestrator.records import BaselineRegression, Flip, Labels, ManifestRow, UnitOutcome
+from orchestrator.records import BaselineRegression, Flip, ManifestRow, TaskLabels, UnitOutcome
 from orchestrator.report import aggregate
 from orchestrator.report._load import LoadedRun, LoadStats
 from orchestrator.report._measures import N_BOOT, SEED, mean, row_regressions, row_units
@@ -120,7 +120,7 @@ def test_regressions_are_read_on_full_spec_rows_when_no_staged_row_exists() -> N
 
 
 def test_build_tasks_have_their_own_continuity_rows() -> None:
-    build = Labels(regime="build", capability="build", facet="x", stack="vite", framework="r")
+    build = TaskLabels(regime="build", capability="build", facet="x", stack="vite", framework="r")
     done = scores(1, 1, 1, cons=False)
     rows = [
         msgspec.structs.replace(r("t1", "m1", scores=done), labels=build),

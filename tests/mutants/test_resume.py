@@ -6,11 +6,13 @@ from __future__ import annotations
 import msgspec
 
 from orchestrator.manifest import FINAL_STATUSES, latest_by_cell
-from orchestrator.records import Labels, ManifestRow
+from orchestrator.records import ManifestRow, TaskLabels
 from orchestrator.sweep import Job, pending_jobs
 from tests.rows import outcome, result
 
-LABELS = Labels(regime="change", capability="edit", facet="state", stack="static", framework="html")
+LABELS = TaskLabels(
+    regime="change", capability="edit", facet="state", stack="static", framework="html"
+)
 
 
 def _row(

@@ -17,10 +17,10 @@ from orchestrator.events import CheckpointSummary, Event
 from orchestrator.records import (
     BaselineRegression,
     Flip,
-    Labels,
     ManifestRow,
     Scores,
     Spend,
+    TaskLabels,
     UnitOutcome,
 )
 from orchestrator.results import CheckResult
@@ -120,7 +120,7 @@ def row(
         sweep="s1",
         cell=f"{task}/{solver}/{arm}/{repeat}",
         task=task,
-        labels=Labels(
+        labels=TaskLabels(
             regime="change", capability=cap, facet="content", stack="static", framework="none"
         ),
         contract_hash=hashes.get(task, "0" * 64),

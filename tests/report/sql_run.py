@@ -16,8 +16,8 @@ from orchestrator.records import (
     BaselineRegression,
     CellResult,
     Flip,
-    Labels,
     ManifestRow,
+    TaskLabels,
     UnitOutcome,
 )
 from orchestrator.results import GateStatus
@@ -115,8 +115,8 @@ class SqlRun:
     twins: dict[str, str]  # twin task -> its Change source
 
 
-def _labels(regime: str, capability: str, facet: str, stack: str) -> Labels:
-    return Labels(
+def _labels(regime: str, capability: str, facet: str, stack: str) -> TaskLabels:
+    return TaskLabels(
         regime=regime,  # type: ignore[arg-type]
         capability=capability,  # type: ignore[arg-type]
         facet=facet,  # type: ignore[arg-type]
@@ -125,7 +125,7 @@ def _labels(regime: str, capability: str, facet: str, stack: str) -> Labels:
     )
 
 
-def _tasks() -> dict[str, Labels]:
+def _tasks() -> dict[str, TaskLabels]:
     out = {}
     for i in range(26):
         out[f"c{i:02d}"] = _labels(
@@ -208,7 +208,7 @@ def realistic_run(seed: int = 37) -> SqlRun:
 
 
 def _result(
-    rng: random.Random, solver: str, labels: Labels, covered: bool, n_units: int
+    rng: random.Random, solver: str, labels: TaskLabels, covered: bool, n_units: int
 ) -> CellResult:
     gates = _gates(rng, solver, labels.stack)
     cleared = [rng.random() < SKILL[solver] for _ in range(n_units)]

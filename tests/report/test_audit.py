@@ -15,12 +15,14 @@ from orchestrator.audit import AuditError, cohen_kappa, sample, score
 from orchestrator.authoring import scaffold
 from orchestrator.commands import audit as command
 from orchestrator.contract import load_task
-from orchestrator.records import Labels, cell_dir_name
+from orchestrator.records import TaskLabels, cell_dir_name
 from orchestrator.results import CheckResult
 from tests.rows import manifest_row, result
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
-LABELS = Labels(regime="change", capability="edit", facet="content", stack="static", framework="x")
+LABELS = TaskLabels(
+    regime="change", capability="edit", facet="content", stack="static", framework="x"
+)
 # (id, gate, state, passed): six rateable checks, three pass and three fail by the harness.
 CHECKS = [
     ("u1-headline", "text", "home_d", True),

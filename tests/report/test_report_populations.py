@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from report_run import row, scores
 
-from orchestrator.records import Flip, Labels, ManifestRow
+from orchestrator.records import Flip, ManifestRow, TaskLabels
 from orchestrator.report import aggregate
 from orchestrator.report._load import LoadedRun, LoadStats
 from orchestrator.report._model import Report
@@ -42,7 +42,7 @@ CARDS = {
     },
     "cli": SolverCard(name="cli", kind="scaffold", role="model", scaffold="cli", backbone="gpt"),
 }
-BUILD = Labels(
+BUILD = TaskLabels(
     regime="build", capability="build", facet="construction", stack="vite", framework="react"
 )
 FLIP = (Flip(check="c", gate="text", passed_at=1, failed_at=2),)

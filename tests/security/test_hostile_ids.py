@@ -20,7 +20,7 @@ import msgspec
 import pytest
 
 from orchestrator.contract import ContractError, load_task
-from orchestrator.records import Labels
+from orchestrator.records import TaskLabels
 from tests.fixtures.tinytask import make_tiny_task
 from tests.rows import manifest_row
 
@@ -189,8 +189,8 @@ def test_tasks_and_admit_refuse_a_hostile_id_with_one_line(
     assert not list(tmp_path.glob("escape*")) and not Path("/tmp/pwned").exists()
 
 
-def _labels() -> Labels:
-    return Labels(
+def _labels() -> TaskLabels:
+    return TaskLabels(
         regime="change", capability="edit", facet="content", stack="static", framework="html"
     )
 

@@ -20,8 +20,8 @@ from orchestrator.cell import CellContext, CellReport, run_cell
 from orchestrator.contract import CANARY, TaskPackage, discover_tasks, load_task
 from orchestrator.llm import AgentOptions, ProviderConfig, ProviderPool
 from orchestrator.manifest import Manifest
-from orchestrator.records import Labels as RowLabels
 from orchestrator.records import ManifestRow, Ok
+from orchestrator.records import TaskLabels as RowLabels
 from orchestrator.regrade import export_run
 from orchestrator.results import VerifyReport
 from orchestrator.solvers import ReferenceSolver, Solver
