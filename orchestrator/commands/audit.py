@@ -36,7 +36,7 @@ def _pct(rate: Rate | None) -> str:
 def _table(rows: list[FamilyScore]) -> str:
     head = "| family | n | agreement | Cohen's κ | false pass | false fail |\n" + "|---" * 6 + "|"
     body = [
-        f"| {r.family} | {r.n} | {r.agreement:.0%} | "
+        f"| {r.family} | {r.n} | {r.agreement:.1%} | "
         f"{'undefined' if r.kappa is None else f'{r.kappa:.2f}'} | "
         f"{_pct(r.false_pass)} | {_pct(r.false_fail)} |"
         for r in rows
