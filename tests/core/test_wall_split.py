@@ -42,8 +42,11 @@ def test_the_wait_for_the_shared_baseline_is_recorded_apart(
     rows = read_rows(run_dir / "manifest.jsonl")
     assert len(rows) == 3 and {r.status for r in rows} == {"ok"}
     assert len(calls) == 1  # one R0 for the sweep: the others waited for it
-    for r in rows:  # every cell waited the R0 out (ran it, or queued behind it)
-        assert 0.95 * R0_S <= r.baseline_wait_s < r.wall_s, r
+    # The cell that ran the R0 waited it out; the others queued behind it from when they
+    # started (later, on a loaded machine): every one waited some, less than its wall.
+    assert max(r.baseline_wait_s for r in rows) >= 0.95 * R0_S
+    for r in rows:
+        assert 0 < r.baseline_wait_s < r.wall_s, r
         assert r.run_s == pytest.approx(r.wall_s - r.baseline_wait_s)
     (cost,) = aggregate(load_run(run_dir, tmp_path / "tasks"), run_dir.name).cost
     assert cost.run_s == pytest.approx(sum(r.run_s for r in rows))
