@@ -15,7 +15,11 @@ the browser, once every other check of the state and its screenshot have read th
   than 1 px on the screen, not clipped away by an ancestor's overflow);
 - the same control is then clicked again (Escape when it cannot be), so the next
   `links` check of the state starts from the page as replayed; every `links` check
-  reads what is shown before any control is clicked.
+  reads what is shown before any control is clicked;
+- a click that times out may be the host's load, not the site: its timeout scales with
+  the replay's action timeout, and Playwright's "Timeout ... exceeded" stays in the
+  observation, so the state is replayed once more with more patience (`_transient.py`)
+  and never reused; timing out again, the control could not be clicked.
 
 A control that flips aria-expanded but shows nothing reveals nothing; a click that
 navigates away ends the trials (the page is no longer the state). Console errors and
@@ -28,6 +32,7 @@ from collections.abc import Sequence
 
 from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ..contract import Links
 from ._observe import Outcome
@@ -36,7 +41,12 @@ from ._replay_checks import NO_MATCH, links_outcome, read_links
 from ._replay_world import probe_each, probe_elements
 
 MAX_CONTROLS = 8
-CLICK_TIMEOUT_MS = 2_000.0
+# A menu click's timeout as a share of the replay's action timeout (2 s of the default 5).
+CLICK_TIMEOUT_SHARE = 0.4
+
+
+def click_timeout_ms(opts: ReplayOptions) -> float:
+    return opts.action_timeout * 1000 * CLICK_TIMEOUT_SHARE
 
 
 async def open_menus(
@@ -66,7 +76,11 @@ async def _try_controls(page: Page, a: Links, rec: Recorder, opts: ReplayOptions
     for handle, label in zip(handles, labels, strict=False):
         epoch = rec.epoch
         try:
-            await handle.click(timeout=CLICK_TIMEOUT_MS)
+            await handle.click(timeout=click_timeout_ms(opts))
+        except PlaywrightTimeout as exc:
+            # Kept word for word: the state is replayed with more patience.
+            tried.append(f"{label} (could not be clicked: {str(exc).splitlines()[0]})")
+            continue
         except PlaywrightError:
             tried.append(f"{label} (could not be clicked)")
             continue
@@ -99,7 +113,7 @@ async def _try_controls(page: Page, a: Links, rec: Recorder, opts: ReplayOptions
 async def _close(page: Page, handle: ElementHandle, rec: Recorder, opts: ReplayOptions) -> None:
     """Click the control again (it toggles), or press Escape when it is covered now."""
     try:
-        await handle.click(timeout=CLICK_TIMEOUT_MS)
+        await handle.click(timeout=click_timeout_ms(opts))
     except PlaywrightError:
         try:
             await page.keyboard.press("Escape")

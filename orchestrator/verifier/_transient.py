@@ -6,8 +6,9 @@ capture never freezes into evidence a failure that `verify` would have retried:
 - Chromium aborts in-flight requests with `ERR_NETWORK_CHANGED` when the host's interfaces
   change (Docker adding a veth for another cell): the state is replayed again, up to
   `HOST_NETWORK_RETRIES` times;
-- an action or navigation that timed out may be the host's load: the state is replayed once
-  more with `TIMEOUT_PATIENCE` times the patience; failing again, it is the site's.
+- an action or navigation that timed out, or a check that failed on a timeout (a menu
+  control not clickable in time), may be the host's load: the state is replayed once more
+  with `TIMEOUT_PATIENCE` times the patience; failing again, it is the site's.
 """
 
 from __future__ import annotations

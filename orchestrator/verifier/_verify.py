@@ -162,7 +162,10 @@ def _host_network_changed(seen: StateObservation) -> bool:
 
 
 def _timed_out(seen: StateObservation) -> bool:
-    return timed_out((seen.nav_error, seen.action_error))
+    """An action or navigation timed out, or a check failed on a timeout (a menu control
+    that could not be clicked in time, `_replay_menu.py`)."""
+    failed = (o.observed for o in seen.outcomes.values() if not o.passed)
+    return timed_out((seen.nav_error, seen.action_error, *failed))
 
 
 def _patient(job: StateJob) -> StateJob:
