@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import anyio
@@ -68,6 +68,9 @@ class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
     # Why the admission could not be completed ("infra_error: ..." after every attempt,
     # "harness_error: ..." for a bug of ours): no verdict on the task, never admitted.
     error: str = ""
+    # Negatives this admission did not run (CI's unchanged sentinels, `suite.py`): their
+    # verdicts are the record's. Such an admission is never recorded.
+    trusted_negatives: tuple[str, ...] = ()
 
 
 A11yBases = Sequence[tuple[str, Mapping[str, A11ySnapshot]]]
@@ -152,7 +155,10 @@ class Admitter:
             reports.append(with_a11y_continuity(report, task.contract, bases))
         return judge_negative(neg, reports)
 
-    async def admit(self, task: TaskPackage, repeat: int = 1) -> TaskAdmission:
+    async def admit(
+        self, task: TaskPackage, repeat: int = 1, negatives: Collection[str] | None = None
+    ) -> TaskAdmission:
+        """The task's admission; `negatives` names the ones to run (None: every one)."""
         controls: list[ControlResult] = []
         # R0 first: its accessibility snapshots are the base the reference's final and
         # the negatives are compared with (`verifier/_a11y_gate.py`).
@@ -183,7 +189,14 @@ class Admitter:
             )
         )
         bases: A11yBases = (("R0", r0.a11y), ("the reference", first_run.final_a11y))
+        trusted = tuple(
+            n.name
+            for n in task.contract.negatives
+            if negatives is not None and n.name not in negatives
+        )
         for neg in task.contract.negatives:
+            if neg.name in trusted:
+                continue
             controls.append(await self.negative(task, neg, repeat, bases))
         admitted = all(c.ok for c in controls) and not flaky
         return TaskAdmission(
@@ -194,6 +207,7 @@ class Admitter:
             flaky_checks=tuple(sorted(flaky)),
             reference_checks=first,
             repeat=repeat,
+            trusted_negatives=trusted,
         )
 
 
@@ -244,7 +258,9 @@ INFRA_ATTEMPTS = 3
 _INFRA_PAUSE_S = 5.0  # before admitting a task again: a restarting daemon comes back
 
 
-async def admit_one(admitter: Admitter, task: TaskPackage, repeat: int) -> TaskAdmission:
+async def admit_one(
+    admitter: Admitter, task: TaskPackage, repeat: int, negatives: Collection[str] | None = None
+) -> TaskAdmission:
     """One task's admission; a fault never escapes it (cancellation aside), so one task's
     lost container or a bug of ours does not lose the other tasks' results.
 
@@ -254,7 +270,7 @@ async def admit_one(admitter: Admitter, task: TaskPackage, repeat: int) -> TaskA
     """
     for attempt in range(1, INFRA_ATTEMPTS + 1):
         try:
-            result = await admitter.admit(task, repeat)
+            result = await admitter.admit(task, repeat, negatives)
         except Exception as exc:
             cause = faults.decisive(exc)
             kind = faults.classify(cause)
@@ -286,24 +302,36 @@ async def admit_all(
     out: Path,
     repeat: int,
     limit: int,
+    negatives: Mapping[str, Collection[str]] | None = None,
 ) -> list[TaskAdmission]:
     """Admit every task, `limit` at a time; each task's result is also written to
-    `<out>/<task>/admission.json` as soon as it is known."""
+    `<out>/<task>/admission.json` as soon as it is known. `negatives`: for a task it
+    names, only those negatives run (CI's unchanged sentinels)."""
+    only = negatives or {}
     results: dict[str, TaskAdmission] = {}
-    limiter = anyio.CapacityLimiter(limit)
+    # Longest first, on `limit` workers that each take the next task when free: the run
+    # does not end on one long admission with the other slots idle.
+    queue = iter(sorted(tasks, key=admission_work, reverse=True))
     # A unique sweep id: its sandboxes and network are removed on exit, however it ends.
     async with adhoc_sweep("admission") as sweep:
         admitter = Admitter(backend, pool, out, sweep=sweep)
 
-        async def one(task: TaskPackage) -> None:
-            async with limiter:
-                result = await admit_one(admitter, task, repeat)
-            results[task.contract.id] = result
-            path = out / task.contract.id / "admission.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(msgspec.json.format(msgspec.json.encode(result)))
+        async def worker() -> None:
+            for task in queue:
+                result = await admit_one(admitter, task, repeat, only.get(task.contract.id))
+                results[task.contract.id] = result
+                path = out / task.contract.id / "admission.json"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(msgspec.json.format(msgspec.json.encode(result)))
 
         async with anyio.create_task_group() as tg:
-            for t in tasks:
-                tg.start_soon(one, t)
+            for _ in range(max(1, min(limit, len(tasks)))):
+                tg.start_soon(worker)
     return [results[t.contract.id] for t in tasks]
+
+
+def admission_work(task: TaskPackage) -> int:
+    """About how many state replays one admission takes: every state for R0, for each
+    of the reference's checkpoints (a unit's, then the final) and for each negative."""
+    c = task.contract
+    return len(c.states) * (1 + len(c.units) + 1 + len(c.negatives))

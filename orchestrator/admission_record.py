@@ -107,13 +107,14 @@ def with_results(
     now: datetime | None = None,
 ) -> AdmissionRecord:
     """`record` with every admitted task of `results` recorded (the others are left as
-    they were: a failed admission never erases an earlier one, and is never recorded)."""
+    they were: a failed admission never erases an earlier one, and is never recorded;
+    nor is one that ran only some of its negatives)."""
     if repeat < MIN_REPEAT:
         raise ValueError(f"--repeat {repeat}: a recorded admission needs {MIN_REPEAT} or more")
     day = (now or datetime.now(UTC)).strftime("%Y-%m-%d")
     tasks = dict(record.tasks)
     for r in results:
-        if r.admitted:
+        if r.admitted and not r.trusted_negatives:
             tasks[r.task] = recorded(r, repeat, source, day)
     return AdmissionRecord(tasks=dict(sorted(tasks.items())))
 

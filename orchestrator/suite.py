@@ -7,7 +7,11 @@ fails when any task's contract has no recorded admission:
 
 - the **sentinels** (`SENTINELS`), on every run: a fixed set with a task on every stack
   and, among their negatives, one failing every gate any negative of the suite fails
-  (`sentinel_gaps` says what a grown suite adds that they miss);
+  (`sentinel_gaps` says what a grown suite adds that they miss). An unchanged sentinel
+  is admitted in part: R0, the reference unit by unit and its covering negatives
+  (`sentinel_negatives`: the fewest state replays that still fail every gate family);
+  its other negatives are trusted to the record like every task CI leaves out. A
+  sentinel that changed gets its whole admission;
 - the **changed** tasks: every task whose package changed since the commit in
   `.ci/landed` (the main a submission started from; `PWB_ADMIT_BASE` overrides it, and
   an unknown or missing base admits every task: the safe side);
@@ -64,6 +68,8 @@ class Selection(msgspec.Struct, frozen=True, kw_only=True):
     rotation: int
     windows: int  # rotations it takes to admit every task
     named: bool = False  # PWB_ADMIT_TASKS chose the tasks, not the rotation
+    # Unchanged sentinels: admitted with their covering negatives only (docstring).
+    partial: tuple[str, ...] = ()
 
     @property
     def admitted(self) -> tuple[str, ...]:
@@ -75,8 +81,9 @@ class Selection(msgspec.Struct, frozen=True, kw_only=True):
         if not self.left_out:
             return f"admitting all {len(self.admitted)} tasks"
         changed = ", ".join(self.changed) or "none"
+        part = f" ({len(self.partial)} with their covering negatives only)" if self.partial else ""
         return (
-            f"admitting {len(self.sentinels)} sentinels, the tasks changed since the base "
+            f"admitting {len(self.sentinels)} sentinels{part}, the tasks changed since the base "
             f"({changed}) and window {self.rotation % self.windows} of {self.windows} "
             f"({', '.join(self.sampled) or 'none'}); {len(self.left_out)} others on other "
             "rotations (PWB_ADMIT_ALL=1: the whole suite)"
@@ -88,6 +95,7 @@ def ci_selection(
     rotation: int,
     size: int = SAMPLE_SIZE,
     changed: Iterable[str] = (),
+    whole: bool = False,
 ) -> Selection:
     """The sentinels, the changed tasks and window `rotation` of the rest (docstring)."""
     ids = sorted(set(task_ids))
@@ -102,14 +110,47 @@ def ci_selection(
     windows = -(-len(rest) // take) if take else 1
     start = (rotation % windows) * take
     sampled = sorted({rest[(start + j) % len(rest)] for j in range(take)})
+    sentinels = tuple(i for i in ids if i in SENTINELS)
+    touched = set(changed)
     return Selection(
-        sentinels=tuple(i for i in ids if i in SENTINELS),
+        sentinels=sentinels,
         changed=tuple(moved),
         sampled=tuple(sampled),
         left_out=tuple(i for i in rest if i not in sampled),
         rotation=rotation,
         windows=windows,
+        partial=() if whole else tuple(i for i in sentinels if i not in touched),
     )
+
+
+def sentinel_negatives(contracts: Iterable[Contract]) -> dict[str, tuple[str, ...]]:
+    """Each sentinel's covering negatives: together they are expected to fail every gate
+    any negative of the suite is expected to fail, at the fewest state replays (greedy:
+    the negative adding the most uncovered gates per state of its task, ties by task and
+    name). A gate no sentinel negative fails is left out (`sentinel_gaps` names it)."""
+    cs = list(contracts)
+    wanted = {g for c in cs for n in c.negatives for g in n.expect_fail}
+    pool = [
+        (c.id, n.name, frozenset(n.expect_fail), len(c.states))
+        for c in sorted(cs, key=lambda c: c.id)
+        if c.id in SENTINELS
+        for n in c.negatives
+    ]
+    chosen: dict[str, list[str]] = {c.id: [] for c in cs if c.id in SENTINELS}
+    left = set(wanted)
+    while left:
+        gain, _, task, name = max(
+            (
+                (len(gates & left) / states, -i, task, name)
+                for i, (task, name, gates, states) in enumerate(pool)
+            ),
+            default=(0.0, 0, "", ""),
+        )
+        if gain == 0:
+            break
+        chosen[task].append(name)
+        left -= next(g for t, n, g, _ in pool if (t, n) == (task, name))
+    return {t: tuple(names) for t, names in sorted(chosen.items())}
 
 
 def sentinel_gaps(contracts: Iterable[Contract]) -> list[str]:
@@ -202,7 +243,7 @@ def ci_selection_from_env(
         base = _base(root, env)
         found = changed_since(root, base) if base else None
         changed = ids if found is None else found
-    return ci_selection(ids, rotation, size, changed)
+    return ci_selection(ids, rotation, size, changed, whole=everything == "1")
 
 
 def suite_twin_problems(tasks: Sequence[TaskPackage]) -> list[str]:

@@ -150,6 +150,9 @@ def test_a_changed_task_is_unadmitted_until_recorded_again(
     # A failed admission of the changed task leaves the earlier record as it was ...
     failed = with_results(record, [_result(changed, admitted=False)], 3, "second", now=day)
     assert failed.tasks["tiny-a"] == record.tasks["tiny-a"]
+    # ... as does one that ran only some of its negatives (CI's unchanged sentinels) ...
+    part = msgspec.structs.replace(_result(changed), trusted_negatives=("n1",))
+    assert with_results(record, [part], 3, "part", now=day).tasks == record.tasks
     # ... a passing one replaces it; fewer than 3 runs are never recorded.
     again = with_results(record, [_result(changed)], 3, "second", now=day)
     assert unadmitted([changed, b], again) == [] and again.tasks["tiny-a"].source == "second"

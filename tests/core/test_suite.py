@@ -22,6 +22,7 @@ from orchestrator.suite import (
     ci_selection_from_env,
     composition,
     sentinel_gaps,
+    sentinel_negatives,
     suite_twin_problems,
 )
 
@@ -187,6 +188,47 @@ def test_the_sentinels_cover_every_stack_and_every_gate_a_negative_fails() -> No
     # of other tasks are not covered.
     gone = [c for c in shipped if c.id != "orchard-harvest-content"]
     assert sentinel_gaps(gone) == ["stack hugo", "gate assets", "gate routes"]
+
+
+def test_the_covering_negatives_fail_every_gate_family_at_fewer_replays() -> None:
+    """CI runs an unchanged sentinel's covering negatives only: together they are expected
+    to fail every gate any negative of the suite fails, checked here by brute force over
+    the shipped suite, and they replay fewer states than the sentinels' every negative."""
+    shipped = [load_task(p).contract for p in discover_tasks(ROOT / "tasks")]
+    by_id = {c.id: c for c in shipped}
+    covering = sentinel_negatives(shipped)
+    assert set(covering) == SENTINELS
+    wanted = {g for c in shipped for n in c.negatives for g in n.expect_fail}
+    got: set[str] = set()
+    for task, names in covering.items():
+        negs = {n.name: n for n in by_id[task].negatives}
+        assert set(names) <= set(negs), task
+        got |= {g for name in names for g in negs[name].expect_fail}
+    assert got == wanted
+    chosen = sum(len(by_id[t].states) * len(names) for t, names in covering.items())
+    every = sum(len(by_id[t].states) * len(by_id[t].negatives) for t in SENTINELS)
+    assert chosen < every / 2, (chosen, every)
+    # Deterministic, and a gate no sentinel negative fails is left out, not looped on.
+    assert sentinel_negatives(reversed(shipped)) == covering
+    new = msgspec.structs.replace(
+        shipped[0], id="zz-new", negatives=(Negative(name="n", expect_fail=("network",), why="w"),)
+    )
+    assert sentinel_negatives([*shipped, new]) == covering
+
+
+def test_only_unchanged_sentinels_are_admitted_in_part() -> None:
+    ids = [*SENTINELS, *EXTRA]
+    one = sorted(SENTINELS)[0]
+    sel = ci_selection(ids, rotation=0, changed=[one, "extra-03"])
+    assert set(sel.partial) == SENTINELS - {one} and "extra-03" in sel.changed
+    assert "with their covering negatives only" in sel.describe()
+    # The whole suite (PWB_ADMIT_ALL=1) and named tasks: every admission whole.
+    day = datetime(2026, 12, 3, tzinfo=UTC)
+    assert ci_selection_from_env(ids, env={"PWB_ADMIT_ALL": "1"}, now=day).partial == ()
+    named = ci_selection_from_env(ids, env={"PWB_ADMIT_TASKS": one}, now=day)
+    assert named.partial == ()
+    # An unknown base: every task changed, every sentinel whole.
+    assert ci_selection(ids, rotation=0, changed=ids).partial == ()
 
 
 def _git(root: Path, *args: str) -> str:

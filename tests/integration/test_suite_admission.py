@@ -32,7 +32,12 @@ from orchestrator.contract import (
     discover_tasks,
     load_task,
 )
-from orchestrator.suite import MIN_TASKS_FOR_INTERVAL, ci_selection_from_env, suite_twin_problems
+from orchestrator.suite import (
+    MIN_TASKS_FOR_INTERVAL,
+    ci_selection_from_env,
+    sentinel_negatives,
+    suite_twin_problems,
+)
 from orchestrator.verifier import BrowserPool
 from orchestrator.verifier._visual import diff_region
 from sandbox import DockerBackend
@@ -116,8 +121,16 @@ async def test_every_task_is_admitted(
     print(SELECTION.describe())
     tasks = [load_task(root) for root in TASKS if root.name in SELECTION.admitted]
     assert [t.contract.id for t in tasks] == list(SELECTION.admitted), SELECTION
-    results = await admit_all(tasks, DockerBackend(), pool, tmp_path, repeat=1, limit=3)
+    # An unchanged sentinel runs its covering negatives only (`orchestrator/suite.py`).
+    covering = sentinel_negatives(load_task(root).contract for root in TASKS)
+    negatives = {t: covering[t] for t in SELECTION.partial}
+    results = await admit_all(
+        tasks, DockerBackend(), pool, tmp_path, repeat=1, limit=3, negatives=negatives
+    )
     assert _problems(tasks, results, tmp_path) == {}
+    ran = {r.task: {c.control for c in r.controls} for r in results}
+    for task in SELECTION.partial:  # the covering negatives did run
+        assert {f"negative:{n}" for n in covering[task]} <= ran[task], task
 
 
 @pytest.mark.full

@@ -51,6 +51,7 @@ from orchestrator.verifier import (  # noqa: E402
     _browser,
     _browser_warm,
     _replay,
+    _replay_a11y,
     _replay_state,
     _replay_world,
     _verify,
@@ -182,6 +183,11 @@ def _instrument(meter: Meter) -> None:
     _wrap(meter, rs, "_menus", "menu trials")
     _wrap(meter, wc, "new_page", "new page")
     _wrap(meter, wc, "reset", "reset: close page, clear, prove")
+    # The accessibility snapshot (`--a11y`: a full-suite run's replay).
+    _wrap(meter, _replay_a11y, "run_axe", "a11y: axe-core")
+    _wrap(meter, _replay_a11y, "read_fields", "a11y: form fields")
+    _wrap(meter, _replay_a11y, "read_live", "a11y: live regions")
+    _wrap(meter, _replay_a11y, "focus_walk", "a11y: focus walk")
 
 
 def _serve(task_root: Path, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -262,7 +268,7 @@ async def _loop(
 ) -> dict[str, Any]:
     checks = list(task.contract.checks)
     opts = _replay.ReplayOptions()
-    jobs = _verify._plan(task, url, checks, [state.id], art, opts, ahead=True)
+    jobs = _verify._plan(task, url, checks, [state.id], art, opts, ahead=True, a11y=args.a11y)
     (job,) = [j for j in jobs if j.key == state.id]
     viewport = resolve_viewport(state.viewport)
     results: dict[str, Any] = {}
@@ -456,6 +462,7 @@ def main() -> int:
     p.add_argument("--variant", nargs="+", default=["base", "bare"], choices=VARIANTS)
     p.add_argument("--idle", type=float, default=0.0, help="then measure S s of idling")
     p.add_argument("--json", type=Path, help="also write the results here")
+    p.add_argument("--a11y", action="store_true", help="take the accessibility snapshot too")
     p.add_argument(
         "--chromium-arg", action="append", default=[], help="added to CHROMIUM_ARGS (trials)"
     )
