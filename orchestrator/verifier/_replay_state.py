@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 import msgspec
 from playwright.async_api import Error as PlaywrightError
@@ -134,6 +135,12 @@ def _crashed(session: BrowserSession) -> None:
         raise BrowserCrashed("browser disconnected during the replay")
 
 
+def _on_site(url: str, base_url: str) -> bool:
+    """Whether the page's document is on the site's origin."""
+    here, site = urlsplit(url), urlsplit(base_url)
+    return (here.scheme, here.netloc) == (site.scheme, site.netloc)
+
+
 async def _a11y(
     page: Page, job: StateJob, followers: tuple[StateJob, ...], reached: bool
 ) -> A11ySnapshot | None:
@@ -200,7 +207,9 @@ async def _replay(
     status = rec.status
     if reached:
         outcomes |= await _menus(page, job, outcomes, rec)
-    a11y = await _a11y(page, job, followers, reached)
+    # A page that left the site (a back link out of a state opened straight) is not the
+    # site's to judge for accessibility: `routes` and the checks say what went wrong.
+    a11y = await _a11y(page, job, followers, reached and _on_site(page.url, job.base_url))
     _crashed(session)
     common = StateObservation(
         state=job.key,

@@ -174,3 +174,35 @@ async def test_the_site_s_own_world_cannot_forge_the_probes(
     failed = {c.id for c in got.values() if not c.passed}
     assert {cid for cid, _, _ in BROKEN.values()} <= failed
     assert "2.16:1" in got["a11y-contrast@home"].observed
+
+
+async def test_a_state_whose_page_left_the_site_gets_no_accessibility_verdict(
+    pool: BrowserPool, site_url: str, tmp_path: Path
+) -> None:
+    """A back link that leaves the site (`history.back()` out of a state opened straight,
+    plantcare-mobile-nav's back-link-history) fails `routes` and the checks that read the
+    page; axe on the page it left for (about:blank: no title, no lang, no landmarks) is
+    no regression of the site's, so the state's snapshot is not reached and no
+    accessibility rule is charged there. The same page before the click is judged."""
+    states = [
+        {"id": "guide", "route": "/leave.html"},
+        {"id": "gone", "route": "/leave.html", "actions": [{"do": "click", "selector": "#back"}]},
+    ]
+    checks = [
+        {
+            "id": "guide-title",
+            "gate": "text",
+            "state": "gone",
+            "assert": {"kind": "text_contains", "selector": "h1", "value": "Guide"},
+            "describe": "The guide is still shown.",
+        }
+    ]
+    task = make_task(tmp_path, states, checks)
+    report = await verify(pool, task, site_url, a11y=True)
+    assert report.a11y["guide"].reached and not report.a11y["gone"].reached
+    routes = report.check("routes@gone")
+    assert routes is not None and not routes.passed, routes
+    # Against a base that saw the site's page at both states: charged nowhere at "gone".
+    base = {"guide": report.a11y["guide"], "gone": report.a11y["guide"]}
+    charged = a11y_continuity(task.contract, report.a11y, [("R0", base)])
+    assert {c.state for c in charged} == {"guide"}, charged
