@@ -138,18 +138,16 @@ def sentinel_negatives(contracts: Iterable[Contract]) -> dict[str, tuple[str, ..
     ]
     chosen: dict[str, list[str]] = {c.id: [] for c in cs if c.id in SENTINELS}
     left = set(wanted)
-    while left:
-        gain, _, task, name = max(
-            (
-                (len(gates & left) / states, -i, task, name)
-                for i, (task, name, gates, states) in enumerate(pool)
-            ),
-            default=(0.0, 0, "", ""),
+    while left and pool:
+        # The most uncovered gates per state replayed; the first in the pool on a tie.
+        gain, first = max(
+            (len(gates & left) / states, -i) for i, (_, _, gates, states) in enumerate(pool)
         )
         if gain == 0:
             break
+        task, name, gates, _ = pool[-first]
         chosen[task].append(name)
-        left -= next(g for t, n, g, _ in pool if (t, n) == (task, name))
+        left -= gates
     return {t: tuple(names) for t, names in sorted(chosen.items())}
 
 
