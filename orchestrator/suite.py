@@ -19,7 +19,9 @@ fails when any task's contract has no recorded admission:
   wraps around to the start, so every window has `size` tasks); rotation `r` takes window
   `r mod windows`, so `windows` consecutive rotations admit every task at least once. The
   rotation is the UTC day number unless `PWB_ADMIT_ROTATION` fixes it; `PWB_ADMIT_SAMPLE`
-  sets `size`.
+  sets `size`. The changed tasks take the window's places (a run with as many changed
+  tasks as `size` admits no window), so a submission that changes tasks does not also
+  pay for the rotation.
 
 `PWB_ADMIT_ALL=1` admits the whole suite (the `full` tier; so does
 `python -m orchestrator admit --repeat 3` with no task named); `PWB_ADMIT_TASKS=a,b`
@@ -109,7 +111,10 @@ def ci_selection(
     take = min(size, len(rest))
     windows = -(-len(rest) // take) if take else 1
     start = (rotation % windows) * take
-    sampled = sorted({rest[(start + j) % len(rest)] for j in range(take)})
+    # The changed tasks take the window's places: a run admitting them already admits
+    # tasks beyond the sentinels, and the window only rotates the others through CI.
+    keep = take if whole else max(0, take - len(moved))
+    sampled = sorted({rest[(start + j) % len(rest)] for j in range(keep)})
     sentinels = tuple(i for i in ids if i in SENTINELS)
     touched = set(changed)
     return Selection(

@@ -259,9 +259,16 @@ def test_the_changed_tasks_are_those_whose_package_differs_from_the_base(tmp_pat
     (tmp_path / ".ci").mkdir()
     (tmp_path / ".ci" / "landed").write_text(base + "\n")
     sel = ci_selection_from_env(ids, env={}, now=day, root=tmp_path)
-    assert sel.changed == ("extra-04", "extra-09") and len(sel.sampled) == 1
-    assert set(sel.admitted) == {*SENTINELS, "extra-04", "extra-09", *sel.sampled}
+    # The two changed tasks take the window's place (size 1): no window this run.
+    assert sel.changed == ("extra-04", "extra-09") and sel.sampled == ()
+    assert set(sel.admitted) == {*SENTINELS, "extra-04", "extra-09"}
     assert not {"extra-04", "extra-09"} & {*sel.sampled, *sel.left_out}
+    # A window of 3 keeps one place beside them, the rotation's first.
+    three = ci_selection_from_env(ids, env={"PWB_ADMIT_SAMPLE": "3"}, now=day, root=tmp_path)
+    assert len(three.sampled) == 1 and three.changed == sel.changed
+    # The whole suite is the whole suite, changed tasks or not.
+    every = ci_selection_from_env(ids, env={"PWB_ADMIT_ALL": "1"}, now=day, root=tmp_path)
+    assert set(every.admitted) == set(ids)
     assert "extra-04, extra-09" in sel.describe()
     # A base git does not know, or none at all, admits every task: the safe side.
     bad = ci_selection_from_env(ids, env={"PWB_ADMIT_BASE": "nope"}, now=day, root=tmp_path)
