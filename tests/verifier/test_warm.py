@@ -225,7 +225,10 @@ async def test_a_context_whose_reset_cannot_be_proven_is_not_reused(
     warm = WarmContexts()
     ctx_a, (ctx_b, seen) = await _a_then_b(pool, warm_site, warm, job)
     assert ctx_b is not ctx_a
-    assert warm.counts == {"opened": 2, "discarded": 1}
+    # A's context was discarded, never reused. Opened twice, or more: the pool runs a job
+    # again on a new context after a harness-side timeout of a loaded host (CI saw 3).
+    assert warm.counts["discarded"] == 1 and warm.counts["opened"] >= 2, warm.counts
+    assert "reused" not in warm.counts, warm.counts
     assert why in warm.discarded[0]
     assert seen["local"] is None
 
