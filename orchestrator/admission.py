@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -71,6 +72,8 @@ class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
     # Negatives this admission did not run (CI's unchanged sentinels, `suite.py`): their
     # verdicts are the record's. Such an admission is never recorded.
     trusted_negatives: tuple[str, ...] = ()
+    # Wall time of the admission, every attempt included (s): where an admission's time goes.
+    wall_s: float = 0.0
 
 
 A11yBases = Sequence[tuple[str, Mapping[str, A11ySnapshot]]]
@@ -268,6 +271,7 @@ async def admit_one(
     start, up to `INFRA_ATTEMPTS` times; what still fails, or any other fault, is a
     `TaskAdmission` with `error` set and its traceback in `<out>/<task>/error.log`.
     """
+    started = time.monotonic()
     for attempt in range(1, INFRA_ATTEMPTS + 1):
         try:
             result = await admitter.admit(task, repeat, negatives)
@@ -290,8 +294,10 @@ async def admit_one(
                 attempts=attempt,
                 repeat=repeat,
                 error=f"{status}: {faults.describe(cause)} (traceback: {log})",
+                wall_s=round(time.monotonic() - started, 1),
             )
-        return msgspec.structs.replace(result, attempts=attempt)
+        wall = round(time.monotonic() - started, 1)
+        return msgspec.structs.replace(result, attempts=attempt, wall_s=wall)
     raise AssertionError("unreachable")  # the loop returns on its last attempt
 
 

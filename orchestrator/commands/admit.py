@@ -128,6 +128,10 @@ def render(results: list[TaskAdmission]) -> str:
     r0s = [c for c in controls if c.control == "r0"]
     lines.append(_rate("R0 fails a completion gate", sum(c.ok for c in r0s), len(r0s)))
     lines.append(_rate("negatives caught as expected", sum(c.ok for c in negs), len(negs)))
+    lines += ["", "| task | wall | negatives run | trusted to the record |", "|---|---|---|---|"]
+    for r in results:
+        ran = sum(c.control.startswith("negative:") for c in r.controls)
+        lines.append(f"| {r.task} | {r.wall_s:.0f} s | {ran} | {len(r.trusted_negatives)} |")
     return "\n".join(lines) + "\n"
 
 

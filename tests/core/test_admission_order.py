@@ -64,3 +64,28 @@ async def test_the_longest_admission_starts_first_and_results_keep_the_given_ord
     assert all((tmp_path / t / "admission.json").is_file() for t in started)
     # The negatives to run reach the task they name, and no other.
     assert given == {t.contract.id: only.get(t.contract.id) for t in tasks}
+
+
+async def test_an_admission_records_its_wall_time_and_the_report_prints_it(tmp_path: Path) -> None:
+    import anyio
+
+    from orchestrator.commands.admit import render
+
+    task = load_task(TASKS / "hollin-ridge-sessions")
+
+    class Slow:
+        out = tmp_path
+
+        async def admit(self, t: TaskPackage, repeat: int, negatives: object) -> TaskAdmission:
+            await anyio.sleep(0.3)
+            return TaskAdmission(
+                task=t.contract.id,
+                contract_hash=t.contract_hash,
+                admitted=True,
+                controls=(),
+                trusted_negatives=("a", "b"),
+            )
+
+    got = await admission.admit_one(Slow(), task, 1)  # type: ignore[arg-type]
+    assert got.attempts == 1 and 0.3 <= got.wall_s < 5, got.wall_s
+    assert f"| {task.contract.id} | {got.wall_s:.0f} s | 0 | 2 |" in render([got])

@@ -127,6 +127,8 @@ async def test_every_task_is_admitted(
     results = await admit_all(
         tasks, DockerBackend(), pool, tmp_path, repeat=1, limit=3, negatives=negatives
     )
+    for r in sorted(results, key=lambda r: -r.wall_s):  # where the sample's time went
+        print(f"{r.task}: {r.wall_s:.0f} s, {len(r.trusted_negatives)} negatives trusted")
     assert _problems(tasks, results, tmp_path) == {}
     ran = {r.task: {c.control for c in r.controls} for r in results}
     for task in SELECTION.partial:  # the covering negatives did run
