@@ -7,7 +7,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
 
 import msgspec
 from playwright.async_api import Error as PlaywrightError
@@ -16,6 +15,7 @@ from playwright.async_api import Page
 from ..contract import Action, CheckSpec, Links, State
 from ..results import A11ySnapshot
 from ._browser import BrowserSession
+from ._browser_context import origin_of
 from ._errors import BrowserCrashed
 from ._observe import Outcome, PageHealth, StateObservation
 from ._replay import Recorder, ReplayOptions, navigate, perform, prepare, run_actions, settle
@@ -135,12 +135,6 @@ def _crashed(session: BrowserSession) -> None:
         raise BrowserCrashed("browser disconnected during the replay")
 
 
-def _on_site(url: str, base_url: str) -> bool:
-    """Whether the page's document is on the site's origin."""
-    here, site = urlsplit(url), urlsplit(base_url)
-    return (here.scheme, here.netloc) == (site.scheme, site.netloc)
-
-
 async def _a11y(
     page: Page, job: StateJob, followers: tuple[StateJob, ...], reached: bool
 ) -> A11ySnapshot | None:
@@ -209,7 +203,9 @@ async def _replay(
         outcomes |= await _menus(page, job, outcomes, rec)
     # A page that left the site (a back link out of a state opened straight) is not the
     # site's to judge for accessibility: `routes` and the checks say what went wrong.
-    a11y = await _a11y(page, job, followers, reached and _on_site(page.url, job.base_url))
+    a11y = await _a11y(
+        page, job, followers, reached and origin_of(page.url) == origin_of(job.base_url)
+    )
     _crashed(session)
     common = StateObservation(
         state=job.key,

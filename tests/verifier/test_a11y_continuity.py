@@ -27,7 +27,7 @@ from orchestrator.contract import TaskPackage
 from orchestrator.results import CheckResult, VerifyReport
 from orchestrator.verifier import BrowserPool, a11y_continuity, verify
 
-from .conftest import _QuietHandler, make_task
+from .conftest import _QuietHandler, check, make_task
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -189,13 +189,7 @@ async def test_a_state_whose_page_left_the_site_gets_no_accessibility_verdict(
         {"id": "gone", "route": "/leave.html", "actions": [{"do": "click", "selector": "#back"}]},
     ]
     checks = [
-        {
-            "id": "guide-title",
-            "gate": "text",
-            "state": "gone",
-            "assert": {"kind": "text_contains", "selector": "h1", "value": "Guide"},
-            "describe": "The guide is still shown.",
-        }
+        check("guide-title", "text", "gone", kind="text_contains", selector="h1", value="Guide")
     ]
     task = make_task(tmp_path, states, checks)
     report = await verify(pool, task, site_url, a11y=True)

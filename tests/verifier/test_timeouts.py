@@ -54,20 +54,8 @@ async def test_a_menu_control_not_clickable_in_time_is_tried_again_with_more_pat
         {"id": "covered", "route": "/menu-slow.html?forever"},
     ]
     checks = [
-        {
-            "id": "late_nav",
-            "gate": "navigation",
-            "state": "late",
-            "assert": MENU_LINKS,
-            "describe": "x",
-        },
-        {
-            "id": "never_nav",
-            "gate": "navigation",
-            "state": "covered",
-            "assert": MENU_LINKS,
-            "describe": "x",
-        },
+        check("late_nav", "navigation", "late", **MENU_LINKS),
+        check("never_nav", "navigation", "covered", **MENU_LINKS),
     ]
     report = await verify(pool, make_task(tmp_path, states, checks), site_url)
     late, never = report.check("late_nav"), report.check("never_nav")
