@@ -96,7 +96,9 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     infra_retries: int = 2
     max_usd: float | None = None
     max_tokens: int | None = None
-    browser_contexts: int = 2  # concurrent browser states (≈ cores)
+    # Concurrent browser states: N fixed, or 0 for as many as the CPU has room for
+    # (a core each at first, up to 4 a core: `verifier/_headroom.py`).
+    browser_contexts: int = 0
     sandbox_starts: int = 4  # concurrent container starts/builds
     image_builds: int = 1
     baseline: bool = True
@@ -155,7 +157,7 @@ def _problems(cfg: BenchConfig) -> list[str]:
         ("concurrency", sw.concurrency, 1),
         ("repeats", sw.repeats, 1),
         ("infra_retries", sw.infra_retries, 0),
-        ("browser_contexts", sw.browser_contexts, 1),
+        ("browser_contexts", sw.browser_contexts, 0),
         ("sandbox_starts", sw.sandbox_starts, 1),
         ("image_builds", sw.image_builds, 1),
     ):

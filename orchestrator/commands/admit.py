@@ -73,7 +73,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="browser states replayed at once (default: one per core)",
+        help="browser states replayed at once (default 0: as many as the CPU has room for)",
     )
     p.add_argument(
         "--allow-env-drift",
@@ -217,7 +217,7 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ValueError(f"--repeat {args.repeat} --parallel {args.parallel}: expected >= 1")
     if args.browser_contexts < 0:
         raise ValueError(
-            f"--browser-contexts {args.browser_contexts}: expected >= 0 (0: a core each)"
+            f"--browser-contexts {args.browser_contexts}: expected >= 0 (0: by CPU headroom)"
         )
     if args.record and args.repeat < MIN_REPEAT:
         raise ValueError(f"--record: expected --repeat {MIN_REPEAT} or more, got {args.repeat}")

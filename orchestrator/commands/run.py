@@ -212,12 +212,29 @@ def status_counts(rows: Iterable[ManifestRow]) -> dict[str, int]:
     return statuses
 
 
+def cpu_line(out: SweepOutcome) -> str:
+    """How busy the host's CPU was: while states replayed or waited for a browser slot
+    (the pool's own figure), and over the whole run ('' where /proc/stat is missing)."""
+    parts = []
+    if out.states_cpu is not None:
+        s = out.states_cpu
+        parts.append(
+            f"{s.use.describe()} while states replayed or waited"
+            f" (up to {s.peak_slots} browser states at once)"
+        )
+    if out.cpu is not None:
+        parts.append(f"{out.cpu.describe()} over the whole run")
+    return "cpu: " + "; ".join(parts) if parts else ""
+
+
 def _finished(
     args: argparse.Namespace, cfg: BenchConfig, out: SweepOutcome, allowed: tuple[str, ...]
 ) -> int:
     """The sweep's summary lines, its report, and the exit code."""
     run_dir, rows = out.run_dir, out.rows
     print(f"{run_dir}/manifest.jsonl: {len(rows)} row(s) written {status_counts(rows)}")
+    if line := cpu_line(out):
+        print(line)
     if allowed:
         print(
             f"--allow-unadmitted: {len(allowed)} task(s) without a recorded admission ran "

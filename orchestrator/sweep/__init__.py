@@ -4,6 +4,7 @@ from ._core import CellFailure as CellFailure
 from ._core import EngineUnavailable as EngineUnavailable
 from ._core import Job as Job
 from ._core import Scheduler as Scheduler
+from ._core import StatesCpu as StatesCpu
 from ._core import StopSweep as StopSweep
 from ._engine import check_engine as check_engine
 from ._engine import gc_cluster as gc_cluster
@@ -33,6 +34,7 @@ __all__ = [
     "ProgressMode",
     "RunSpec",
     "Scheduler",
+    "StatesCpu",
     "StopSweep",
     "SweepIds",
     "SweepInputError",

@@ -35,6 +35,7 @@ import msgspec
 
 from ..budget import BudgetExceeded, BudgetKind, Ledger, cell_deadline
 from ..cell import CellReport
+from ..cpu import CpuUse
 from ..records import (
     BackendName,
     BudgetStop,
@@ -76,6 +77,14 @@ class EngineUnavailable(Exception):
     """The chosen engine cannot run cells (Ray missing, no worker node, ...)."""
 
 
+@dataclass(frozen=True, slots=True)
+class StatesCpu:
+    """The browser pool's CPU figure for the sweep's summary line."""
+
+    use: CpuUse
+    peak_slots: int
+
+
 @dataclass(frozen=True)
 class Engine:
     """Where a sweep's cells run (`_engine`): the backend recorded on every row, and the
@@ -86,6 +95,9 @@ class Engine:
     # Why the engine could run no more cells ('' = it could): e.g. a cluster without a
     # live worker node for longer than its bound. The sweep then stops, resumable.
     stopped: Callable[[], str] = lambda: ""
+    # How busy the CPU was while states replayed or waited for a browser slot, and the
+    # most slots open at once (`verifier/_headroom.py`); None where not measured here.
+    states_cpu: Callable[[], StatesCpu | None] = lambda: None
 
 
 class Progress(Protocol):

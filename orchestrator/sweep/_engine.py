@@ -57,4 +57,4 @@ async def open_engine(
             yield engine
         return
     async with open_resources(cfg, run_dir, ids, tasks, ledger) as res:
-        yield Engine(backend=res.backend.name, attempt=res.attempt)
+        yield Engine(backend=res.backend.name, attempt=res.attempt, states_cpu=res.states_cpu)

@@ -41,7 +41,7 @@ from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
 from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
 from ..verifier import BrowserPool, BrowserVerifier, Verifier, check_environment
 from ._agents import expose, open_gateway
-from ._core import CellFailure, Job, StopSweep, harness_error
+from ._core import CellFailure, Job, StatesCpu, StopSweep, harness_error
 from ._delivery import PATCH, write_patch
 
 log = logging.getLogger("orchestrator.sweep")
@@ -79,6 +79,12 @@ class SweepResources:
 
     def cell_dir(self, key: str) -> Path:
         return self.run_dir / "cells" / cell_dir_name(key)
+
+    def states_cpu(self) -> StatesCpu | None:
+        """The pool's CPU while states replayed or waited (`Engine.states_cpu`)."""
+        headroom = self.pool.headroom
+        use = headroom.states_use() if headroom is not None else None
+        return None if use is None or headroom is None else StatesCpu(use, headroom.peak)
 
     async def attempt(self, job: Job, n: int, ledger: Ledger) -> CellReport:
         ctx = self._context(job, n)
@@ -248,7 +254,7 @@ async def open_resources(
 async def _browser_pool(cfg: BenchConfig, tasks: list[TaskPackage]) -> AsyncIterator[BrowserPool]:
     """The sweep's Chromium, its environment checked against the tasks' evidence."""
     async with BrowserPool(
-        max_contexts=cfg.sweep.browser_contexts,
+        max_contexts=cfg.sweep.browser_contexts or None,
         allow_env_drift=cfg.sweep.allow_env_drift,
         replay=cfg.sweep.replay,
     ) as pool:

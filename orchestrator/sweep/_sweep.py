@@ -20,10 +20,11 @@ import msgspec
 from ..budget import Ledger
 from ..config import BenchConfig, SolverConfig
 from ..contract import TaskPackage
+from ..cpu import CpuUse, CpuWindow
 from ..manifest import FINAL_STATUSES, Manifest, has_result, latest_by_cell
 from ..records import BackendName, ManifestRow
 from ..solver_cards import write_cards
-from ._core import Job, Scheduler
+from ._core import Job, Scheduler, StatesCpu
 from ._engine import open_engine
 from ._jobs import plan_jobs, select_tasks
 from ._progress import ProgressMode, SweepProgress
@@ -60,6 +61,9 @@ class SweepOutcome:
     rows: list[ManifestRow]
     stopped: str = ""
     interrupted: bool = False
+    # The host's CPU over the run, and while states replayed or waited for a slot.
+    cpu: CpuUse | None = None
+    states_cpu: StatesCpu | None = None
 
 
 def pending_jobs(jobs: list[Job], existing: list[ManifestRow]) -> list[Job]:
@@ -218,12 +222,13 @@ async def _run_cells(
     ledger: Ledger,
     todo: list[Job],
     scheduler: Scheduler,
-) -> str:
-    """Run `todo` on the sweep's engine; why the engine stopped early ('' if it did not)."""
+) -> tuple[str, StatesCpu | None]:
+    """Run `todo` on the sweep's engine; why the engine stopped early ('' if it did not),
+    and its browser pool's CPU figure."""
     async with open_engine(cfg, run_dir, ids, tasks, ledger) as engine:
         todo = [_on_backend(j, engine.backend) for j in todo]
         await scheduler.run(todo, engine.attempt)
-        return engine.stopped()
+        return engine.stopped(), engine.states_cpu()
 
 
 async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
@@ -235,6 +240,8 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
     ledger = Ledger(max_usd=cfg.sweep.max_usd, max_tokens=cfg.sweep.max_tokens)
     sweep_id = f"{run_dir.name}-{secrets.token_hex(4)}"  # unique per sweep process
     interrupted = anyio.Event()
+    window = CpuWindow()
+    states_cpu: StatesCpu | None = None
     with Manifest(run_dir, sweep_id) as manifest:
         write_cards(run_dir, cfg, solvers)
         _record_spec(run_dir, cfg, opts)
@@ -252,7 +259,7 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
                     tg.start_soon(manifest.sync_in_background)
                     if todo:
                         ids = SweepIds(sweep=sweep_id, lock=str(manifest.lock_path))
-                        engine_stop = await _run_cells(
+                        engine_stop, states_cpu = await _run_cells(
                             cfg, run_dir, ids, tasks, ledger, todo, scheduler
                         )
                     tg.cancel_scope.cancel()
@@ -262,4 +269,11 @@ async def run_sweep(cfg: BenchConfig, opts: SweepOptions) -> SweepOutcome:
         stopped = _why_stopped(scheduler.stopped_reason or engine_stop, ledger, rows)
         if stopped:
             print(stopped, file=sys.stderr)
-    return SweepOutcome(run_dir, rows, stopped=stopped, interrupted=interrupted.is_set())
+    return SweepOutcome(
+        run_dir,
+        rows,
+        stopped=stopped,
+        interrupted=interrupted.is_set(),
+        cpu=window.use(),
+        states_cpu=states_cpu,
+    )

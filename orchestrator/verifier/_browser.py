@@ -48,6 +48,7 @@ from ._errors import (
     VerifierError,
     VerifierInfraError,
 )
+from ._headroom import Headroom
 from ._replay_world import register_engine, settle_frames
 
 # "reuse": reuse unchanged states and warm contexts; "states": reuse unchanged states,
@@ -104,6 +105,8 @@ class BrowserPool:
     TIMEOUT_RETRIES = 2
     TIMEOUT_PAUSE_S = 1.0
     WARM_PER_SLOT = 3
+    # Adaptive slots: at most this many concurrent states a core (`_headroom.py`).
+    HEADROOM_CEILING = 4
 
     def __init__(
         self,
@@ -116,8 +119,14 @@ class BrowserPool:
         replay: ReplayMode = "reuse",
         user: str = BROWSER_USER,
     ) -> None:
-        # More concurrent states than cores only makes each one slower.
-        self.limiter = anyio.CapacityLimiter(max_contexts or os.cpu_count() or 1)
+        # A fixed number of concurrent states, or (None) as many as the CPU has room
+        # for: a core each at first, up to `HEADROOM_CEILING` a core (`_headroom.py`).
+        cores = os.cpu_count() or 1
+        self.limiter = anyio.CapacityLimiter(max_contexts or cores)
+        self.headroom: Headroom | None = None
+        if max_contexts is None:
+            ceiling = self.HEADROOM_CEILING * cores
+            self.headroom = Headroom(self.limiter, floor=cores, ceiling=ceiling)
         self.recycle_after = recycle_after
         self.executable_path = executable_path
         self.launch_timeout = launch_timeout
@@ -136,7 +145,8 @@ class BrowserPool:
         self._pw: Playwright | None = None
         self._gen: _Generation | None = None
         # Idle warm contexts kept between checkpoints: a few per concurrent state.
-        self._warm = WarmStore(cap=self.WARM_PER_SLOT * int(self.limiter.total_tokens))
+        slots = self.headroom.ceiling if self.headroom else int(self.limiter.total_tokens)
+        self._warm = WarmStore(cap=self.WARM_PER_SLOT * slots)
         self._lock = anyio.Lock()
         self._env_lock = anyio.Lock()  # one calibration render, however many ask at once
 
@@ -160,6 +170,11 @@ class BrowserPool:
             except PlaywrightError as exc:
                 raise VerifierInfraError(f"cannot start the Playwright driver: {exc}") from exc
             self._gen = _Generation(browser=await self._launch())
+            if self.headroom is not None:
+                # Its loop lives as long as the pool; cancelled first on the way out.
+                tg = await stack.enter_async_context(anyio.create_task_group())
+                tg.start_soon(self.headroom.run)
+                stack.callback(tg.cancel_scope.cancel)
             self._stack = stack.pop_all()
         return self
 

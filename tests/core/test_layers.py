@@ -39,7 +39,7 @@ LAYERS: list[set[str]] = [
     {"gateway", "persona", "records", "verifier"},
     {"authoring", "cluster_ledger", "lint", "llm", "results", "suite", "workspace"},
     # The bottom: the contract and the sandbox import neither `orchestrator` nor each other.
-    {"budget", "contract", "jsonl", "private_dir", "sandbox", "usage"},
+    {"budget", "contract", "cpu", "jsonl", "private_dir", "sandbox", "usage"},
 ]
 
 # Arrows the order allows but the design does not: the report reads a run's rows and
