@@ -11,7 +11,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
@@ -39,7 +39,7 @@ from ..gateway import Gateway
 from ..llm import Keys, ProviderOutage, ProviderPool, ProviderRefused
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
 from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
-from ..verifier import BrowserPool, BrowserVerifier, Verifier, check_environment
+from ..verifier import BrowserPool, BrowserVerifier, VerdictCache, Verifier, check_environment
 from ._agents import expose, open_gateway
 from ._core import CellFailure, Job, StatesCpu, StopSweep, harness_error
 from ._delivery import PATCH, write_patch
@@ -76,6 +76,8 @@ class SweepResources:
     solver_factory: SolverFactory = make_solver  # a seam for tests
     gateway: Gateway | None = None  # scaffold solvers' only way to a model
     gateway_host: str = ""  # its address as sandboxes reach it ("" = loopback)
+    # Checkpoint reports by work tree, shared by the sweep's cells (`verifier/_verdicts.py`).
+    verdicts: VerdictCache = field(default_factory=VerdictCache)
 
     def cell_dir(self, key: str) -> Path:
         return self.run_dir / "cells" / cell_dir_name(key)
@@ -116,7 +118,7 @@ class SweepResources:
         return CellContext(
             task=self.tasks[row.task],
             backend=self.backend,
-            verifier=self.verifier or BrowserVerifier(self.pool),
+            verifier=self.verifier or BrowserVerifier(self.pool, verdicts=self.verdicts),
             browser=self.pool,
             cell_dir=self.cell_dir(job.key),
             labels=Labels(sweep=self.ids.sweep or row.sweep, cell=job.key, lock=self.ids.lock),

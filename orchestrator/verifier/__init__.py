@@ -54,6 +54,7 @@ from ._reuse import REPLAY_MODES as REPLAY_MODES
 from ._reuse import ReuseCache as ReuseCache
 from ._seam import BrowserVerifier as BrowserVerifier
 from ._seam import Verifier as Verifier
+from ._verdicts import VerdictCache as VerdictCache
 from ._verify import verify as verify
 from ._version import verifier_version as verifier_version
 
@@ -74,6 +75,7 @@ __all__ = [
     "ReplayOptions",
     "ReuseCache",
     "RunHealth",
+    "VerdictCache",
     "Verifier",
     "VerifierError",
     "VerifierInfraError",

@@ -3,7 +3,9 @@
 Determinism: reduced motion, UTC and en-US are context options (`_browser.py`); here a
 stylesheet injected into every document disables animations, transitions and the caret,
 and `Date` is pinned with `clock.set_fixed_time` (timers keep running, so pages that
-use `setTimeout` still work). After loading and after every action the page settles:
+use `setTimeout` still work). After loading and after every action the page settles
+(after the last one, or after the load of a state with no action, the final `settle`'s
+window is that settle: one window, not two back to back, #51):
 a quiet window measured from the end of that action (never from before it) in which no
 same-origin request is in flight or starts for `quiet_ms`, followed by `quiet_ms` with
 no DOM mutation (a MutationObserver in an isolated world, where the site cannot reach
@@ -231,7 +233,11 @@ async def prepare(page: Page, opts: ReplayOptions) -> None:
 
 
 async def settle(page: Page, rec: Recorder, opts: ReplayOptions, selector: str | None) -> None:
+    """The state's settle, right after its load or its last action: a quiet window, fonts
+    and frames, then its `settle` selector visible. What the page does in the window is
+    the load's or the last action's (its phase); after it, "after actions"."""
     await rec.quiet(page, opts)
+    rec.phase = "after actions"
     await settle_frames(page, opts.settle_timeout)
     if selector:
         await page.locator(selector).first.wait_for(
@@ -290,16 +296,17 @@ async def run_actions(
     opts: ReplayOptions,
     act: Act = perform,
 ) -> str:
-    """Perform the actions in order (each by `act`); the first failure (as text) stops
-    the replay."""
+    """Load-settled page in, actions performed in order (each by `act`), each but the
+    last followed by a quiet window: the caller's `settle` is the last one's. The first
+    failure (as text) stops the replay."""
     for i, action in enumerate(actions, 1):
         rec.phase = f"action {i}: {describe_action(action)}"
         try:
             await act(page, base_url, action)
-            await rec.quiet(page, opts)
+            if i < len(actions):
+                await rec.quiet(page, opts)
         except (PlaywrightError, ActionFailed) as exc:
             return f"{rec.phase} failed: {_first_line(exc)}"
-    rec.phase = "after actions"
     return ""
 
 

@@ -97,9 +97,11 @@ async def _render(
     rec.attach(page)
     await prepare(page, opts)
     error = await navigate(page, base_url, state.route, rec)
+    actions = action_chain(contract, state)
     if not error:  # the same sequence as `_replay_state._reach`
-        await rec.quiet(page, opts)
-        error = await run_actions(page, base_url, action_chain(contract, state), rec, opts)
+        if actions:
+            await rec.quiet(page, opts)
+        error = await run_actions(page, base_url, actions, rec, opts)
     if not error:
         await settle(page, rec, opts, state.settle)
     files = await _evidence(page, sid)

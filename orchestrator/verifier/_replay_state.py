@@ -52,7 +52,8 @@ async def _reach(page: Page, job: StateJob, rec: Recorder) -> tuple[str, str]:
     nav_error = await navigate(page, job.base_url, job.state.route, rec)
     if nav_error:
         return nav_error, ""
-    await rec.quiet(page, job.opts)
+    if job.actions:  # without one, the settle below is the load's window
+        await rec.quiet(page, job.opts)
     act = operate if job.operate == "keyboard" else perform
     action_error = await run_actions(page, job.base_url, job.actions, rec, job.opts, act)
     if action_error:

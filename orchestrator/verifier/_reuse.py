@@ -329,6 +329,22 @@ class CheckpointView:
         saw the server read while it ran."""
         self.fresh.append((job, obs, reads))
 
+    def dirty(self, tree_after: str) -> str:
+        """Why this checkpoint's verdicts could depend on more than its work tree ('' if
+        they cannot; `_verdicts.py`): over its fresh replays, as `_store` judges one (a
+        reused observation met the same conditions when it was stored)."""
+        if tree_after != self.tree:
+            return "the work tree moved while the states replayed"
+        if self.cache.server_touched:
+            return self.cache.server_touched
+        for job, obs, _ in self.fresh:
+            unsafe = [r for r in obs.requests if r.split(" ", 1)[0] not in _SAFE_METHODS]
+            if unsafe:
+                return f"state {job.key} sent {unsafe[0]!r}"
+            if obs.error or obs.unbounded or _timing_dependent(obs):
+                return f"state {job.key} was not replayed cleanly"
+        return ""
+
     def commit(self, tree_after: str) -> None:
         """Store the fresh replays whose dependencies could be bounded; `tree_after` is
         the work tree after them (a tree that moved meanwhile stores nothing). Blocking

@@ -8,7 +8,7 @@ can swap verdicts here), the way httpx's `MockTransport` plugs into a client.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -23,6 +23,7 @@ from ._browser import BrowserPool
 from ._health import RunHealth
 from ._opens import OpenTrace, Untraceable
 from ._reuse import CheckpointView, ReuseCache
+from ._verdicts import VerdictCache, verdict_key
 from ._verify import verify
 
 
@@ -54,6 +55,8 @@ class BrowserVerifier:
     its last replay keeps that observation (`_reuse.py`)."""
 
     pool: BrowserPool
+    # A sweep's reports by work tree, shared by its cells (`_verdicts.py`); None: none.
+    verdicts: VerdictCache | None = None
     _caches: dict[Path, tuple[ReuseCache, int]] = field(default_factory=dict)
 
     async def verify(
@@ -83,14 +86,22 @@ class BrowserVerifier:
             return await run()
         reuse = await self._checkpoint(task, workspace, server)
         try:
-            await anyio.to_thread.run_sync(reuse.prepare)
-            report = await run(reuse=reuse)
-            tree_after = await workspace.tree_id()
-            await anyio.to_thread.run_sync(reuse.commit, tree_after)
+            verdicts, key = self.verdicts, ""
+            if verdicts is not None and self.pool.replay == "reuse" and base_url:
+                key = verdict_key(task, check_ids, health, reuse.tree, reuse.index)
+            if verdicts is None or not key:
+                return (await _replayed(run, reuse, workspace))[0]
+            async with verdicts.lock(key):
+                kept = await verdicts.take(key, artifacts)
+                if kept is not None:
+                    return kept
+                report, dirty = await _replayed(run, reuse, workspace)
+                if not dirty:
+                    verdicts.put(key, report, artifacts)
+                return report
         finally:
             if reuse.trace is not None:
                 reuse.trace.close()
-        return report
 
     async def _checkpoint(
         self, task: TaskPackage, workspace: Workspace, server: str
@@ -107,3 +118,16 @@ class BrowserVerifier:
             with contextlib.suppress(Untraceable):
                 trace = await anyio.to_thread.run_sync(OpenTrace.start, workspace.root)
         return cache.checkpoint(tree, files, count + 1, trace=trace, server=server)
+
+
+async def _replayed(
+    run: Callable[..., Awaitable[VerifyReport]], reuse: CheckpointView, workspace: Workspace
+) -> tuple[VerifyReport, str]:
+    """The checkpoint replayed (reusing what `reuse` can) and its fresh replays stored;
+    with why its report could depend on more than the tree ('' if it cannot)."""
+    await anyio.to_thread.run_sync(reuse.prepare)
+    report = await run(reuse=reuse)
+    tree_after = await workspace.tree_id()
+    dirty = reuse.dirty(tree_after)
+    await anyio.to_thread.run_sync(reuse.commit, tree_after)
+    return report, dirty

@@ -240,6 +240,40 @@ async def _replay_one(
             found[each.key] = StateObservation(state=each.key, error=str(exc))
 
 
+def _pointer_key(job: StateJob) -> str:
+    return job.key.removesuffix(KEYS)
+
+
+def _keys_needed(group: tuple[StateJob, ...], found: dict[str, StateObservation]) -> bool:
+    """A keyboard replay decides a verdict only where the pointer passes one of its
+    checks: a check failing by pointer has no keyboard result (`_replay_keyboard._result`)."""
+    for job in group:
+        outcomes = found[_pointer_key(job)].outcomes
+        if any(c.id in outcomes and outcomes[c.id].passed for c in job.checks):
+            return True
+    return False
+
+
+async def _replay_one_after(
+    done: dict[str, anyio.Event],
+    pool: BrowserPool,
+    job: StateJob,
+    followers: tuple[StateJob, ...],
+    warm: WarmContexts | None,
+    reuse: CheckpointView | None,
+    why: dict[str, str],
+    found: dict[str, StateObservation],
+) -> None:
+    """A keyboard group, once its states' pointer replays are done, and only when one of
+    its checks passes by pointer (`_keys_needed`); else it is not replayed at all."""
+    group = (job, *followers)
+    for each in group:
+        if _pointer_key(each) in done:
+            await done[_pointer_key(each)].wait()
+    if _keys_needed(group, found):
+        await _replay_one(pool, job, followers, warm, reuse, why, found)
+
+
 async def _replay_all(
     pool: BrowserPool, jobs: list[StateJob], reuse: CheckpointView | None
 ) -> _Replays:
@@ -250,10 +284,24 @@ async def _replay_all(
     why: dict[str, str] = {}
     todo = _kept(jobs, reuse, out, why)
     groups = share(todo) if pool.replay != "full" else [(job, ()) for job in todo]
+    # Keyboard replays wait for their states' pointer replays (`_keys_needed`).
+    done = {j.key: anyio.Event() for g in groups for j in g[1] + (g[0],) if j.operate != "keyboard"}
+
+    async def pointer(job: StateJob, followers: tuple[StateJob, ...]) -> None:
+        try:
+            await _replay_one(pool, job, followers, warm, reuse, why, out.found)
+        finally:
+            for each in (job, *followers):
+                done[each.key].set()
+
     try:
         async with anyio.create_task_group() as tg:
             for job, followers in groups:
-                tg.start_soon(_replay_one, pool, job, followers, warm, reuse, why, out.found)
+                if job.operate == "keyboard":
+                    args = (pool, job, followers, warm, reuse, why, out.found)
+                    tg.start_soon(_replay_one_after, done, *args)
+                else:
+                    tg.start_soon(pointer, job, followers)
     finally:
         if warm is not None:
             await warm.close()

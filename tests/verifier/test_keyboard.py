@@ -37,6 +37,8 @@ STATES: list[dict[str, Any]] = [
     {"id": "minus1", "route": "/keys-tabindex.html", "actions": [click("#f-red")]},
     {"id": "noarrows", "route": "/keys-radio-noarrows.html", "actions": [click("[data-v=price]")]},
     {"id": "noenter", "route": "/keys-noenter.html", "actions": [click("#f-red")]},
+    # The click works, the check it is read by does not hold: no keyboard replay (#51).
+    {"id": "wrong", "route": "/keys-native.html", "actions": [click("#f-red .label")]},
 ]
 
 
@@ -64,6 +66,7 @@ CHECKS = [
     text("minus1", "minus1", "#out", "red"),
     text("noarrows", "noarrows", "#sorted", "price"),
     text("noenter", "noenter", "#out", "red"),
+    text("wrong", "wrong", "#out", "not what it says"),
     # A preservation check (no unit owns it) is not held to the rule.
     text("keep", "spans", "h1", "Filters"),
 ]
@@ -122,3 +125,15 @@ async def test_an_opted_out_check_passes_with_its_reason(report: VerifyReport) -
 async def test_only_unit_checks_are_held_to_it(report: VerifyReport) -> None:
     assert report.check("keyboard:keep") is None
     assert report.check("keep") is not None
+
+
+async def test_a_state_failing_by_pointer_is_not_replayed_by_keyboard(
+    report: VerifyReport,
+) -> None:
+    """Its keyboard result is not applicable whatever the keyboard does, so the keyboard
+    replay is never run (a verdict paid for once, #51); a passing one is."""
+    got = report.check("keyboard:wrong")
+    assert got is not None and not got.applicable and "fails with the pointer too" in got.observed
+    replayed = {s.state for s in report.states}
+    assert "wrong~keys" not in replayed and "wrong" in replayed
+    assert "btn~keys" in replayed
