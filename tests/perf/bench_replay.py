@@ -1,12 +1,24 @@
-"""Per-state replay cost: the verifier vs a bare Playwright script, side by side.
+"""Per-state replay cost, side by side in one run: a bare Playwright script, the verifier
+now, and the verifier of an earlier commit (default 8b14758, before #51).
 
-Run: `python tests/perf/bench_replay.py [--rounds N]`. Both sides drive the same page
-(fresh context, goto, one click, screenshot) in the same browser, interleaved round by
-round so machine noise hits both alike. The verifier side is `verify()` on a one-state
-contract with one authored check (health gates included), without the accessibility
-snapshot, then with it (axe-core, the focus walk, form state, live regions: what a
-full-suite run adds per state, #44). Prints medians, the ratio (target <= 1.3, without)
-and the accessibility snapshot's cost, and writes `tests/perf/results/replay.json`.
+Run: `python tests/perf/bench_replay.py [--rounds N] [--against REV]`.
+
+Each contender is a long-lived child process with its own browser, driven round by round
+(the order rotated each round, so drift hits every contender alike); `REV`'s code runs
+from a git worktree of that commit (made under /tmp when missing). Each round a contender
+replays the same page (goto `/shop.html`, click a chip, screenshot) served by one
+`http.server`:
+
+- `bare`: a bare Playwright script (fresh context, goto, click, screenshot), the yardstick;
+- `now`, `<REV>`: `verify()` on a one-state contract with one authored unit check (health
+  gates and the keyboard replay of the clicked state included) with every rule on (the
+  accessibility snapshot: axe-core, the focus walk, form state, live regions: what a
+  full-suite checkpoint takes per state), in the pool each commit's sweep uses by default;
+- `now 1 slot`: the same with the pool held to one state at a time.
+
+Per contender: the median wall per state, and the host's busy CPU-seconds during it
+(`/proc/stat`; the machine should be otherwise idle). Ratios are to `bare` and to `REV`,
+pair by pair within a round. Writes `tests/perf/results/replay.json`.
 """
 
 from __future__ import annotations
@@ -15,29 +27,28 @@ import argparse
 import functools
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 from http.server import ThreadingHTTPServer
 from pathlib import Path
-
-import anyio
-import msgspec
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
-from orchestrator.contract import Contract, TaskPackage, Viewport  # noqa: E402
-from orchestrator.verifier import BrowserPool, BrowserSession, verify  # noqa: E402
-from tests.verifier.conftest import SITE, _QuietHandler  # noqa: E402
-
-VIEWPORT = Viewport(width=1280, height=800)
 RESULTS = ROOT / "tests" / "perf" / "results" / "replay.json"
+SITE = ROOT / "tests" / "verifier" / "sites" / "site"
 
 
-def _task(root: Path) -> TaskPackage:
-    raw = {
+def _busy_ticks() -> int:
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    n = [int(x) for x in fields] + [0] * 8
+    return n[0] + n[1] + n[2] + n[5] + n[6]  # user nice system irq softirq
+
+
+def _contract_raw() -> dict[str, Any]:
+    return {
         "id": "bench",
         "regime": "change",
         "capability": "edit",
@@ -64,74 +75,162 @@ def _task(root: Path) -> TaskPackage:
         ],
         "units": [{"id": "u1", "request": "r", "checks": ["filtered"]}],
     }
-    return TaskPackage(root=root, contract=msgspec.convert(raw, Contract), contract_hash="b")
 
 
-async def _bare(session: BrowserSession, url: str, shot: Path) -> None:
-    page = session.page
-    await page.goto(url + "/shop.html", wait_until="load")
-    await page.locator("#chip-red").click()
-    await page.screenshot(path=shot)
+async def _child(tree: Path, kind: str, url: str, slots: int) -> None:
+    """One contender: read a line per round, answer with its (wall, busy ticks) as JSON."""
+    sys.path.insert(0, str(tree))
+    import anyio
+    import msgspec
+
+    from orchestrator.contract import Contract, TaskPackage, Viewport
+    from orchestrator.verifier import BrowserPool, verify
+
+    with tempfile.TemporaryDirectory() as tmp:
+        task = TaskPackage(
+            root=Path(tmp), contract=msgspec.convert(_contract_raw(), Contract), contract_hash="b"
+        )
+        art = Path(tmp) / "art"
+
+        async def bare(session: Any) -> None:
+            page = session.page
+            await page.goto(url + "/shop.html", wait_until="load")
+            await page.locator("#chip-red").click()
+            await page.screenshot(path=Path(tmp) / "bare.png")
+
+        async with BrowserPool(max_contexts=slots or None) as pool:
+            stdin = anyio.wrap_file(sys.stdin)
+            while line := (await stdin.readline()).strip():
+                if line != "round":
+                    break
+                ticks, t = _busy_ticks(), time.perf_counter()
+                if kind == "bare":
+                    await pool.run(url, Viewport(width=1280, height=800), bare)
+                else:
+                    report = await verify(pool, task, url, artifacts=art, a11y=True)
+                    assert report.check("filtered") is not None
+                    assert report.check("filtered").passed  # type: ignore[union-attr]
+                wall = time.perf_counter() - t
+                print(json.dumps({"wall": wall, "ticks": _busy_ticks() - ticks}), flush=True)
 
 
-async def _main(rounds: int) -> dict[str, object]:
+def _worktree(rev: str) -> Path:
+    sha = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    tree = Path(tempfile.gettempdir()) / f"pwb-bench-{sha}"
+    if not (tree / "orchestrator").is_dir():
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), sha],
+            check=True,
+            capture_output=True,
+        )
+    return tree
+
+
+def _serve() -> tuple[ThreadingHTTPServer, str]:
+    sys.path.insert(0, str(ROOT))
+    from tests.verifier.conftest import _QuietHandler
+
     handler = functools.partial(_QuietHandler, directory=str(SITE))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    bare: list[float] = []
-    ours: list[float] = []
-    with_a11y: list[float] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        task, art = _task(Path(tmp)), Path(tmp) / "art"
-        # One state at a time: we measure per-state cost, not throughput.
-        async with BrowserPool(max_contexts=1) as pool:
-            for i in range(rounds + 2):
-                t = time.perf_counter()
-                job = functools.partial(_bare, url=url, shot=Path(tmp) / "bare.png")
-                await pool.run(url, VIEWPORT, job)
-                t_bare = time.perf_counter() - t
-                t = time.perf_counter()
-                report = await verify(pool, task, url, artifacts=art, a11y=False)
-                t_ours = time.perf_counter() - t
-                assert report.check("filtered") is not None and not report.a11y
-                t = time.perf_counter()
-                report = await verify(pool, task, url, artifacts=art, a11y=True)
-                t_a11y = time.perf_counter() - t
-                assert report.a11y["red"].passes
-                if i >= 2:  # warm-up rounds are dropped
-                    bare.append(t_bare)
-                    ours.append(t_ours)
-                    with_a11y.append(t_a11y)
-        server.shutdown()
-    med_bare, med_ours = statistics.median(bare), statistics.median(ours)
-    med_a11y = statistics.median(with_a11y)
-    return {
-        "rounds": rounds,
-        "bare_median_s": round(med_bare, 4),
-        "verifier_median_s": round(med_ours, 4),
-        "ratio": round(med_ours / med_bare, 3),
-        "target_ratio": 1.3,
-        "verifier_a11y_median_s": round(med_a11y, 4),
-        "a11y_cost_s": round(med_a11y - med_ours, 4),
-        "bare_s": [round(x, 4) for x in bare],
-        "verifier_s": [round(x, 4) for x in ours],
-        "verifier_a11y_s": [round(x, 4) for x in with_a11y],
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def _spawn(tree: Path, kind: str, url: str, slots: int) -> subprocess.Popen[str]:
+    cmd = [sys.executable, __file__, "--child", kind, "--tree", str(tree), "--url", url]
+    cmd += ["--slots", str(slots)]
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def _round(proc: subprocess.Popen[str]) -> dict[str, float]:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("round\n")
+    proc.stdin.flush()
+    out: dict[str, float] = json.loads(proc.stdout.readline())
+    return out
+
+
+def _run(rounds: int, rev: str) -> dict[str, Any]:
+    old = _worktree(rev)
+    server, url = _serve()
+    names = ["bare", "now", "now 1 slot", rev]
+    procs = {
+        "bare": _spawn(ROOT, "bare", url, 1),
+        "now": _spawn(ROOT, "verify", url, 0),
+        "now 1 slot": _spawn(ROOT, "verify", url, 1),
+        rev: _spawn(old, "verify", url, 0),
     }
+    got: dict[str, list[dict[str, float]]] = {n: [] for n in names}
+    try:
+        for i in range(rounds + 2):
+            order = names[i % len(names) :] + names[: i % len(names)]
+            for name in order:
+                sample = _round(procs[name])
+                if i >= 2:  # warm-up rounds dropped
+                    got[name].append(sample)
+    finally:
+        for p in procs.values():
+            assert p.stdin is not None
+            p.stdin.close()
+            p.wait(timeout=60)
+        server.shutdown()
+    return _summary(got, names, rev)
+
+
+def _summary(got: dict[str, list[dict[str, float]]], names: list[str], rev: str) -> dict[str, Any]:
+    hz = 100.0  # USER_HZ
+    out: dict[str, Any] = {"rounds": len(got["bare"]), "against": rev, "contenders": {}}
+    for name in names:
+        walls = [s["wall"] for s in got[name]]
+        cpus = [s["ticks"] / hz for s in got[name]]
+        pair_bare = [a["wall"] / b["wall"] for a, b in zip(got[name], got["bare"], strict=True)]
+        pair_old = [a["wall"] / b["wall"] for a, b in zip(got[name], got[rev], strict=True)]
+        out["contenders"][name] = {
+            "wall_median_s": round(statistics.median(walls), 4),
+            "cpu_median_s": round(statistics.median(cpus), 3),
+            "wall_vs_bare": round(statistics.median(pair_bare), 3),
+            "wall_vs_" + rev: round(statistics.median(pair_old), 3),
+            "wall_s": [round(w, 4) for w in walls],
+        }
+    return out
+
+
+def _print(result: dict[str, Any]) -> None:
+    rev = result["against"]
+    print(f"{'contender':<12} {'wall/state':>10} {'cpu/state':>10} {'÷ bare':>8} {'÷ ' + rev:>10}")
+    for name, c in result["contenders"].items():
+        print(
+            f"{name:<12} {c['wall_median_s']:>9.3f}s {c['cpu_median_s']:>9.2f}s"
+            f" {c['wall_vs_bare']:>8.2f} {c['wall_vs_' + rev]:>10.2f}"
+        )
+    print("target: `now` <= 1.5 x bare, every rule on (#51)")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--against", default="8b14758")
+    parser.add_argument("--child", choices=("bare", "verify"))
+    parser.add_argument("--tree", type=Path, default=ROOT)
+    parser.add_argument("--url", default="")
+    parser.add_argument("--slots", type=int, default=0)
     args = parser.parse_args()
-    result = anyio.run(_main, args.rounds, backend="asyncio")
-    print(f"bare playwright   median {result['bare_median_s']:.3f} s/state")
-    print(f"verifier (verify) median {result['verifier_median_s']:.3f} s/state")
-    print(f"ratio {result['ratio']:.2f} (target <= 1.3)")
-    print(
-        f"verifier + a11y   median {result['verifier_a11y_median_s']:.3f} s/state"
-        f" (accessibility snapshot +{result['a11y_cost_s']:.3f} s)"
-    )
+    if args.child:
+        import anyio
+
+        anyio.run(_child, args.tree, args.child, args.url, args.slots, backend="asyncio")
+        return 0
+    result = _run(args.rounds, args.against)
+    head = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    result["commit"] = head
+    _print(result)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
     return 0
