@@ -198,6 +198,11 @@ class BrowserPool:
         """The destinations (host:port) the pool's egress refused to its pages."""
         return [] if self._egress is None else self._egress.refused
 
+    def idle_slot(self) -> bool:
+        """A state started now would replay at once: a slot is free and nothing waits."""
+        stats = self.limiter.statistics()
+        return stats.borrowed_tokens < stats.total_tokens and stats.tasks_waiting == 0
+
     def warm_contexts(self) -> WarmContexts:
         """A checkpoint's warm contexts, drawing on and returning to the pool's store."""
         return WarmContexts(store=self._warm)

@@ -264,14 +264,36 @@ async def _replay_one_after(
     why: dict[str, str],
     found: dict[str, StateObservation],
 ) -> None:
-    """A keyboard group, once its states' pointer replays are done, and only when one of
-    its checks passes by pointer (`_keys_needed`); else it is not replayed at all."""
+    """A keyboard group: its replay decides a verdict only where one of its checks passes
+    by pointer (`_keys_needed`). With a browser slot idle it starts at once, beside its
+    states' pointer replays, and is cancelled (or its observations dropped) when they show
+    it was not needed: idle cores buy latency. On a busy pool it waits for them and runs
+    only when needed: busy cores go to what decides a verdict. Either way the report is
+    the same: a group not needed leaves no observation."""
     group = (job, *followers)
-    for each in group:
-        if _pointer_key(each) in done:
-            await done[_pointer_key(each)].wait()
-    if _keys_needed(group, found):
-        await _replay_one(pool, job, followers, warm, reuse, why, found)
+    waits = [done[_pointer_key(each)] for each in group if _pointer_key(each) in done]
+
+    async def decided() -> bool:
+        for event in waits:
+            await event.wait()
+        return _keys_needed(group, found)
+
+    run = partial(_replay_one, pool, job, followers, warm, reuse, why, found)
+    if not pool.idle_slot():
+        if await decided():
+            await run()
+        return
+
+    async def watch(scope: anyio.CancelScope) -> None:
+        if not await decided():
+            scope.cancel()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch, tg.cancel_scope)
+        await run()
+    if not await decided():
+        for each in group:
+            found.pop(each.key, None)
 
 
 async def _replay_all(
