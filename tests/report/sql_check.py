@@ -27,6 +27,9 @@ from tests.report.sql_run import COMPLETION, CONSERVATIVE, GATE_NAMES, SqlRun
 
 Z = 1.959963984540054
 REG_ARM = "staged"  # the runs have staged rows: the regression channels read that arm
+# Bootstrap replicates of the independent cluster bootstrap (`check_leaderboard`); a test
+# that compares intervals gives the report's `_measures.N_BOOT` the same count.
+N_BOOT = 200
 
 
 def database(run: SqlRun, path: Path) -> Any:
@@ -73,6 +76,7 @@ def database(run: SqlRun, path: Path) -> Any:
             CAST(j->>'$.outcome.result.edits_refused' AS INTEGER) AS refused,
             CAST(j->>'$.outcome.result.turns' AS INTEGER) AS turns,
             json_array_length(j, '$.outcome.result.units') AS n_units,
+            json_extract_string(j, '$.outcome.result.units[*].kind') AS unit_kinds,
             len(list_filter(
                 json_extract_string(j, '$.outcome.result.units[*].cleared'), x -> x = 'true'
             )) AS n_cleared,
