@@ -20,8 +20,10 @@ from typing import Any
 
 import duckdb
 import msgspec
+import numpy as np
 
 from orchestrator.report._model import Report
+from orchestrator.report._summary import top
 from orchestrator.report._tables import Table, header_note, tables
 from tests.report.sql_run import COMPLETION, CONSERVATIVE, GATE_NAMES, SqlRun
 
@@ -44,6 +46,10 @@ def database(run: SqlRun, path: Path) -> Any:
         "INSERT INTO cards VALUES (?, ?, ?, ?, ?)",
         [(c.name, c.kind, c.role, c.scaffold, c.backbone) for c in run.cards.values()],
     )
+    # The manifest's order (completion order), which a task-clustered bootstrap numbers
+    # its clusters by (first appearance).
+    con.execute("CREATE TABLE ord (cell VARCHAR, i INTEGER)")
+    con.executemany("INSERT INTO ord VALUES (?, ?)", [(r.cell, i) for i, r in enumerate(run.rows)])
     con.execute("CREATE TABLE twins (twin VARCHAR, source VARCHAR)")
     con.executemany("INSERT INTO twins VALUES (?, ?)", list(run.twins.items()))
     gate = "+".join(
@@ -54,7 +60,9 @@ def database(run: SqlRun, path: Path) -> Any:
         f"""
         CREATE TABLE m AS
         SELECT
+            j->>'$.cell' AS cell,
             j->>'$.task' AS task,
+            CAST(j->>'$.spend.cost_usd' AS DOUBLE) AS cost,
             j->>'$.solver' AS solver,
             j->>'$.arm' AS arm,
             j->>'$.labels.regime' AS regime,
@@ -638,6 +646,110 @@ def check_categories_controlled_for_task_size(db: Any, rep: Report) -> None:
     assert f"on those: {rho(r)} over {n} categories" in table(rep, "effects").note
 
 
+def bootstrap(values: list[float], clusters: list[str]) -> tuple[float, float, float]:
+    """(mean, lo, hi) of a task-clustered percentile bootstrap, written from its stated
+    protocol (README "Scores", `_stats` docstring), not from the report's code: clusters
+    numbered by first appearance; `N_BOOT` replicates drawing as many clusters as there
+    are, with replacement, from numpy's generator seeded 0; the mean of every value in
+    the drawn clusters; the 2.5th and 97.5th percentiles."""
+    order = {c: i for i, c in enumerate(dict.fromkeys(clusters))}
+    sums = np.zeros(len(order))
+    counts = np.zeros(len(order))
+    for v, c in zip(values, clusters, strict=True):
+        sums[order[c]] += v
+        counts[order[c]] += 1
+    mean = float(np.mean(values))
+    if len(order) == 1:
+        return (mean, mean, mean)
+    draws = np.random.default_rng(0).integers(0, len(order), size=(N_BOOT, len(order)))
+    reps = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
+    lo, hi = np.quantile(reps, [0.025, 0.975])
+    return (mean, float(lo), float(hi))
+
+
+def _shown(m: tuple[float, float, float], percent: bool = True) -> str:
+    s, digits = (100.0, 1) if percent else (1.0, 3)
+    return f"{s * m[0]:.{digits}f} [{s * m[1]:.{digits}f}, {s * m[2]:.{digits}f}]"
+
+
+def check_leaderboard(db: Any, rep: Report) -> None:
+    """The top of the report: the models under test of the regression arm by mean WCS,
+    with their intervals and cost, and the three sentences read off them."""
+    per_model = q(
+        db,
+        """
+        SELECT solver, count(*), avg(wcs), count(*) FILTER (WHERE whole),
+               list(wcs ORDER BY i), list(gate ORDER BY i),
+               list(CASE WHEN whole THEN 1.0 ELSE 0.0 END::DOUBLE ORDER BY i), list(task ORDER BY i)
+        FROM scored JOIN ord USING (cell) WHERE arm = ? AND role = 'model'
+        GROUP BY solver ORDER BY avg(wcs) DESC, solver
+        """,
+        REG_ARM,
+    )
+    assert per_model, "the run has no model under test"
+    ((repeats,),) = q(
+        db, "SELECT max(n) FROM (SELECT count(*) AS n FROM results GROUP BY task, solver, arm)"
+    )
+    spend = {
+        s: (usd, n) for s, usd, n in q(db, "SELECT solver, sum(cost), count(*) FROM m GROUP BY ALL")
+    }
+    want = []
+    wcs_ci = {}
+    for rank, (solver, n, _, k, wcs, gate, whole, tasks) in enumerate(per_model, 1):
+        wcs_ci[solver] = bootstrap(wcs, tasks)
+        task = (
+            f"{_shown(bootstrap(whole, tasks))} ({k}/{n}, clustered)"
+            if repeats > 1
+            else wilson(k, n)
+        )
+        usd, cells = spend[solver]
+        want.append(
+            (
+                str(rank),
+                solver,
+                str(n),
+                _shown(wcs_ci[solver], percent=False),
+                task,
+                _shown(bootstrap(gate, tasks)),
+                f"{usd:.4f}",
+                f"{usd / cells:.4f}",
+            )
+        )
+    head = top(rep)
+    assert head.board.rows == tuple(want)
+    (a, n_a, wcs_a, k_a, *_), (b, _, wcs_b, *_) = per_model[0], per_model[1]
+    gate_a = float(np.mean(per_model[0][5]))
+    assert head.sentences[0] == (
+        f"{a} leads the {len(per_model)} models under test on the {REG_ARM} arm with WCS "
+        f"{wcs_a:.3f}, Task% {100 * k_a / n_a:.1f} and Gate% {100 * gate_a:.1f}."
+    )
+    apart = wcs_ci[a][1] > wcs_ci[b][2]
+    assert head.sentences[1].startswith(
+        f"Its lead over {b} (WCS {wcs_b:.3f}) is {wcs_a - wcs_b:.3f} WCS"
+        + (", and their 95% intervals do not overlap." if apart else ", within their overlapping")
+    )
+    gaps = q(
+        db,
+        """
+        SELECT solver, count(*) FILTER (WHERE cnc), count(*) FROM results
+        WHERE arm = ? AND role = 'model' AND regime = 'change' AND completing
+        GROUP BY solver ORDER BY count(*) FILTER (WHERE cnc) / count(*) DESC, solver
+        """,
+        REG_ARM,
+    )
+    ((k_all, n_all),) = q(
+        db,
+        "SELECT count(*) FILTER (WHERE cnc), count(*) FROM results WHERE arm = ? "
+        "AND role = 'model' AND regime = 'change' AND completing",
+        REG_ARM,
+    )
+    worst, k, n = gaps[0]
+    assert head.sentences[2] == (
+        f"The continuity gap is largest for {worst}: {wilson(k, n)} of its completing Change "
+        f"runs fail a conservative continuity gate (all models under test: {wilson(k_all, n_all)})."
+    )
+
+
 Check = Callable[[Any, Report, SqlRun], None]
 
 
@@ -653,6 +765,7 @@ BREAKDOWN_GROUPS = {
 
 # Every comparison, by name: the report's tables (and their notes) against the SQL.
 CHECKS: dict[str, Check] = {
+    "leaderboard": _no_run(check_leaderboard),
     "header": _no_run(check_header_counts_every_row_that_is_no_result),
     "scores": _no_run(partial(check_score_tables, id="scores")),
     "scores-zero": _no_run(partial(check_score_tables, id="scores-zero")),

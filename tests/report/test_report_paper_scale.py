@@ -21,7 +21,7 @@ from orchestrator.records import UNSCORED, ManifestRow
 from orchestrator.report import _aggregate, _measures, _paper, aggregate
 from orchestrator.report._load import LoadedRun, LoadStats
 from orchestrator.report._model import Report
-from orchestrator.report._stats import wilson
+from orchestrator.report._stats import cluster_bootstrap, wilson
 from orchestrator.solver_cards import SolverCard
 
 
@@ -126,6 +126,9 @@ PLANTS: dict[str, Plant] = {
     ),
     "Wilson interval at 90 %": lambda mp: mp.setattr(
         _measures, "wilson", partial(wilson, z=1.6448536269514722)
+    ),
+    "bootstrap interval at 90 %": lambda mp: mp.setattr(
+        _measures, "cluster_bootstrap", partial(cluster_bootstrap, level=0.90)
     ),
 }
 

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 import pytest
 from mixed_run import recorded_run
-from sql_check import CHECKS, Check, database, q
+from sql_check import CHECKS, N_BOOT, Check, database, q
 from sql_run import SqlRun, realistic_run
 
 from orchestrator.records import UNSCORED, BudgetStop, ManifestRow
@@ -43,7 +43,9 @@ def _report(run: SqlRun) -> Report:
     loaded = LoadedRun(
         rows=tuple(run.rows), stats=stats, task_roots={}, twins=run.twins, cards=run.cards
     )
-    return aggregate(loaded, "run")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_measures, "N_BOOT", N_BOOT)  # as many replicates as `sql_check` draws
+        return aggregate(loaded, "run")
 
 
 @pytest.fixture(scope="module")
