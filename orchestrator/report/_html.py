@@ -11,9 +11,12 @@ from html import escape
 from urllib.parse import quote
 
 from ._cells import CellView, StateEvidence
+from ._glossary import GLOSSARY, TERMS
 from ._measures import row_flips, row_regressions, row_units
 from ._model import Report
-from ._tables import Table, header_note, load_note, tables
+from ._sections import ONE_TASK_NOTE, Section, heading, one_task, sections, shown
+from ._summary import CONTINUITY_PLOT, top
+from ._tables import Table, header_note, load_note
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em}
@@ -28,6 +31,10 @@ img{max-width:100%;border:1px solid #ddd}
 .state{border-top:2px solid #ccc;margin-top:1em}
 .state.failing{border-top-color:#a00}
 .crops{display:grid;grid-template-columns:1fr 1fr;gap:.3em}
+.top table{margin:.3em 0}
+.top img{max-height:300px;width:auto}
+.summary{font-size:15px}
+dt{font-weight:bold;margin-top:.5em}
 """
 
 
@@ -48,26 +55,87 @@ def _rows(headers: Sequence[str], rows: Iterable[Sequence[str]], id: str = "") -
     return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _table(t: Table) -> str:
-    rows = [[escape(c) for c in r] for r in t.rows]
-    return f"<h2>{escape(t.title)}</h2><p class='note'>{escape(t.note)}</p>" + (
-        _rows([escape(h) for h in t.headers], rows, t.id) if rows else "<p>no rows</p>"
+def _terms(t: Table) -> str:
+    links = ", ".join(
+        f"<a href='#g-{escape(i, quote=True)}'>{escape(TERMS[i].term)}</a>" for i in t.terms
     )
+    return f" Terms: {links}." if links else ""
+
+
+def _note(t: Table) -> str:
+    return f"<p class='note'>{escape(t.note)}{_terms(t)}</p>"
+
+
+def _grid(t: Table) -> str:
+    rows = [[escape(c) for c in r] for r in t.rows]
+    return _rows([escape(h) for h in t.headers], rows, t.id)
+
+
+def _section(s: Section) -> str:
+    t = s.table
+    sid = f"sec-{escape(t.id, quote=True)}"
+    if s.empty:
+        return f"<h2 id='{sid}' class='empty'>{escape(heading(s))}</h2>"
+    if s.same_as is not None:
+        first = s.same_as
+        return (
+            f"<h2 id='{sid}'>{escape(t.title)}</h2><p class='same'>Identical to "
+            f"<a href='#sec-{escape(first.id, quote=True)}'>{escape(first.title)}</a>.</p>"
+        )
+    return f"<h2 id='{sid}'>{escape(t.title)}</h2>{_note(t)}{_grid(t)}"
+
+
+def _plot(title: str, path: str) -> str:
+    return (
+        f"<figure><img class='plot' src='{quote(path)}' alt='{escape(title, quote=True)}'>"
+        f"<figcaption>{escape(title)}</figcaption></figure>"
+    )
+
+
+def _top(rep: Report, plots: Sequence[tuple[str, str]]) -> list[str]:
+    head = top(rep)
+    board = shown(rep, head.board)
+    out = ["<section class='top' id='top'><h2 id='sec-leaderboard'>Leaderboard</h2>"]
+    out += [_note(board), _grid(board)]
+    out.append(f"<p class='summary' id='summary'>{escape(' '.join(head.sentences))}</p>")
+    out += [_plot(t, p) for t, p in plots if p.endswith(CONTINUITY_PLOT)]
+    out.append("</section>")
+    return out
+
+
+def _contents(body: Sequence[Section]) -> str:
+    items = [("run", "Run")]
+    items += [(f"sec-{s.table.id}", heading(s)) for s in body]
+    items += [("plots", "Plots"), ("cells-list", "Cells"), ("glossary", "Glossary")]
+    links = "".join(
+        f"<li><a href='#{escape(a, quote=True)}'>{escape(t)}</a></li>" for a, t in items
+    )
+    return f"<nav id='contents'><h2>Contents</h2><ul>{links}</ul></nav>"
+
+
+def _glossary() -> str:
+    items = "".join(
+        f"<dt id='g-{escape(t.id, quote=True)}'>{escape(t.term)}</dt><dd>{escape(t.text)}</dd>"
+        for t in GLOSSARY
+    )
+    return f"<h2 id='glossary'>Glossary</h2><dl>{items}</dl>"
 
 
 def render_index(rep: Report, plots: Sequence[tuple[str, str]]) -> str:
     """`plots` are (title, path relative to the report directory)."""
-    body = [f"<h1>ProductWebBench report: {escape(rep.run_dir)}</h1>"]
-    body.append(f"<p class='note' id='header'>{escape(header_note(rep))}</p>")
-    body.append(f"<p class='note' id='load'>{escape(load_note(rep))}</p>")
-    body += [_table(t) for t in tables(rep)]
-    body.append("<h2>Plots</h2>")
-    body += [
-        f"<figure><img class='plot' src='{quote(p)}' alt='{escape(t, quote=True)}'>"
-        f"<figcaption>{escape(t)}</figcaption></figure>"
-        for t, p in plots
-    ]
-    body.append("<h2>Cells</h2>")
+    body = sections(rep)
+    out = [f"<h1>ProductWebBench report: {escape(rep.run_dir)}</h1>"]
+    out += _top(rep, plots)
+    out.append(_contents(body))
+    out.append("<h2 id='run'>Run</h2>")
+    out.append(f"<p class='note' id='header'>{escape(header_note(rep))}</p>")
+    out.append(f"<p class='note' id='load'>{escape(load_note(rep))}</p>")
+    if one_task(rep):
+        out.append(f"<p class='note' id='one-task'>{escape(ONE_TASK_NOTE)}</p>")
+    out += [_section(s) for s in body]
+    out.append("<h2 id='plots'>Plots</h2>")
+    out += [_plot(t, p) for t, p in plots if not p.endswith(CONTINUITY_PLOT)]
+    out.append("<h2 id='cells-list'>Cells</h2>")
     cells = [
         [
             f"<a href='cells/{quote(c.dir)}/index.html#first-failing'>{escape(c.cell)}</a>",
@@ -79,8 +147,9 @@ def render_index(rep: Report, plots: Sequence[tuple[str, str]]) -> str:
         ]
         for c in rep.cells
     ]
-    body.append(_rows(["cell", "status", "Gate%", "WCS", "whole task", "flips"], cells, "cells"))
-    return _page("ProductWebBench report", body)
+    out.append(_rows(["cell", "status", "Gate%", "WCS", "whole task", "flips"], cells, "cells"))
+    out.append(_glossary())
+    return _page("ProductWebBench report", out)
 
 
 def _img(src: str | None, alt: str) -> str:
@@ -226,6 +295,8 @@ def _states(
     body = ["<h2>States: reference vs final</h2><div id='states'>"]
     paths = {state: (ref, fin) for state, ref, fin in shots}
     first = next((n for n, ev in enumerate(view.states) if ev.failing), None)
+    if first is None:  # the index links every cell to its first failing state: none, here
+        body.append("<a id='first-failing'></a>")
     for n, ev in enumerate(view.states):
         body += _state(ev, n, n == first, paths.get(ev.state, (None, None)), regions)
     if not view.states:

@@ -16,17 +16,9 @@ def scores_table(t: ScoreTable, id: str) -> Table:
     return Table(
         id=id,
         title=f"Scores per solver ({t.title})",
-        note="Task% with Wilson 95% CI, or a task-clustered bootstrap CI when tasks were "
-        "repeated; Gate%, Stage%, WCS means with task-clustered bootstrap 95% CI. Stage% "
-        "is undefined for full-spec (—). llm_error and budget rows keep the scores of their "
-        "final checkpoint; without one they are no result and left out, like cancelled "
-        "rows. Controls and "
-        "scripted solvers are labelled in the role column. Gate% is over the gates that "
-        "applied. Gate%/19 is the paper's scale (its Appendix B, 49-62% across models): the "
-        "gates that did not fail over all 19, a gate that did not apply counting as passed "
-        "as a signal that cannot fail does there; it reads at least as high as Gate%. "
-        "'What scope, serve and build measured' accounts for the gates that pass by "
-        "construction or do not apply.",
+        note="Every solver and arm; controls and scripted solvers labelled in the role "
+        "column; Stage% — for full-spec.",
+        terms=("task", "gate", "gate19", "stage", "wcs", "intervals", "results", "infra", "roles"),
         headers=(
             "solver",
             "arm",
@@ -83,10 +75,8 @@ def _continuity(rep: Report) -> Table:
     return Table(
         id="continuity",
         title="Completion vs continuity (Change tasks)",
-        note="Complete-but-not-cleared: among completing runs (every completion-family gate "
-        "passes), the share failing a conservative (gates 5-18) / broad (adds "
-        "visual_regression) continuity gate. Change tasks only, as in the paper; 'all' "
-        "pools the models under test (no control, no scripted solver).",
+        note="Change tasks; 'all' pools the models under test.",
+        terms=("completing", "continuity", "intervals", "roles"),
         headers=("solver", "arm", "conservative", "broad"),
         rows=_continuity_rows(rep.continuity),
     )
@@ -96,8 +86,8 @@ def _continuity_build(rep: Report) -> Table:
     return Table(
         id="continuity-build",
         title="Completion vs continuity (Build tasks, reported apart)",
-        note="The same reading on Build tasks, which the paper reports apart; "
-        "greenfield twins (`twin_of`) are left out, their own study.",
+        note="Build tasks, reported apart; greenfield twins (`twin_of`) left out, their own study.",
+        terms=("completing", "continuity", "intervals", "roles"),
         headers=("solver", "arm", "conservative", "broad"),
         rows=_continuity_rows(rep.continuity_build),
     )
@@ -107,11 +97,8 @@ def _regressions(rep: Report) -> Table:
     return Table(
         id="regressions",
         title=f"Regressions (Change tasks, {rep.regression_arm} arm)",
-        note="Completing = every completion-family gate passes. Protected flip among "
-        "completing runs; baseline, union, overlap and caught-and-still-failing among "
-        "covered completing runs (the untouched R0 served and was verified); "
-        "flipped-but-clean among completing runs. Wilson 95% CI. 'all' pools the models "
-        "under test.",
+        note=f"Change tasks, {rep.regression_arm} arm; 'all' pools the models under test.",
+        terms=("completing", "covered", "channels", "intervals", "roles"),
         headers=(
             "solver",
             "protected flip",
@@ -145,9 +132,10 @@ def _regression_gates(rep: Report) -> Table:
     return Table(
         id="regression-gates",
         title="Gates each regression channel rests on",
-        note="Completing runs of the models under test (controls such as thrash and the "
-        "negatives, and scripted solvers, left out, as in every pooled row); flips counted "
-        "as events and as runs, baseline as runs.",
+        note="Completing runs of the models under test on Change tasks (controls such as "
+        "thrash and the negatives left out, as in every pooled row); flips counted as events "
+        "and as runs, baseline as runs.",
+        terms=("completing", "channels", "roles"),
         headers=("gate", "flips", "runs with a flip", "runs with a baseline regression"),
         rows=tuple(
             (g.gate, str(g.flips), str(g.flip_runs), str(g.baseline_runs)) for g in rep.gate_counts
@@ -159,12 +147,9 @@ def _paired(rep: Report) -> Table:
     return Table(
         id="paired",
         title="Staged vs full-spec on the same packages (shared measures only)",
-        note="Caveat (paper §3.1, Appendix C): the two arms are not comparable as "
-        "estimates of model quality: their task-success notions differ (whole-task "
-        "pass vs final gate pass) and full-spec has no checkpoints. Only the measures "
-        "both arms share are compared: Gate% and final gate pass. Paired by (task, "
-        "solver), repeats averaged; ΔGate is staged minus full-spec with a "
-        "task-clustered bootstrap 95% CI.",
+        note="Gate% and final gate pass only: the arms are not comparable as estimates of model "
+        "quality. Paired by (task, solver); ΔGate is staged minus full-spec, task-clustered.",
+        terms=("arms", "gate", "intervals"),
         headers=(
             "solver",
             "pairs",
@@ -193,13 +178,9 @@ def _twin_table(rep: Report) -> Table:
     return Table(
         id="twins",
         title="Greenfield twins vs their Change sources",
-        note="A twin (`twin_of`) reaches its Change source's end state from an empty "
-        "baseline under the same checks, with as many stages and reworks (paper §5, "
-        "twin study). Paired by (twin, source) for each solver and arm, repeats "
-        "averaged; ΔWCS is twin minus source in points of 100 × WCS, with a "
-        "pair-clustered bootstrap 95% CI and the paired t statistic over cells. 'all' "
-        "pools the paired cells of the models under test, clustered by twin (the "
-        "paper's −11.82 points, t = −4.74 over 105 paired cells).",
+        note="Per solver and arm; 'all' pools the paired cells of the models under test, "
+        "clustered by twin.",
+        terms=("twins", "wcs", "intervals", "roles"),
         headers=("solver", "arm", "pairs", "WCS source", "WCS twin", "ΔWCS (pt)", "t"),
         rows=tuple(
             (
@@ -220,8 +201,8 @@ def _correlations(rep: Report) -> Table:
     return Table(
         id="correlations",
         title="Rank correlations across solvers",
-        note="Across the models under test only (controls and scripted solvers left "
-        "out). Spearman's rho (average ranks for ties); two-sided permutation p-value.",
+        note="Across the models under test only.",
+        terms=("rho", "roles"),
         headers=("x", "y", "solvers", "rho", "p"),
         rows=tuple((c.x, c.y, str(c.n), f"{c.rho:+.3f}", f"{c.p:.3f}") for c in rep.correlations),
     )

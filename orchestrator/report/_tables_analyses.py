@@ -12,8 +12,15 @@ def _breakdown(id: str, title: str, group: str, rows: Sequence[BreakdownRow], no
     return Table(
         id=id,
         title=title,
-        note=note + " Means with task-clustered bootstrap 95% CI; Stage% — for full-spec. "
-        "'all' pools the models under test (no control, no scripted solver) per arm.",
+        note=note + " 'all' pools the models under test per arm.",
+        terms=(
+            *(("regimes",) if id == "regimes" else ()),
+            "gate",
+            "stage",
+            "wcs",
+            "intervals",
+            "roles",
+        ),
         headers=("solver", "arm", group, "cells", "Gate%", "Stage%", "WCS"),
         rows=tuple(
             (
@@ -38,13 +45,9 @@ def _cost(rep: Report) -> Table:
     return Table(
         id="cost",
         title="Cost per solver",
-        note="Tokens and money actually charged, over every row whatever its status "
-        "(cancelled and budget-stopped rows included) and over the attempts a resumed "
-        "sweep superseded (their USD also shown apart): spend is spend. Estimated: "
-        "responses charged without the provider's usage (a stream that broke off). "
-        "Overshoot: money charged past the cells' own caps (max_usd), and in how many "
-        "cells. Wall s per cell: a cell's own run (retries included), without its wait "
-        "for the sweep's shared R0 baseline, which is shown apart (R0 wait s, summed).",
+        note="Every row of each solver, whatever its status, and the attempts a resumed sweep "
+        "superseded.",
+        terms=("cost",),
         headers=(
             "solver",
             "role",
@@ -84,9 +87,7 @@ def _breakdowns(rep: Report) -> list[Table]:
             "Build vs Change",
             "regime",
             rep.regimes,
-            "Build and Change are different regimes (paper §5): Build plans are longer, so a "
-            "gap here mixes regime and trajectory length. Greenfield twins (`twin_of`) are "
-            "their own group ('build twin'), never pooled into Build.",
+            "Greenfield twins are their own group ('build twin'), never pooled into Build.",
         ),
         _breakdown("facets", "Per facet", "facet", rep.facets, "Per task facet."),
         _breakdown("stacks", "Per stack", "stack", rep.stacks, "Per framework stack."),
@@ -97,10 +98,8 @@ def _variability(rep: Report) -> Table:
     return Table(
         id="variability",
         title="Rerun variability",
-        note="Cells run more than once (--repeats): per-cell standard deviation of WCS "
-        "(mean and max over cells) and whether the whole-task verdict agreed in every "
-        "repeat (paper Appendix D, Figure 15: σ ≈ 0.09, verdicts stable)."
-        + ("" if rep.variability else " No cell was repeated."),
+        note="Cells run more than once." + ("" if rep.variability else " No cell was repeated."),
+        terms=("variability", "intervals"),
         headers=("solver", "arm", "cells", "mean SD(WCS)", "max SD(WCS)", "verdict agreement"),
         rows=tuple(
             (
@@ -120,11 +119,9 @@ def _ablations(rep: Report) -> Table:
     return Table(
         id="ablations",
         title="Ablations: solvers that differ in one option",
-        note="Every pair of solvers identical but for one option (vision, preservation "
-        "clause, user wording persona vs literal, history, ...), on the tasks both ran in "
-        "one arm; deltas are a minus b, per task (repeats averaged), with task-clustered "
-        "bootstrap 95% CI. The paper's edit-format arm appears here once the agent has "
-        "that option.",
+        note="Deltas a minus b, per task, with task-clustered CI; the paper's edit-format arm "
+        "appears once the agent has that option.",
+        terms=("ablations", "intervals"),
         headers=(
             "option",
             "arm",
@@ -167,8 +164,9 @@ def _grid(rep: Report) -> Table:
     return Table(
         id="grid",
         title="Scaffold x backbone (full-spec arm)",
-        note="Rows are scaffolds, columns the model each drives; models under test only. "
-        "Full-spec verifies once, so Gate% and final gate pass are its measures (Table 2).",
+        note="Rows are scaffolds, columns the model each drives; models under test. Full-spec "
+        "verifies once, so Gate% and final gate pass are its measures (Table 2).",
+        terms=("scaffold", "gate", "intervals"),
         headers=("scaffold", *models),
         rows=tuple((s, *(show(s, m) for m in models)) for s in scaffolds),
     )

@@ -10,11 +10,20 @@ from ._model import Mean, Rate
 
 
 class Table(msgspec.Struct, frozen=True, kw_only=True):
+    """One section of the report: its population in `note` (run-specific, short), the
+    glossary terms it uses in `terms` (`_glossary`: definitions are written once)."""
+
     id: str
     title: str
     note: str
+    terms: tuple[str, ...] = ()
     headers: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+
+
+# What a mean over one task prints instead of an interval. A run of one task says so once
+# (`_sections`) and its cells drop this.
+ONE_TASK = "(1 task: no interval)"
 
 
 def fmt_rate(r: Rate) -> str:
@@ -29,5 +38,5 @@ def fmt_mean(m: Mean, *, percent: bool = True) -> str:
     s = 100.0 if percent else 1.0
     digits = 1 if percent else 3
     if m.tasks < 2:  # the bootstrap over one task collapses to the mean: no interval to show
-        return f"{s * m.value:.{digits}f} (1 task: no interval)"
+        return f"{s * m.value:.{digits}f} {ONE_TASK}"
     return f"{s * m.value:.{digits}f} [{s * m.lo:.{digits}f}, {s * m.hi:.{digits}f}]"

@@ -36,10 +36,9 @@ def _statistics(rep: Report) -> Table:
     return Table(
         id="statistics",
         title=f"Further statistics of the paper ({rep.regression_arm} arm)",
-        note="Pooled over the models under test (no control, no scripted solver); each "
-        "rate with its population and a Wilson 95% CI. Covered = the untouched R0 "
-        "served and was verified. Class (a) and (b) read the conservative gates (5-18): "
-        "(a) one that R0 passed fails at the end, (b) one fails that R0 did not pass.",
+        note=f"Pooled over the models under test, {rep.regression_arm} arm; each rate with "
+        "its population.",
+        terms=("completing", "covered", "classes", "intervals", "roles"),
         headers=("statistic", "population", "rate"),
         rows=tuple((s.label, s.population, fmt_rate(s.rate)) for s in rep.statistics),
     )
@@ -53,6 +52,7 @@ def _common(rep: Report) -> Table:
         "more stages has more checkpoints to flip at (paper Appendix E). Per model, "
         "only the Change tasks every model under test completed at least once."
         + (f" Population: {rep.common[0].population}." if rep.common else ""),
+        terms=("completing", "channels", "intervals"),
         headers=("solver", "protected flip"),
         rows=tuple((s.solver, fmt_rate(s.rate)) for s in rep.common),
     )
@@ -62,9 +62,9 @@ def _plans(rep: Report) -> Table:
     return Table(
         id="plans",
         title="Plan lengths per regime",
-        note="Units (stages and reworks) per task, read off the rows that delivered a "
-        "result; greenfield twins apart (paper Table 12: Build plans are the longer "
-        "ones, so the Build-Change gap mixes regime and trajectory length).",
+        note="Units per task, read off the rows that delivered a result; greenfield twins "
+        "apart (paper Table 12: Build plans are the longer ones).",
+        terms=("regimes", "size"),
         headers=("regime", "tasks", "mean units", "median", "shortest", "longest"),
         rows=tuple(
             (
@@ -90,6 +90,7 @@ def _turns(rep: Report) -> Table:
         f"at least {LONG} units, median -0.91; not causal: a failed unit burns its whole "
         f"turn budget). Median rho over the buckets of at least {LONG} units: "
         f"{_num(long_median(rep.turns), '+.3f')}.",
+        terms=("rho", "size"),
         headers=("units", "runs", "rho", "p"),
         rows=tuple(
             (str(t.units), str(t.runs), _num(t.rho, "+.3f"), _num(t.p, ".3f")) for t in rep.turns
@@ -105,6 +106,7 @@ def _coherence(rep: Report) -> Table:
         f"({rep.regression_arm} arm, greenfield twins left out); Spearman's rho over "
         "the models in both slices (at least 3), two-sided permutation p (paper "
         "Figure 10).",
+        terms=("rho", "gate"),
         headers=("slice", "slice", "models", "rho", "p"),
         rows=_ranks(rep.coherence),
     )
@@ -114,10 +116,8 @@ def _scaffold_study(rep: Report) -> Table:
     return Table(
         id="scaffold-study",
         title="Scaffold study (full-spec arm)",
-        note="From the scaffold x backbone grid, models under test. A cell's component "
-        "mean is the mean of Gate% and the final gate pass rate, in points. Spread: "
-        "max minus min of it with one factor held fixed (paper §4.2: scaffold spread "
-        "8.06 and 10.52 points per backbone vs 5.08 for a backbone swap). Scaffold-rank "
+        note="From the scaffold x backbone grid, models under test; spreads in points. "
+        "Scaffold-rank "
         "rho (paper: 0.80): "
         + (
             "; ".join(
@@ -127,6 +127,7 @@ def _scaffold_study(rep: Report) -> Table:
             or "fewer than 3 scaffolds driven by two backbones"
         )
         + ".",
+        terms=("scaffold", "rho"),
         headers=("held fixed", "value", "varied", "spread (pt)", "lowest", "highest"),
         rows=tuple(
             (s.held, s.value, str(s.varied), f"{s.spread:.2f}", s.low, s.high) for s in rep.spreads
@@ -138,9 +139,9 @@ def _gate_measures(rep: Report) -> Table:
     return Table(
         id="gate-measures",
         title="What scope, serve and build measured",
-        note="Gates that pass by construction or do not apply on some populations; a "
-        "gate that did not apply is left out of Gate% and counts as passed on Gate%/19 "
-        "(the paper's scale). None is a free pass without this account.",
+        note="Gates that pass by construction or do not apply on some populations: none is a "
+        "free pass without this account.",
+        terms=("gate", "gate19"),
         headers=("gate", "population", "rows", "pass", "fail", "n/a", "what it measured"),
         rows=tuple(
             (
@@ -163,15 +164,13 @@ def _effects(rep: Report) -> Table:
         id="effects",
         title="Categories controlled for task size",
         note=f"Models under test, {rep.regression_arm} arm, every regime (greenfield twins "
-        "left out). Least squares of "
-        f"WCS on the capability categories ('{BASELINE}' the baseline), the task's size "
-        "and the model; a category's coefficient is its WCS difference from "
-        f"'{BASELINE}' at equal size and model, 'size' the slope per unit, with "
-        "task-clustered bootstrap 95% CI. Task size is the plan length (units): the "
-        "manifest does not record the reference edit's size. Smallest quartile: tasks of "
-        "size at most the 25th percentile; Spearman's rho between the categories' "
-        f"orderings on all tasks and on those: {_num(rho, '+.3f')} over {n} categories "
-        "(paper Figure 14: the ordering holds).",
+        "left out). Least squares of WCS on the capability categories "
+        f"('{BASELINE}' the baseline), task size and the model: a category's coefficient "
+        f"is its WCS difference from '{BASELINE}' at equal size and model, 'size' the "
+        "slope per unit. Smallest quartile: tasks of size at most the 25th percentile; "
+        "Spearman's rho between the categories' orderings on all tasks and on those: "
+        f"{_num(rho, '+.3f')} over {n} categories (paper Figure 14: the ordering holds).",
+        terms=("size", "wcs", "rho", "intervals"),
         headers=("term", "rows", "coefficient", "mean WCS", "mean WCS, smallest quartile"),
         rows=tuple(
             (

@@ -44,8 +44,11 @@ def test_every_relative_link_resolves(known_run: KnownRun) -> None:
     for page in pages:
         for link in re.findall(r"(?:src|href)='([^']+)'", page.read_text()):
             assert not link.startswith(("/", "http:", "https:", "file:")), link
-            path = unquote(link).split("#", 1)[0]  # a fragment names a place in the page
-            assert (page.parent / path).is_file(), (page, link)
+            path, _, fragment = unquote(link).partition("#")
+            target = page.parent / path if path else page  # "#x": a place in this page
+            assert target.is_file(), (page, link)
+            if fragment:  # names an element of the target page
+                assert f"id='{fragment}'" in target.read_text(), (page, link)
 
 
 def test_cell_page_escapes_text_and_ignores_escaping_paths(known_run: KnownRun) -> None:
