@@ -111,6 +111,7 @@ async def pool(require_chromium: None, hostile_host_fonts: Path) -> AsyncIterato
 RENDER_TOLERANCE = 0.001
 
 
+@pytest.mark.admission  # its own tier and command: `scripts/test admission`
 @pytest.mark.timeout(max(3000, 300 * len(SELECTION.admitted)))
 async def test_every_task_is_admitted(
     require_docker: None, pool: BrowserPool, tmp_path: Path
