@@ -35,7 +35,7 @@ LAYERS: list[set[str]] = [
     {"cell", "report"},  # one cell; the report over a run's rows
     {"solvers", "solver_cards"},
     {"config", "faults"},
-    {"checkpoint", "events", "manifest", "scoring", "trajectory"},
+    {"checkpoint", "events", "grader", "manifest", "scoring", "trajectory"},
     {"gateway", "persona", "records", "verifier"},
     {"authoring", "cluster_ledger", "lint", "llm", "results", "suite", "workspace"},
     # The bottom: the contract and the sandbox import neither `orchestrator` nor each other.
