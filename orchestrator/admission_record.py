@@ -7,6 +7,11 @@ changed task must be admitted again and recorded), and `tasks` says so.
 
 Only a `--repeat` of at least `MIN_REPEAT` is recorded: one run of each control cannot
 tell a flaky check from a stable one.
+
+Each admission also records the fingerprint of the grader that made it (`grader`,
+`orchestrator/grader.py`; a record written before it has none). CI checks a changed task
+whose record is `current` (its contract, `--repeat 3`, this grader) by R0 and its
+reference alone, and admits any other changed task whole (`suite.py`).
 """
 
 from __future__ import annotations
@@ -31,12 +36,15 @@ class RecordedControl(msgspec.Struct, frozen=True, kw_only=True):
     failing_gates: tuple[str, ...] = ()
 
 
-class RecordedAdmission(msgspec.Struct, frozen=True, kw_only=True):
+class RecordedAdmission(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     contract: str  # the full contract hash that was admitted
     repeat: int
     admitted_at: str  # UTC date, YYYY-MM-DD
     source: str  # how it was admitted (the command's out directory, or a note)
     controls: tuple[RecordedControl, ...]
+    # The fingerprint of the grader that made it (`grader.py`); "" in records made before
+    # the fingerprint existed: never current, so CI admits such a changed task whole.
+    grader: str = ""
 
 
 class AdmissionRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -86,6 +94,23 @@ def unadmitted(tasks: Iterable[TaskPackage], record: AdmissionRecord) -> list[st
     return problems
 
 
+def current(record: AdmissionRecord, tasks: Iterable[TaskPackage], grader: str) -> set[str]:
+    """Tasks whose current contract was recorded with `--repeat` >= `MIN_REPEAT` by the
+    grader whose fingerprint is `grader` (never by an unknown one: "")."""
+    out = set()
+    for t in tasks:
+        got = record.tasks.get(t.contract.id)
+        if (
+            got is not None
+            and grader
+            and got.grader == grader
+            and got.contract == t.contract_hash
+            and got.repeat >= MIN_REPEAT
+        ):
+            out.add(t.contract.id)
+    return out
+
+
 def recorded(result: TaskAdmission, repeat: int, source: str, day: str) -> RecordedAdmission:
     return RecordedAdmission(
         contract=result.contract_hash,
@@ -96,6 +121,7 @@ def recorded(result: TaskAdmission, repeat: int, source: str, day: str) -> Recor
             RecordedControl(control=c.control, ok=c.ok, failing_gates=c.failing_gates)
             for c in result.controls
         ),
+        grader=result.grader,
     )
 
 
