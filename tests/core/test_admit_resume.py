@@ -20,6 +20,8 @@ from orchestrator.admission_record import (
     load_record,
     record_path,
     unadmitted,
+    unverified,
+    with_ci_verified,
     with_results,
     write_record,
 )
@@ -225,3 +227,23 @@ def test_the_shipped_record_reads_and_writes_back_byte_for_byte(tmp_path: Path) 
     assert record.tasks and all(isinstance(r.grader, str) for r in record.tasks.values())
     write_record(tmp_path / "ADMISSION.json", record)
     assert (tmp_path / "ADMISSION.json").read_bytes() == shipped.read_bytes()
+
+
+def test_re_admitting_a_task_keeps_what_ci_verified(suite: list[TaskPackage]) -> None:
+    """`ci_verified` is CI's word, not the developer's: `admit --record` never sets it, and
+    a task re-admitted on a new contract stays changed (`unverified`) until CI verifies it."""
+    a, b, _ = suite
+    record = with_results(AdmissionRecord(), [_result(a), _result(b)], 3, "s")
+    assert record.tasks["tiny-a"].ci_verified == "" and unverified(record, [a, b]) == {
+        "tiny-a",
+        "tiny-b",
+    }
+    verified = with_ci_verified(record, {"tiny-a": a.contract_hash, "tiny-zz": "x"})
+    assert unverified(verified, [a, b]) == {"tiny-b"}
+    assert "tiny-zz" not in verified.tasks  # only a recorded admission can be verified
+    (a.root / "repo" / "index.html").write_text("<h1>changed</h1>\n")
+    changed = load_task(a.root)
+    again = with_results(verified, [_result(changed)], 3, "again")
+    assert again.tasks["tiny-a"].contract == changed.contract_hash
+    assert again.tasks["tiny-a"].ci_verified == a.contract_hash
+    assert unverified(again, [changed, b]) == {"tiny-a", "tiny-b"}
