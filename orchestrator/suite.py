@@ -306,7 +306,7 @@ def committed_as_is(root: Path, task_ids: Iterable[str]) -> set[str]:
     for entry in entries:  # "XY path", a rename's or copy's origin path next
         if len(entry) > 3:
             paths.append(entry[3:])
-            if entry[0] in "RC":
+            if {"R", "C"} & set(entry[:2]):
                 paths.append(next(entries, ""))
     dirty = {p.split("/")[1] for p in paths if p.count("/") >= 2}
     return {i for i in task_ids if i not in dirty}
@@ -315,8 +315,10 @@ def committed_as_is(root: Path, task_ids: Iterable[str]) -> set[str]:
 def mark_ci_verified(root: Path, tasks: Sequence[TaskPackage]) -> list[str]:
     """After a passing admission sample under CI=true: record `ci_verified` (each task's
     current contract hash) for every task of `tasks` whose package is the committed one
-    (`committed_as_is`), in the work tree's `tasks/ADMISSION.json`. Returns the tasks
-    newly marked (the file is written only when there is one)."""
+    (`committed_as_is`) and still the one admitted (its hash read again: a package
+    committed anew during the run is not the verified one), in the work tree's
+    `tasks/ADMISSION.json`. Returns the tasks newly marked (the file is written only when
+    there is one)."""
     path = record_path(root / "tasks")
     record = load_record(path)
     clean = committed_as_is(root, [t.contract.id for t in tasks])
@@ -326,6 +328,7 @@ def mark_ci_verified(root: Path, tasks: Sequence[TaskPackage]) -> list[str]:
         if t.contract.id in clean
         and t.contract.id in record.tasks
         and record.tasks[t.contract.id].ci_verified != t.contract_hash
+        and load_task(t.root).contract_hash == t.contract_hash
     }
     if marks:
         write_record(path, with_ci_verified(record, marks))

@@ -372,6 +372,11 @@ def test_a_passing_ci_sample_marks_what_it_verified_from_a_committed_package(
     _edit(repo, sentinel)
     _record(repo, _load(repo), GRADER)
     _commit(repo, "four extras and a sentinel changed, re-admitted")
+    # A package committed anew after it was admitted is not the one verified.
+    stale = _load(repo)[IDS.index("extra-00")]
+    _edit(repo, "extra-00")
+    _commit(repo, "extra-00 changed again while the sample ran")
+    assert mark_ci_verified(repo, [stale]) == []
     # Then the work tree differs from the commit: a modified file, an untracked one, an
     # ignored one (what a clean clone would not have).
     _edit(repo, "extra-01")
