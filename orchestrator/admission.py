@@ -74,6 +74,10 @@ class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
     trusted_negatives: tuple[str, ...] = ()
     # Wall time of the admission, every attempt included (s): where an admission's time goes.
     wall_s: float = 0.0
+    # The fingerprint of the grader that ran it (`grader.py`, given to `admit_all`; "" when
+    # none was): what `admit --record` records, so a resumed admission records each
+    # task's verdict with the grader that reached it.
+    grader: str = ""
 
 
 A11yBases = Sequence[tuple[str, Mapping[str, A11ySnapshot]]]
@@ -309,10 +313,12 @@ async def admit_all(
     repeat: int,
     limit: int,
     negatives: Mapping[str, Collection[str]] | None = None,
+    grader: str = "",
 ) -> list[TaskAdmission]:
     """Admit every task, `limit` at a time; each task's result is also written to
     `<out>/<task>/admission.json` as soon as it is known. `negatives`: for a task it
-    names, only those negatives run (CI's unchanged sentinels)."""
+    names, only those negatives run (CI's partial admissions, `suite.py`); `grader`: the
+    fingerprint each result carries."""
     only = negatives or {}
     results: dict[str, TaskAdmission] = {}
     # Longest first, on `limit` workers that each take the next task when free: the run
@@ -325,6 +331,7 @@ async def admit_all(
         async def worker() -> None:
             for task in queue:
                 result = await admit_one(admitter, task, repeat, only.get(task.contract.id))
+                result = msgspec.structs.replace(result, grader=grader)
                 results[task.contract.id] = result
                 path = out / task.contract.id / "admission.json"
                 path.parent.mkdir(parents=True, exist_ok=True)

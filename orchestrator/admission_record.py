@@ -7,11 +7,22 @@ changed task must be admitted again and recorded), and `tasks` says so.
 
 Only a `--repeat` of at least `MIN_REPEAT` is recorded: one run of each control cannot
 tell a flaky check from a stable one.
+
+Each admission also records the fingerprint of the grader that made it (`grader`,
+`orchestrator/grader.py`; a record written before it has none). CI checks a changed task
+whose record is `current` (its contract, `--repeat 3`, this grader) by R0 and its
+reference alone, and admits any other changed task whole (`suite.py`).
+
+`ci_verified` is the contract hash CI's admission sample last verified for the task: a
+task whose current contract is another one is *changed* (`unverified`), whatever commit
+CI runs on. A passing sample under CI=true writes it (`suite.mark_ci_verified`) and the
+developer commits the file; `admit --record` keeps it, so re-admitting a task does not
+make it verified.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,12 +42,19 @@ class RecordedControl(msgspec.Struct, frozen=True, kw_only=True):
     failing_gates: tuple[str, ...] = ()
 
 
-class RecordedAdmission(msgspec.Struct, frozen=True, kw_only=True):
+class RecordedAdmission(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     contract: str  # the full contract hash that was admitted
     repeat: int
     admitted_at: str  # UTC date, YYYY-MM-DD
     source: str  # how it was admitted (the command's out directory, or a note)
     controls: tuple[RecordedControl, ...]
+    # The fingerprint of the grader that made it (`grader.py`); "" in records made before
+    # the fingerprint existed: never current, so CI admits such a changed task whole.
+    grader: str = ""
+    # The contract hash a passing CI admission sample last checked (R0 and the reference
+    # at least) from a package identical to the committed one (`suite.mark_ci_verified`);
+    # "" when none has. A task whose current hash is not this one has *changed* for CI.
+    ci_verified: str = ""
 
 
 class AdmissionRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -86,6 +104,46 @@ def unadmitted(tasks: Iterable[TaskPackage], record: AdmissionRecord) -> list[st
     return problems
 
 
+def current(record: AdmissionRecord, tasks: Iterable[TaskPackage], grader: str) -> set[str]:
+    """Tasks whose current contract was recorded with `--repeat` >= `MIN_REPEAT` by the
+    grader whose fingerprint is `grader` (never by an unknown one: "")."""
+    out = set()
+    for t in tasks:
+        got = record.tasks.get(t.contract.id)
+        if (
+            got is not None
+            and grader
+            and got.grader == grader
+            and got.contract == t.contract_hash
+            and got.repeat >= MIN_REPEAT
+        ):
+            out.add(t.contract.id)
+    return out
+
+
+def unverified(record: AdmissionRecord, tasks: Iterable[TaskPackage]) -> set[str]:
+    """Tasks whose current contract is not the one CI last verified (`ci_verified`): the
+    tasks a submission changed, worked out from the record alone. A task with no record
+    or no verification is changed (the safe side)."""
+    out = set()
+    for t in tasks:
+        got = record.tasks.get(t.contract.id)
+        if got is None or got.ci_verified != t.contract_hash:
+            out.add(t.contract.id)
+    return out
+
+
+def with_ci_verified(record: AdmissionRecord, verified: Mapping[str, str]) -> AdmissionRecord:
+    """`record` with `ci_verified` set to the given contract hash for each task it names
+    (task id -> hash); a task the record does not hold is left out: only a recorded
+    admission can be verified."""
+    tasks = {
+        task: msgspec.structs.replace(got, ci_verified=verified[task]) if task in verified else got
+        for task, got in record.tasks.items()
+    }
+    return AdmissionRecord(version=record.version, tasks=tasks)
+
+
 def recorded(result: TaskAdmission, repeat: int, source: str, day: str) -> RecordedAdmission:
     return RecordedAdmission(
         contract=result.contract_hash,
@@ -96,6 +154,7 @@ def recorded(result: TaskAdmission, repeat: int, source: str, day: str) -> Recor
             RecordedControl(control=c.control, ok=c.ok, failing_gates=c.failing_gates)
             for c in result.controls
         ),
+        grader=result.grader,
     )
 
 
@@ -115,7 +174,11 @@ def with_results(
     tasks = dict(record.tasks)
     for r in results:
         if r.admitted and not r.trusted_negatives:
-            tasks[r.task] = recorded(r, repeat, source, day)
+            # What CI verified stays: a new admission is not a CI verification.
+            was = tasks[r.task].ci_verified if r.task in tasks else ""
+            tasks[r.task] = msgspec.structs.replace(
+                recorded(r, repeat, source, day), ci_verified=was
+            )
     return AdmissionRecord(tasks=dict(sorted(tasks.items())))
 
 

@@ -1,5 +1,5 @@
 """The shipped suite as a whole: its composition (`tasks` prints it) and which tasks CI
-admits (tests/integration/test_suite_admission.py).
+admits (tests/integration/test_suite_admission.py, `scripts/test admission`).
 
 Admitting the whole suite takes hours (`tasks/ADMISSION.md`), so CI admits three kinds of
 task, and trusts `tasks/ADMISSION.json` (`admission_record`) for the rest — a fast test
@@ -7,14 +7,26 @@ fails when any task's contract has no recorded admission:
 
 - the **sentinels** (`SENTINELS`), on every run: a fixed set with a task on every stack
   and, among their negatives, one failing every gate any negative of the suite fails
-  (`sentinel_gaps` says what a grown suite adds that they miss). An unchanged sentinel
-  is admitted in part: R0, the reference unit by unit and its covering negatives
+  (`sentinel_gaps` says what a grown suite adds that they miss). A sentinel is admitted
+  in part: R0, the reference unit by unit and its covering negatives
   (`sentinel_negatives`: the fewest state replays that still fail every gate family);
-  its other negatives are trusted to the record like every task CI leaves out. A
-  sentinel that changed gets its whole admission;
-- the **changed** tasks: every task whose package changed since the commit in
-  `.ci/landed` (the main a submission started from; `PWB_ADMIT_BASE` overrides it, and
-  an unknown or missing base admits every task: the safe side);
+  its other negatives are trusted to the record like every task CI leaves out. They
+  guard changes of the grader. A sentinel that changed and whose record is not
+  *current* (below) gets its whole admission;
+- the **changed** tasks: every task whose current contract hash is not the one CI last
+  verified (`ci_verified` in its record; `admission_record.unverified`). A passing
+  sample under CI=true writes `ci_verified` for every task it checked whose package is
+  exactly the committed one (no uncommitted, untracked or ignored file under it:
+  `mark_ci_verified`), into the work tree's `tasks/ADMISSION.json`, and the developer
+  commits that file. Nothing names a commit, so nothing must be edited when a main
+  lands; a verification not committed only makes the next CI check those tasks again.
+  A changed task whose record is **current** (its contract, recorded with `--repeat 3`
+  by this grader: `admission_record.current`, `grader.py`) is checked by R0 and its
+  reference alone, unit by unit, no negative (`reproduced`): its negatives' verdicts are
+  the record's, and CI proves the committed package reproduces from a clean clone. A
+  changed task recorded by another grader (or none) is admitted whole.
+  `PWB_ADMIT_BASE=<commit>` takes the changed tasks from git instead (`changed_since`:
+  every task whose files differ from that commit; an unknown commit: every task);
 - a **window** of the others: sorted by id and cut into windows of `size` (the last one
   wraps around to the start, so every window has `size` tasks); rotation `r` takes window
   `r mod windows`, so `windows` consecutive rotations admit every task at least once. The
@@ -23,9 +35,11 @@ fails when any task's contract has no recorded admission:
   tasks as `size` admits no window), so a submission that changes tasks does not also
   pay for the rotation.
 
-`PWB_ADMIT_ALL=1` admits the whole suite (the `full` tier; so does
-`python -m orchestrator admit --repeat 3` with no task named); `PWB_ADMIT_TASKS=a,b`
-admits exactly the tasks named (an author checking a new task the way CI will).
+A partial admission (a sentinel's covering negatives, a changed task's none) is never
+recorded (`admission_record.with_results`). `PWB_ADMIT_ALL=1` admits the whole suite,
+each task whole (the `full` tier; so does `python -m orchestrator admit --repeat 3` with
+no task named); `PWB_ADMIT_TASKS=a,b` admits exactly the tasks named, whole (an author
+checking a new task the way CI will).
 """
 
 from __future__ import annotations
@@ -39,7 +53,16 @@ from pathlib import Path
 
 import msgspec
 
+from .admission_record import (
+    current,
+    load_record,
+    record_path,
+    unverified,
+    with_ci_verified,
+    write_record,
+)
 from .contract import Contract, ContractError, TaskPackage, load_task, twin_problems
+from .grader import grader_fingerprint
 
 # Admitted on every CI run: the cheapest set (states x controls) with a task on each of
 # the 8 stacks whose negatives fail every gate the suite's negatives fail.
@@ -57,25 +80,35 @@ SENTINELS: frozenset[str] = frozenset(
 )
 # One other task a run besides the sentinels and the changed tasks.
 SAMPLE_SIZE = 1
-LANDED = Path(".ci/landed")
+# Every file git would not check out as committed: changed, staged, untracked, ignored.
+_STATUS = ("status", "--porcelain", "-z", "--ignored", "--untracked-files=all")
 
 
 class Selection(msgspec.Struct, frozen=True, kw_only=True):
     """Which tasks a CI run admits, and why."""
 
     sentinels: tuple[str, ...]  # every SENTINELS task, each run
-    changed: tuple[str, ...] = ()  # changed since the base commit (not sentinels)
+    changed: tuple[str, ...] = ()  # changed since CI verified them (not sentinels)
     sampled: tuple[str, ...]  # this rotation's window of the others
     left_out: tuple[str, ...]  # admitted by other rotations (and the full tier)
     rotation: int
     windows: int  # rotations it takes to admit every task
     named: bool = False  # PWB_ADMIT_TASKS chose the tasks, not the rotation
-    # Unchanged sentinels: admitted with their covering negatives only (docstring).
+    # Sentinels admitted with their covering negatives only (docstring).
     partial: tuple[str, ...] = ()
+    # Changed tasks with a current record: R0 and the reference alone, no negative.
+    reproduced: tuple[str, ...] = ()
 
     @property
     def admitted(self) -> tuple[str, ...]:
         return tuple(sorted(self.sentinels + self.changed + self.sampled))
+
+    def negatives(self, covering: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+        """The negatives each partially admitted task runs (`admit_all(negatives=...)`):
+        a partial sentinel its covering ones (`sentinel_negatives`), a reproduced task
+        none. A task not named here is admitted whole."""
+        plan = {t: tuple(covering.get(t, ())) for t in self.partial}
+        return plan | {t: () for t in self.reproduced}
 
     def describe(self) -> str:
         if self.named:
@@ -84,9 +117,12 @@ class Selection(msgspec.Struct, frozen=True, kw_only=True):
             return f"admitting all {len(self.admitted)} tasks"
         changed = ", ".join(self.changed) or "none"
         part = f" ({len(self.partial)} with their covering negatives only)" if self.partial else ""
+        if self.reproduced:
+            changed += f"; {len(self.reproduced)} by R0 and reference alone"
+        window = f"window {self.rotation % self.windows} of {self.windows}"
         return (
-            f"admitting {len(self.sentinels)} sentinels{part}, the tasks changed since the base "
-            f"({changed}) and window {self.rotation % self.windows} of {self.windows} "
+            f"admitting {len(self.sentinels)} sentinels{part}, the tasks changed since CI "
+            f"verified them ({changed}) and {window} "
             f"({', '.join(self.sampled) or 'none'}); {len(self.left_out)} others on other "
             "rotations (PWB_ADMIT_ALL=1: the whole suite)"
         )
@@ -98,8 +134,10 @@ def ci_selection(
     size: int = SAMPLE_SIZE,
     changed: Iterable[str] = (),
     whole: bool = False,
+    current: Iterable[str] = (),
 ) -> Selection:
-    """The sentinels, the changed tasks and window `rotation` of the rest (docstring)."""
+    """The sentinels, the changed tasks and window `rotation` of the rest (docstring);
+    `current`: the tasks whose record is current (a changed one is checked in part)."""
     ids = sorted(set(task_ids))
     missing = sorted(SENTINELS - set(ids))
     if missing:
@@ -116,7 +154,7 @@ def ci_selection(
     keep = take if whole else max(0, take - len(moved))
     sampled = sorted({rest[(start + j) % len(rest)] for j in range(keep)})
     sentinels = tuple(i for i in ids if i in SENTINELS)
-    touched = set(changed)
+    touched, now = set(changed), set(current)
     return Selection(
         sentinels=sentinels,
         changed=tuple(moved),
@@ -124,7 +162,8 @@ def ci_selection(
         left_out=tuple(i for i in rest if i not in sampled),
         rotation=rotation,
         windows=windows,
-        partial=() if whole else tuple(i for i in sentinels if i not in touched),
+        partial=() if whole else tuple(i for i in sentinels if i not in touched or i in now),
+        reproduced=() if whole else tuple(i for i in moved if i in now),
     )
 
 
@@ -186,16 +225,6 @@ def changed_since(root: Path, base: str) -> set[str] | None:
     return {p.split("/")[1] for p in paths if p.count("/") >= 2}
 
 
-def _base(root: Path, env: Mapping[str, str]) -> str | None:
-    named = env.get("PWB_ADMIT_BASE", "").strip()
-    if named:
-        return named
-    try:
-        return (root / LANDED).read_text().strip() or None
-    except OSError:
-        return None
-
-
 def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
     raw = env.get(name, "").strip()
     if not raw:
@@ -228,9 +257,12 @@ def ci_selection_from_env(
     env: Mapping[str, str] = os.environ,
     now: datetime | None = None,
     root: Path | None = None,
+    grader: str | None = None,
 ) -> Selection:
-    """`ci_selection` as CI runs it: rotation = UTC day number, overridable; the changed
-    tasks from git against the base commit (module docstring) when `root` is given."""
+    """`ci_selection` as CI runs it: rotation = UTC day number, overridable. Given the
+    repository `root`, the changed tasks are those `root/tasks/ADMISSION.json` says CI
+    has not verified (or, with `PWB_ADMIT_BASE`, those git says differ from that commit),
+    and the current ones those its `grader` recorded (default: this checkout's)."""
     ids = list(task_ids)
     everything = env.get("PWB_ADMIT_ALL", "").strip()
     if everything not in ("", "0", "1"):
@@ -242,11 +274,65 @@ def ci_selection_from_env(
     rotation = _int_env(env, "PWB_ADMIT_ROTATION", day)
     size = len(ids) if everything == "1" else _int_env(env, "PWB_ADMIT_SAMPLE", SAMPLE_SIZE)
     changed: Iterable[str] = ()
+    fresh: Iterable[str] = ()
     if root is not None:
-        base = _base(root, env)
-        found = changed_since(root, base) if base else None
-        changed = ids if found is None else found
-    return ci_selection(ids, rotation, size, changed, whole=everything == "1")
+        tasks = [load_task(root / "tasks" / i) for i in ids]
+        record = load_record(record_path(root / "tasks"))
+        base = env.get("PWB_ADMIT_BASE", "").strip()
+        if base:
+            found = changed_since(root, base)
+            changed = ids if found is None else found
+        else:
+            changed = unverified(record, tasks)
+        fresh = current(record, tasks, grader_fingerprint() if grader is None else grader)
+    return ci_selection(ids, rotation, size, changed, whole=everything == "1", current=fresh)
+
+
+def committed_as_is(root: Path, task_ids: Iterable[str]) -> set[str]:
+    """Tasks whose package under `root/tasks` is exactly the committed one: no modified,
+    staged, untracked or ignored file in it (what a clean clone would hold); none when git
+    cannot tell, or when `root` is not the top of its repository (git's paths are)."""
+    top = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True
+    )
+    if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
+        return set()
+    out = subprocess.run(
+        ["git", "-C", str(root), *_STATUS, "--", "tasks"], capture_output=True, text=True
+    )
+    if out.returncode != 0:
+        return set()
+    paths, entries = [], iter(out.stdout.split("\0"))
+    for entry in entries:  # "XY path", a rename's or copy's origin path next
+        if len(entry) > 3:
+            paths.append(entry[3:])
+            if {"R", "C"} & set(entry[:2]):
+                paths.append(next(entries, ""))
+    dirty = {p.split("/")[1] for p in paths if p.count("/") >= 2}
+    return {i for i in task_ids if i not in dirty}
+
+
+def mark_ci_verified(root: Path, tasks: Sequence[TaskPackage]) -> list[str]:
+    """After a passing admission sample under CI=true: record `ci_verified` (each task's
+    current contract hash) for every task of `tasks` whose package is the committed one
+    (`committed_as_is`) and still the one admitted (its hash read again: a package
+    committed anew during the run is not the verified one), in the work tree's
+    `tasks/ADMISSION.json`. Returns the tasks newly marked (the file is written only when
+    there is one)."""
+    path = record_path(root / "tasks")
+    record = load_record(path)
+    clean = committed_as_is(root, [t.contract.id for t in tasks])
+    marks = {
+        t.contract.id: t.contract_hash
+        for t in tasks
+        if t.contract.id in clean
+        and t.contract.id in record.tasks
+        and record.tasks[t.contract.id].ci_verified != t.contract_hash
+        and load_task(t.root).contract_hash == t.contract_hash
+    }
+    if marks:
+        write_record(path, with_ci_verified(record, marks))
+    return sorted(marks)
 
 
 def suite_twin_problems(tasks: Sequence[TaskPackage]) -> list[str]:

@@ -4,6 +4,10 @@ Every test is in exactly one tier (README "Tests"), given here as a marker at co
 
 - `full`: marked `full` (or `dockerd_restart`): every agent, dockerd restarts, the
   whole-suite admission, load tests; run by `scripts/test full` only;
+- `admission`: marked `admission`: the suite-admission sample, its own command
+  (`scripts/test admission`, which CI runs after the README's); it needs Docker and
+  Chromium like the ci tier, but its cost follows what a submission changes, so the
+  README's command does not pay it;
 - `ci`: needs Docker or Chromium (marked `docker`/`browser`, or using the
   `require_docker`/`require_chromium` fixtures, directly or through another fixture);
 - `fast`: everything else. A fast test that launches Chromium or talks to a Docker daemon
@@ -55,17 +59,12 @@ def tier_of(item: pytest.Item) -> str:
     marks = {m.name for m in item.iter_markers()}
     if marks & {"full", "dockerd_restart"}:
         return "full"
+    if "admission" in marks:
+        return "admission"
     fixtures = set(getattr(item, "fixturenames", ()))
     if marks & {"docker", "browser"} or fixtures & {"require_docker", "require_chromium"}:
         return "ci"
     return "fast"
-
-
-# Modules collected first: the ci tier runs on two pytest-xdist workers, one file at a
-# time each (`scripts/test`: `--dist loadfile --no-loadscope-reorder`), and the
-# suite-admission sample is half its work: started first, it runs on one worker while the
-# other takes every other file, instead of starting last and running alone.
-LONGEST_FIRST = ("tests/integration/test_suite_admission.py",)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -73,7 +72,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         tier = tier_of(item)
         if item.get_closest_marker(tier) is None:
             item.add_marker(getattr(pytest.mark, tier))
-    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in LONGEST_FIRST)
 
 
 class FastTierViolation(AssertionError):

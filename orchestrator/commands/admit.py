@@ -4,7 +4,8 @@
 the tasks and `--repeat` come from `DIR/admit.json`, a task whose `DIR/<task>/admission.json`
 holds a verdict on its current contract at that repeat keeps it, the others (unfinished,
 changed since, or ended by an infrastructure fault or a bug of ours) are admitted again.
-`--record` writes every admitted task's contract hash and controls into
+`--record` writes every admitted task's contract hash, controls and grader fingerprint
+(`orchestrator.grader`; a kept verdict keeps the fingerprint it was reached with) into
 `<tasks-dir>/ADMISSION.json` (`orchestrator.admission_record`; needs `--repeat 3`).
 """
 
@@ -30,6 +31,7 @@ from ..admission_record import (
     write_record,
 )
 from ..contract import ContractError, TaskPackage, discover_tasks, load_task
+from ..grader import grader_fingerprint
 from ..report import wilson
 from ..suite import suite_twin_problems
 from ..verifier import BrowserPool, EnvironmentDrift, check_environment
@@ -157,7 +159,11 @@ async def _admit(args: argparse.Namespace, tasks: list[TaskPackage]) -> list[Tas
     ) as pool:
         for warning in await check_environment(pool, tasks):
             print(warning, file=sys.stderr)
-        return await admit_all(tasks, backend, pool, args.out, args.repeat, args.parallel)
+        # The grader of this process: its code was imported before anything is admitted.
+        grader = grader_fingerprint()
+        return await admit_all(
+            tasks, backend, pool, args.out, args.repeat, args.parallel, grader=grader
+        )
 
 
 def _out_dir(out: Path | None) -> Path:

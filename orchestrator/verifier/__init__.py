@@ -15,6 +15,8 @@ Public surface:
 - `capture(pool, task, base_url, out_dir)` — evidence for a task package;
 - `environment_drift(pool, task)` — how the running rendering environment differs from
   the one the task's evidence was captured in (`evidence/env.json`), '' when it does not;
+  `PINNED_FONTS`, `missing_fonts` and `fonts_digest` (the pinned fonts, part of the
+  grader's fingerprint, `orchestrator/grader.py`);
 - `verifier_version()` — a digest of this package's source, recorded with every
   trajectory (`regrade` names a change);
 - `with_a11y_continuity(report, contract, bases)` — accessibility continuity (axe-core,
@@ -34,9 +36,12 @@ from ._a11y_gate import with_a11y_continuity as with_a11y_continuity
 from ._browser import BrowserPool as BrowserPool
 from ._browser import BrowserSession as BrowserSession
 from ._browser import ReplayMode as ReplayMode
+from ._environment import PINNED_FONTS as PINNED_FONTS
 from ._environment import RenderEnv as RenderEnv
 from ._environment import check_environment as check_environment
 from ._environment import environment_drift as environment_drift
+from ._environment import fonts_digest as fonts_digest
+from ._environment import missing_fonts as missing_fonts
 from ._environment import write_env as write_env
 from ._errors import BrowserCrashed as BrowserCrashed
 from ._errors import EnvironmentDrift as EnvironmentDrift
@@ -61,6 +66,7 @@ from ._version import verifier_version as verifier_version
 __all__ = [
     "A11Y_ID",
     "AXE_VERSION",
+    "PINNED_FONTS",
     "REPLAY_MODES",
     "BrowserCrashed",
     "BrowserPool",
@@ -84,6 +90,8 @@ __all__ = [
     "capture",
     "check_environment",
     "environment_drift",
+    "fonts_digest",
+    "missing_fonts",
     "verifier_version",
     "verify",
     "with_a11y_continuity",

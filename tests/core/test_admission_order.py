@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from orchestrator import admission
@@ -56,8 +57,13 @@ async def test_the_longest_admission_starts_first_and_results_keep_the_given_ord
         repeat=1,
         limit=1,
         negatives=only,  # type: ignore[arg-type]
+        grader="g-now",
     )
     assert [r.task for r in results] == [t.contract.id for t in tasks]
+    # Each result carries the grader that made it, on disk too (`--resume` records it).
+    assert {r.grader for r in results} == {"g-now"}
+    saved = (tmp_path / started[0] / "admission.json").read_bytes()
+    assert msgspec.json.decode(saved, type=TaskAdmission).grader == "g-now"
     work = {t.contract.id: admission_work(t) for t in tasks}
     assert len(set(work.values())) > 1  # the ordering is tested on tasks that differ
     assert [work[i] for i in started] == sorted(work.values(), reverse=True), started

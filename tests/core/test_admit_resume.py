@@ -16,9 +16,12 @@ from orchestrator.admission import ControlResult, TaskAdmission
 from orchestrator.admission_record import (
     AdmissionRecord,
     AdmissionRecordError,
+    current,
     load_record,
     record_path,
     unadmitted,
+    unverified,
+    with_ci_verified,
     with_results,
     write_record,
 )
@@ -30,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _result(
-    task: TaskPackage, repeat: int = 3, admitted: bool = True, error: str = ""
+    task: TaskPackage, repeat: int = 3, admitted: bool = True, error: str = "", grader: str = ""
 ) -> TaskAdmission:
     controls = (
         ControlResult(control="reference", ok=admitted),
@@ -43,6 +46,7 @@ def _result(
         controls=() if error else controls,
         repeat=repeat,
         error=error,
+        grader=grader,
     )
 
 
@@ -94,8 +98,8 @@ def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
     out.mkdir()
     roots = [str(t.root) for t in suite]
     (out / PLAN_NAME).write_bytes(msgspec.json.encode(AdmitPlan(tasks=roots, repeat=3)))
-    for t in suite:
-        _save(out, _result(t, admitted=t.contract.id != "tiny-b"))
+    for t in suite:  # each verdict reached by a grader of its own
+        _save(out, _result(t, admitted=t.contract.id != "tiny-b", grader=t.contract.id[-1] * 2))
     proc = _admit("--resume", str(out), "--record")
     assert proc.returncode == 1, proc.stderr  # tiny-b is not admitted
     assert "3 task(s) kept, 0 to admit" in proc.stderr
@@ -106,6 +110,8 @@ def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
     assert sorted(record.tasks) == ["tiny-a", "tiny-c"]  # a refusal is never recorded
     assert record.tasks["tiny-a"].contract == suite[0].contract_hash
     assert record.tasks["tiny-a"].repeat == 3 and record.tasks["tiny-a"].source == str(out)
+    # Each kept verdict is recorded with the grader that reached it, not this process's.
+    assert (record.tasks["tiny-a"].grader, record.tasks["tiny-c"].grader) == ("aa", "cc")
     assert unadmitted(suite, record) == [
         f"tiny-b: contract {suite[1].contract_hash[:12]} has no recorded admission"
     ]
@@ -191,3 +197,53 @@ def test_tasks_names_every_unadmitted_task_and_an_unreadable_record(
     record_path(tasks).write_text("[]")
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and f"{record_path(tasks)}: " in proc.stderr
+
+
+def test_a_record_is_current_for_its_contract_its_grader_and_three_runs(
+    suite: list[TaskPackage],
+) -> None:
+    """CI checks a changed task by R0 and its reference alone only when its record is
+    current (`suite.py`): made by this grader, on this contract, with `--repeat 3`."""
+    a, b, c = suite
+    record = with_results(
+        AdmissionRecord(), [_result(a, grader="g1"), _result(b, grader="g1"), _result(c)], 3, "s"
+    )
+    assert record.tasks["tiny-a"].grader == "g1"
+    assert current(record, suite, "g1") == {"tiny-a", "tiny-b"}
+    assert current(record, suite, "g2") == set()  # another grader: admitted whole
+    assert current(record, suite, "") == set()  # an unknown grader is never current
+    (b.root / "repo" / "index.html").write_text("<h1>changed</h1>\n")
+    assert current(record, [a, load_task(b.root), c], "g1") == {"tiny-a"}
+    one_run = msgspec.structs.replace(record.tasks["tiny-a"], repeat=1)
+    hand = AdmissionRecord(tasks={"tiny-a": one_run})
+    assert current(hand, suite, "g1") == set()
+
+
+def test_the_shipped_record_reads_and_writes_back_byte_for_byte(tmp_path: Path) -> None:
+    """Records made before the grader fingerprint stay valid (no `grader`: ""), and writing
+    a record back adds no empty field: the file changes only where a task's entry does."""
+    shipped = record_path(ROOT / "tasks")
+    record = load_record(shipped)
+    assert record.tasks and all(isinstance(r.grader, str) for r in record.tasks.values())
+    write_record(tmp_path / "ADMISSION.json", record)
+    assert (tmp_path / "ADMISSION.json").read_bytes() == shipped.read_bytes()
+
+
+def test_re_admitting_a_task_keeps_what_ci_verified(suite: list[TaskPackage]) -> None:
+    """`ci_verified` is CI's word, not the developer's: `admit --record` never sets it, and
+    a task re-admitted on a new contract stays changed (`unverified`) until CI verifies it."""
+    a, b, _ = suite
+    record = with_results(AdmissionRecord(), [_result(a), _result(b)], 3, "s")
+    assert record.tasks["tiny-a"].ci_verified == "" and unverified(record, [a, b]) == {
+        "tiny-a",
+        "tiny-b",
+    }
+    verified = with_ci_verified(record, {"tiny-a": a.contract_hash, "tiny-zz": "x"})
+    assert unverified(verified, [a, b]) == {"tiny-b"}
+    assert "tiny-zz" not in verified.tasks  # only a recorded admission can be verified
+    (a.root / "repo" / "index.html").write_text("<h1>changed</h1>\n")
+    changed = load_task(a.root)
+    again = with_results(verified, [_result(changed)], 3, "again")
+    assert again.tasks["tiny-a"].contract == changed.contract_hash
+    assert again.tasks["tiny-a"].ci_verified == a.contract_hash
+    assert unverified(again, [changed, b]) == {"tiny-a", "tiny-b"}

@@ -6,6 +6,7 @@ task's current contract has a recorded admission (tasks/ADMISSION.json)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -14,17 +15,37 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from orchestrator.admission import ControlResult, TaskAdmission
+from orchestrator.admission_record import (
+    AdmissionRecord,
+    load_record,
+    record_path,
+    with_ci_verified,
+    with_results,
+    write_record,
+)
 from orchestrator.authoring import scaffold
-from orchestrator.contract import Contract, Negative, Unit, discover_tasks, load_task
+from orchestrator.contract import (
+    Contract,
+    Negative,
+    TaskPackage,
+    Unit,
+    discover_tasks,
+    load_task,
+)
 from orchestrator.suite import (
     SENTINELS,
+    Selection,
     ci_selection,
     ci_selection_from_env,
+    committed_as_is,
     composition,
+    mark_ci_verified,
     sentinel_gaps,
     sentinel_negatives,
     suite_twin_problems,
 )
+from tests.fixtures.tinytask import make_tiny_task
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTRA = [f"extra-{i:02d}" for i in range(13)]
@@ -237,44 +258,174 @@ def _git(root: Path, *args: str) -> str:
     return out.stdout.strip()
 
 
-def test_the_changed_tasks_are_those_whose_package_differs_from_the_base(tmp_path: Path) -> None:
+def _commit(root: Path, message: str) -> None:
+    _git(root, "add", "-A")
+    _git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message)
+
+
+def _admitted(task: TaskPackage, grader: str) -> TaskAdmission:
+    controls = (ControlResult(control="reference", ok=True), ControlResult(control="r0", ok=True))
+    return TaskAdmission(
+        task=task.contract.id,
+        contract_hash=task.contract_hash,
+        admitted=True,
+        controls=controls,
+        repeat=3,
+        grader=grader,
+    )
+
+
+IDS = [*sorted(SENTINELS), *EXTRA[:4]]
+GRADER = "g-now"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository of tiny tasks named like the sentinels and four extras, each recorded
+    `--repeat 3` by grader `GRADER` and verified by CI at its current contract."""
+    tiny = make_tiny_task(tmp_path / "src", "tiny")
+    root = tmp_path / "repo"
+    for i in IDS:
+        shutil.copytree(tiny, root / "tasks" / i)
+        toml = root / "tasks" / i / "task.toml"
+        toml.write_text(toml.read_text().replace('id = "tiny"', f'id = "{i}"'))
+    (root / ".gitignore").write_text("node_modules/\n")
+    tasks = _load(root)
+    record = with_results(AdmissionRecord(), [_admitted(t, GRADER) for t in tasks], 3, "s")
+    verified = with_ci_verified(record, {t.contract.id: t.contract_hash for t in tasks})
+    write_record(record_path(root / "tasks"), verified)
+    _git(root, "init", "-q")
+    _commit(root, "base")
+    return root
+
+
+def _load(root: Path) -> list[TaskPackage]:
+    return [load_task(root / "tasks" / i) for i in IDS]
+
+
+def _select(root: Path, env: dict[str, str] | None = None, grader: str = GRADER) -> Selection:
+    day = datetime(2026, 12, 2, tzinfo=UTC)
+    return ci_selection_from_env(IDS, env=env or {}, now=day, root=root, grader=grader)
+
+
+def _edit(root: Path, task: str) -> None:
+    page = root / "tasks" / task / "repo" / "index.html"
+    page.write_text(page.read_text() + "<!-- edited -->\n")
+
+
+def _record(root: Path, tasks: list[TaskPackage], grader: str) -> None:
+    path = record_path(root / "tasks")
+    write_record(
+        path, with_results(load_record(path), [_admitted(t, grader) for t in tasks], 3, "s")
+    )
+
+
+def test_a_task_is_changed_when_its_contract_is_not_the_one_ci_verified(repo: Path) -> None:
+    """No file names a commit: the record says which contract CI last verified."""
+    assert _select(repo).changed == ()  # everything verified: sentinels and a window only
+    _edit(repo, "extra-01")  # planted: its hash is no longer the verified one
+    sel = _select(repo)
+    assert sel.changed == ("extra-01",) and "extra-02" not in sel.admitted
+    # Not re-recorded yet: its record is of another contract, so it is admitted whole.
+    assert sel.reproduced == () and "extra-01" not in sel.negatives({})
+    # A task the record holds but CI never verified is changed too (the safe side).
+    path = record_path(repo / "tasks")
+    record = load_record(path)
+    write_record(path, with_ci_verified(record, {"extra-03": ""}))
+    assert _select(repo).changed == ("extra-01", "extra-03")
+
+
+def test_a_changed_task_recorded_by_this_grader_is_checked_by_r0_and_reference_alone(
+    repo: Path,
+) -> None:
+    _edit(repo, "extra-01")
+    _edit(repo, "extra-02")
+    sentinel = sorted(SENTINELS)[0]
+    _edit(repo, sentinel)
+    tasks = {t.contract.id: t for t in _load(repo)}
+    _record(repo, [tasks["extra-01"], tasks[sentinel]], GRADER)  # re-admitted --repeat 3
+    _record(repo, [tasks["extra-02"]], "g-old")  # ... by another grader
+    sel = _select(repo)
+    # Re-recording keeps what CI verified: still changed, until a CI sample verifies it.
+    assert sel.changed == ("extra-01", "extra-02")
+    assert sel.reproduced == ("extra-01",)
+    plan = sel.negatives({s: ("cover",) for s in SENTINELS})
+    assert plan["extra-01"] == ()  # R0 and the reference, no negative
+    assert "extra-02" not in plan  # another grader's record: admitted whole
+    assert plan[sentinel] == ("cover",) and set(sel.partial) == SENTINELS  # keeps its cover
+    assert "1 by R0 and reference alone" in sel.describe()
+    # Under another grader nothing is current: every changed task whole, and so is the
+    # changed sentinel; the unchanged sentinels keep their covering negatives.
+    other = _select(repo, grader="g-next")
+    assert other.reproduced == () and set(other.partial) == SENTINELS - {sentinel}
+    # The whole suite and named tasks: every admission whole.
+    assert _select(repo, {"PWB_ADMIT_ALL": "1"}).negatives({}) == {}
+    assert _select(repo, {"PWB_ADMIT_TASKS": "extra-01"}).negatives({}) == {}
+
+
+def test_a_passing_ci_sample_marks_what_it_verified_from_a_committed_package(
+    repo: Path,
+) -> None:
+    for task in ("extra-00", "extra-01", "extra-02", "extra-03"):
+        _edit(repo, task)
+    sentinel = sorted(SENTINELS)[1]
+    _edit(repo, sentinel)
+    _record(repo, _load(repo), GRADER)
+    _commit(repo, "four extras and a sentinel changed, re-admitted")
+    # A package committed anew after it was admitted is not the one verified.
+    stale = _load(repo)[IDS.index("extra-00")]
+    _edit(repo, "extra-00")
+    _commit(repo, "extra-00 changed again while the sample ran")
+    assert mark_ci_verified(repo, [stale]) == []
+    # Then the work tree differs from the commit: a modified file, an untracked one, an
+    # ignored one (what a clean clone would not have).
+    _edit(repo, "extra-01")
+    (repo / "tasks" / "extra-02" / "repo" / "new.html").write_text("<p>new</p>")
+    (repo / "tasks" / "extra-03" / "repo" / "node_modules").mkdir()
+    (repo / "tasks" / "extra-03" / "repo" / "node_modules" / "x.js").write_text("1")
+    assert committed_as_is(repo, IDS) == set(IDS) - {"extra-01", "extra-02", "extra-03"}
+    before = _select(repo).changed
+    assert before == ("extra-00", "extra-01", "extra-02", "extra-03")
+    tasks = _load(repo)
+    assert mark_ci_verified(repo, tasks) == sorted(["extra-00", sentinel])
+    assert _select(repo).changed == ("extra-01", "extra-02", "extra-03")
+    assert mark_ci_verified(repo, tasks) == []  # nothing new: the file is not rewritten
+    record = load_record(record_path(repo / "tasks"))
+    assert record.tasks["extra-00"].ci_verified == tasks[IDS.index("extra-00")].contract_hash
+    # Below the repository's top, or outside any, git's paths are not the tasks': none.
+    assert committed_as_is(repo / "tasks", IDS) == set()
+    shutil.copytree(repo / "tasks", repo.parent / "plain" / "tasks")
+    assert committed_as_is(repo.parent / "plain", IDS) == set()
+
+
+def test_pwb_admit_base_takes_the_changed_tasks_from_git(repo: Path) -> None:
     from orchestrator.suite import changed_since
 
-    ids = [*SENTINELS, *EXTRA]
-    for i in ids:
-        (tmp_path / "tasks" / i).mkdir(parents=True)
-        (tmp_path / "tasks" / i / "task.toml").write_text(f"id = '{i}'\n")
-    (tmp_path / "tasks" / "ADMISSION.json").write_text("{}")
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "add", ".")
-    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
-    base = _git(tmp_path, "rev-parse", "HEAD")
-    assert changed_since(tmp_path, base) == set()
-    (tmp_path / "tasks" / "extra-04" / "task.toml").write_text("id = 'changed'\n")  # uncommitted
-    (tmp_path / "tasks" / "extra-09" / "new.txt").write_text("untracked")
-    (tmp_path / "tasks" / "ADMISSION.json").write_text("{} ")  # the record is not a task
-    assert changed_since(tmp_path, base) == {"extra-04", "extra-09"}
-    assert changed_since(tmp_path, "0" * 40) is None  # an unknown base
-    day = datetime(2026, 12, 2, tzinfo=UTC)
-    (tmp_path / ".ci").mkdir()
-    (tmp_path / ".ci" / "landed").write_text(base + "\n")
-    sel = ci_selection_from_env(ids, env={}, now=day, root=tmp_path)
+    base = _git(repo, "rev-parse", "HEAD")
+    assert changed_since(repo, base) == set()
+    _edit(repo, "extra-01")  # uncommitted
+    (repo / "tasks" / "extra-02" / "new.txt").write_text("untracked")
+    record = record_path(repo / "tasks")
+    record.write_text(record.read_text() + " ")  # the record is not a task
+    assert changed_since(repo, base) == {"extra-01", "extra-02"}
+    assert changed_since(repo, "0" * 40) is None  # an unknown base
+    sel = _select(repo, {"PWB_ADMIT_BASE": base})
     # The two changed tasks take the window's place (size 1): no window this run.
-    assert sel.changed == ("extra-04", "extra-09") and sel.sampled == ()
-    assert set(sel.admitted) == {*SENTINELS, "extra-04", "extra-09"}
-    assert not {"extra-04", "extra-09"} & {*sel.sampled, *sel.left_out}
-    # A window of 3 keeps one place beside them, the rotation's first.
-    three = ci_selection_from_env(ids, env={"PWB_ADMIT_SAMPLE": "3"}, now=day, root=tmp_path)
-    assert len(three.sampled) == 1 and three.changed == sel.changed
-    # The whole suite is the whole suite, changed tasks or not.
-    every = ci_selection_from_env(ids, env={"PWB_ADMIT_ALL": "1"}, now=day, root=tmp_path)
-    assert set(every.admitted) == set(ids)
-    assert "extra-04, extra-09" in sel.describe()
-    # A base git does not know, or none at all, admits every task: the safe side.
-    bad = ci_selection_from_env(ids, env={"PWB_ADMIT_BASE": "nope"}, now=day, root=tmp_path)
-    assert set(bad.admitted) == set(ids) and bad.left_out == ()
-    (tmp_path / ".ci" / "landed").unlink()
-    assert set(ci_selection_from_env(ids, env={}, now=day, root=tmp_path).admitted) == set(ids)
+    assert sel.changed == ("extra-01", "extra-02") and sel.sampled == ()
+    assert set(sel.admitted) == {*SENTINELS, "extra-01", "extra-02"}
+    # A window of 3 keeps one place beside them.
+    three = ci_selection([*SENTINELS, *EXTRA], 0, size=3, changed=["extra-04", "extra-09"])
+    assert len(three.sampled) == 1 and three.changed == ("extra-04", "extra-09")
+    assert "extra-01, extra-02" in sel.describe()
+    # A base git does not know admits every task: the safe side.
+    bad = _select(repo, {"PWB_ADMIT_BASE": "nope"})
+    assert set(bad.admitted) == set(IDS) and bad.left_out == ()
+
+
+def test_no_file_names_the_commit_ci_compares_with() -> None:
+    """`.ci/landed` had to be edited to the last main that landed; nothing replaces it."""
+    assert not (ROOT / ".ci" / "landed").exists()
+    assert ".ci/landed" not in (ROOT / "orchestrator" / "suite.py").read_text()
 
 
 def test_every_shipped_task_has_a_recorded_admission_of_its_current_contract() -> None:

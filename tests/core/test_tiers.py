@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from types import SimpleNamespace
 from typing import Any
 
@@ -31,6 +32,10 @@ def test_each_test_gets_the_tier_its_markers_and_fixtures_say() -> None:
     assert tier_of(_item(fixtures=("require_docker",))) == "ci"
     assert tier_of(_item(("docker", "browser", "full"))) == "full"
     assert tier_of(_item(("docker", "dockerd_restart"))) == "full"
+    # The admission sample needs Docker and Chromium, yet is neither fast nor ci.
+    assert tier_of(_item(("docker", "browser", "admission"))) == "admission"
+    assert tier_of(_item(("admission",))) == "admission"
+    assert tier_of(_item(("admission", "full"))) == "full"
 
 
 def test_this_test_is_fast_and_cannot_reach_docker_or_chromium(
@@ -47,22 +52,30 @@ def test_this_test_is_fast_and_cannot_reach_docker_or_chromium(
     assert out.returncode != 0
 
 
-def test_the_longest_ci_module_is_collected_first() -> None:
-    """`scripts/test` runs the ci tier a file at a time on two workers in collection
-    order: the admission sample must exist where `LONGEST_FIRST` says and sort first."""
-    from tests.conftest import LONGEST_FIRST, ROOT, pytest_collection_modifyitems
+def test_the_admission_sample_is_its_own_tier_and_command() -> None:
+    """The README's command (`scripts/test`) runs the ci tier without the admission sample;
+    `scripts/test admission` runs the sample alone, and `.ci/run` runs one then the other."""
+    from tests.conftest import ROOT
 
-    assert all((ROOT / path).is_file() for path in LONGEST_FIRST)
-    names = [
-        "tests/a/test_x.py::t",
-        f"{LONGEST_FIRST[0]}::t1",
-        "tests/b.py::t",
-        f"{LONGEST_FIRST[0]}::t2",
-    ]
-    items = [SimpleNamespace(nodeid=n, get_closest_marker=lambda _: True) for n in names]
-    for item in items:  # already marked: only the order changes
-        item.iter_markers, item.fixturenames = (lambda: []), ()
-    pytest_collection_modifyitems(items)  # type: ignore[arg-type]
-    assert [i.nodeid for i in items] == [names[1], names[3], names[0], names[2]]
     script = (ROOT / "scripts" / "test").read_text()
-    assert '--dist" "loadfile" "--no-loadscope-reorder' in script
+    assert "run_tier ci -m ci " in script and "-m admission" in script
+    assert script.count('run_admission "$@"') == 2  # alone, and in `full`
+    ci_run = (ROOT / ".ci" / "run").read_text()
+    assert "bash scripts/test && bash scripts/test admission" in ci_run
+
+
+def _collected(*args: str) -> list[str]:
+    from tests.conftest import ROOT
+
+    cmd = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", *args]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode in (0, 5), out.stdout + out.stderr  # 5: nothing collected
+    return sorted(line.split("::")[-1] for line in out.stdout.splitlines() if "::" in line)
+
+
+def test_the_sample_is_collected_by_its_tier_only() -> None:
+    """Collected for real (one collection, about 5 s): `-m admission` selects the sample
+    test and nothing else of its module; a test's tier marker is its only one
+    (`tier_of`, above), so the README's `-m ci` does not select it."""
+    module = "tests/integration/test_suite_admission.py"
+    assert _collected("-m", "admission", module) == ["test_every_task_is_admitted"]

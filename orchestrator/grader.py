@@ -1,0 +1,150 @@
+"""The grader's fingerprint: which grader made an admission (`tasks/ADMISSION.json`).
+
+A recorded admission says a task's controls behaved *under the grader that ran them*.
+CI trusts a `--repeat 3` record only while that grader is the one running: a changed
+task whose record carries the current fingerprint is checked by R0 and its reference
+alone, one with another fingerprint (or none) is admitted whole (`suite.py`).
+
+The fingerprint is sha256 over three parts, each itself a sha256 (`GraderParts`):
+
+- `code`: the source of the code that decides verdicts, every `.py` file under
+  `GRADER_SOURCES` by path (relative to the repository) and bytes, sorted by path:
+  the verifier (the gates, the replay, the pinned environment), the contract (checks,
+  gates, their defaults, the contract hash), the cell (units cleared at a checkpoint,
+  flips), the checkpoint (what a checkpoint grades), the verdict types, the admission
+  (the controls' verdicts) and the offline solvers (the reference and negatives applying
+  their patches). Not the report, the scores (an admission reads units, flips and final
+  gates, never a score), the sweep, the LLM path or the CLI: none decides a verdict.
+- `render`: the pinned rendering environment as far as it is known without launching a
+  browser: the pinned fonts' digest (`fonts_digest`: `evidence/env.json`'s `fonts`;
+  "missing" when a font is) and Chromium's major version from its Debian package
+  (`env.json`'s `browser_major`). `env.json`'s calibration render needs a browser: it is
+  left out (`verify` compares it with each task's evidence before a visual check anyway).
+- `images`: every file of each stack's build context (`images/<stack>/`) and of the base
+  image's (`images/base/`): the inputs of a stack image's tag hash
+  (`sandbox/_docker_images.py`) that are the repository's. Not the image ids: the base
+  image is bootstrapped on each machine (debootstrap, or the registry's latest
+  bookworm-slim) and the tag hash covers its id and the host's CA bundle, so ids differ
+  between any two machines. A record made on a developer's machine would never match on
+  CI's, and every changed task would be admitted whole forever.
+
+A part that cannot be read is a fixed word ("missing", "unknown"): the fingerprint then
+differs from one made where it could, and CI admits the task whole (the safe side).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import subprocess
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import msgspec
+
+from sandbox import stacks
+
+from .verifier import PINNED_FONTS, fonts_digest, missing_fonts
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The code that decides verdicts (module docstring), relative to the repository.
+GRADER_SOURCES: tuple[str, ...] = (
+    "orchestrator/admission.py",
+    "orchestrator/cell",
+    "orchestrator/checkpoint.py",
+    "orchestrator/contract",
+    "orchestrator/results.py",
+    "orchestrator/solvers/_offline.py",
+    "orchestrator/verifier",
+)
+
+
+class GraderParts(msgspec.Struct, frozen=True, kw_only=True):
+    """The three parts of a fingerprint (module docstring), each a sha256 hex."""
+
+    code: str
+    render: str
+    images: str
+
+    @property
+    def digest(self) -> str:
+        """The fingerprint an admission record carries (`RecordedAdmission.grader`)."""
+        text = f"code {self.code}\nrender {self.render}\nimages {self.images}\n"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _files_digest(root: Path, files: Iterable[Path]) -> str:
+    h = hashlib.sha256()
+    for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
+        rel = path.relative_to(root).as_posix()
+        h.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def source_files(root: Path, sources: Iterable[str] = GRADER_SOURCES) -> list[Path]:
+    """Every `.py` file of `sources` under `root` (a folder's recursively)."""
+    files: list[Path] = []
+    for rel in sources:
+        path = root / rel
+        if path.is_dir():
+            files += (p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise FileNotFoundError(f"grader source {rel} is not under {root}")
+    return files
+
+
+def code_digest(root: Path = ROOT, sources: Iterable[str] = GRADER_SOURCES) -> str:
+    return _files_digest(root, source_files(root, sources))
+
+
+def chromium_major() -> str:
+    """Chromium's major version from its Debian package (no browser launched)."""
+    try:
+        out = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Version}", "chromium"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    version = out.stdout.strip().split(":", 1)[-1]  # no epoch
+    major = version.split(".", 1)[0]
+    return major if out.returncode == 0 and major.isdigit() else "unknown"
+
+
+def render_digest(
+    fonts: tuple[str, ...] = PINNED_FONTS, browser: Callable[[], str] = chromium_major
+) -> str:
+    pinned = "missing" if missing_fonts(fonts) else fonts_digest(fonts)
+    text = f"fonts {pinned}\nchromium {browser()}\n"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def images_digest(images_dir: Path) -> str:
+    """Every file of each stack's build context and of the base image's."""
+    folders = [images_dir / s for s in stacks(images_dir)] + [images_dir / "base"]
+    files = [p for d in folders if d.is_dir() for p in d.rglob("*") if p.is_file()]
+    return _files_digest(images_dir, files)
+
+
+def grader_parts(
+    root: Path = ROOT,
+    *,
+    fonts: tuple[str, ...] = PINNED_FONTS,
+    browser: Callable[[], str] = chromium_major,
+) -> GraderParts:
+    return GraderParts(
+        code=code_digest(root),
+        render=render_digest(fonts, browser),
+        images=images_digest(root / "images"),
+    )
+
+
+@functools.cache
+def grader_fingerprint(root: Path = ROOT) -> str:
+    """This checkout's grader fingerprint, computed once a process."""
+    return grader_parts(root).digest

@@ -1,0 +1,143 @@
+"""The grader's fingerprint (orchestrator/grader.py): one byte of the code that decides
+verdicts, of the pinned fonts, of Chromium's major version or of a stack's image inputs
+changes it; the report, the scores or a README beside them do not."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from orchestrator.grader import (
+    GRADER_SOURCES,
+    ROOT,
+    chromium_major,
+    grader_fingerprint,
+    grader_parts,
+    source_files,
+)
+
+
+def _copy(root: Path, rel: str) -> None:
+    src = ROOT / rel
+    if src.is_dir():
+        shutil.copytree(src, root / rel, ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, root / rel)
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """The grader's sources, the report's, the scores' and the images, copied."""
+    root = tmp_path / "repo"
+    for rel in (*GRADER_SOURCES, "orchestrator/report", "orchestrator/scoring.py", "images"):
+        _copy(root, rel)
+    return root
+
+
+@pytest.fixture
+def fonts(tmp_path: Path) -> tuple[str, ...]:
+    made = []
+    for name in ("A.ttf", "B.ttf"):
+        path = tmp_path / "fonts" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"font " + name.encode())
+        made.append(str(path))
+    return tuple(made)
+
+
+def _fp(root: Path, fonts: tuple[str, ...], browser: str = "156") -> str:
+    return grader_parts(root, fonts=fonts, browser=lambda: browser).digest
+
+
+def _flip_a_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def test_the_fingerprint_is_deterministic_and_the_checkouts(
+    checkout: Path, fonts: tuple[str, ...]
+) -> None:
+    assert _fp(checkout, fonts) == _fp(checkout, fonts)
+    # The copy's grader is this checkout's: same bytes, same paths, same fingerprint.
+    assert grader_parts(checkout, fonts=fonts).code == grader_parts(ROOT, fonts=fonts).code
+    assert len(grader_fingerprint()) == 64 and grader_fingerprint() == grader_fingerprint()
+    # Every listed source exists and is read; a missing one is an error, not a skip.
+    read = {p.relative_to(ROOT).as_posix() for p in source_files(ROOT)}
+    verifier = {
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "orchestrator/verifier").glob("*.py")
+    }
+    assert verifier <= read and "orchestrator/admission.py" in read
+    assert not any(r.startswith("orchestrator/report/") for r in read)
+    with pytest.raises(FileNotFoundError, match="orchestrator/nope"):
+        source_files(ROOT, ("orchestrator/nope",))
+
+
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "orchestrator/verifier/_gates.py",
+        "orchestrator/contract/_load.py",
+        "orchestrator/cell/_flips.py",
+        "orchestrator/admission.py",
+    ],
+)
+def test_one_byte_of_the_code_that_decides_verdicts_changes_it(
+    checkout: Path, fonts: tuple[str, ...], rel: str
+) -> None:
+    """A planted bug: one bit of one grading source flipped."""
+    before = _fp(checkout, fonts)
+    _flip_a_byte(checkout / rel)
+    assert _fp(checkout, fonts) != before
+
+
+def test_a_new_verifier_module_changes_it(checkout: Path, fonts: tuple[str, ...]) -> None:
+    before = _fp(checkout, fonts)
+    (checkout / "orchestrator" / "verifier" / "_new_gate.py").write_text("X = 1\n")
+    assert _fp(checkout, fonts) != before
+
+
+@pytest.mark.parametrize(
+    "rel",
+    ["orchestrator/report/_markdown.py", "orchestrator/scoring.py"],
+)
+def test_code_that_decides_no_verdict_leaves_it(
+    checkout: Path, fonts: tuple[str, ...], rel: str
+) -> None:
+    before = _fp(checkout, fonts)
+    _flip_a_byte(checkout / rel)
+    (checkout / "orchestrator" / "verifier" / "__pycache__").mkdir(exist_ok=True)
+    (checkout / "orchestrator" / "verifier" / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    assert _fp(checkout, fonts) == before
+
+
+def test_the_rendering_environment_and_the_image_inputs_change_it(
+    checkout: Path, fonts: tuple[str, ...]
+) -> None:
+    before = _fp(checkout, fonts)
+    assert _fp(checkout, fonts, browser="157") != before
+    _flip_a_byte(Path(fonts[0]))
+    after_font = _fp(checkout, fonts)
+    assert after_font != before
+    Path(fonts[1]).unlink()  # a missing pinned font: a fixed word, still a difference
+    assert _fp(checkout, fonts) not in (before, after_font)
+    Path(fonts[1]).write_bytes(b"font B.ttf")
+    assert _fp(checkout, fonts) == after_font
+    stack = sorted(p.parent for p in (checkout / "images").glob("*/Dockerfile"))[-1]
+    _flip_a_byte(stack / "Dockerfile")
+    assert _fp(checkout, fonts) != after_font
+
+
+def test_the_agent_layer_is_no_stack_image_input(checkout: Path, fonts: tuple[str, ...]) -> None:
+    """An admission runs no CLI agent: `images/_agent/` does not make another grader."""
+    before = _fp(checkout, fonts)
+    _flip_a_byte(checkout / "images" / "_agent" / "Dockerfile")
+    assert _fp(checkout, fonts) == before
+
+
+def test_chromium_major_is_a_number_or_unknown() -> None:
+    got = chromium_major()
+    assert got == "unknown" or got.isdigit()
