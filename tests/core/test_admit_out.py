@@ -53,6 +53,6 @@ def test_a_negative_browser_context_count_is_one_line_and_exit_2(tmp_path: Path)
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "--browser-contexts -1: expected >= 0 (0: a core each)"
+        "--browser-contexts -1: expected >= 0 (0: by CPU headroom)"
     ], proc.stderr
     assert not (tmp_path / "adm").exists() or not any((tmp_path / "adm").iterdir())

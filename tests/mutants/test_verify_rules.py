@@ -65,9 +65,13 @@ class Pool:
     warm: Warm = field(default_factory=Warm)
     session: object = field(default_factory=object)
     short: bool = False  # the replay answers for the job only, not its followers
+    idle: bool = False  # a keyboard replay starts beside its pointer replay (`idle_slot`)
 
     def warm_contexts(self) -> Warm:
         return self.warm
+
+    def idle_slot(self) -> bool:
+        return self.idle
 
     async def run(self, base_url: str, viewport: Any, job: Any, warm: Any = None) -> Any:
         self.runs.append((base_url, viewport, warm))
