@@ -832,3 +832,29 @@ async def test_drift_is_measured_on_the_pool_and_names_the_task(
     with pytest.raises(EnvironmentDrift) as info:
         await _verify_task(pool, _visual_task(tmp_path))
     assert asked == [pool] and info.value.task_id == "t"
+
+
+# ------------------------------------------------ the keyboard replay, only where it counts
+
+
+@pytest.mark.parametrize("idle", [False, True])
+@pytest.mark.parametrize("by_pointer", [False, True])
+async def test_a_keyboard_replay_counts_only_where_the_pointer_passes(
+    tmp_path: Path, pool: Pool, idle: bool, by_pointer: bool
+) -> None:
+    """`keyboard:<id>` is not applicable where the check fails by pointer, so its replay
+    decides nothing there: a busy pool never runs it, an idle one may start it beside the
+    pointer replay but drops what it saw. The report is the same either way (#51)."""
+    pool.idle = idle
+    pool.script["open"] = [_obs("open", opened=by_pointer)]
+    pool.script["open~bare"] = [_obs("open~bare", opened=False)]
+    report, found = await _verify_task(pool, _chained_task(tmp_path), check_ids=["opened"])
+    keyed = found["keyboard:opened"]
+    states = {s.state for s in report.states}
+    replayed = [j.key for j in pool.replays]
+    if by_pointer:
+        assert keyed.applicable and keyed.passed and "open~keys" in states
+        assert replayed.count("open~keys") == 1
+    else:
+        assert not keyed.applicable and "open~keys" not in states
+        assert replayed.count("open~keys") == (1 if idle else 0)
