@@ -222,6 +222,8 @@ def cpu_line(out: SweepOutcome) -> str:
             f"{s.use.describe()} while states replayed or waited"
             f" (up to {s.peak_slots} browser states at once)"
         )
+        if s.waited is not None:
+            parts.append(f"{s.waited.describe()} while a state waited for a browser slot")
     if out.cpu is not None:
         parts.append(f"{out.cpu.describe()} over the whole run")
     return "cpu: " + "; ".join(parts) if parts else ""

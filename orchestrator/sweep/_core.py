@@ -83,6 +83,7 @@ class StatesCpu:
 
     use: CpuUse
     peak_slots: int
+    waited: CpuUse | None = None  # over the periods a state waited for a slot
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,9 @@ class SweepResources:
         """The pool's CPU while states replayed or waited (`Engine.states_cpu`)."""
         headroom = self.pool.headroom
         use = headroom.states_use() if headroom is not None else None
-        return None if use is None or headroom is None else StatesCpu(use, headroom.peak)
+        if use is None or headroom is None:
+            return None
+        return StatesCpu(use, headroom.peak, waited=headroom.waiting_use())
 
     async def attempt(self, job: Job, n: int, ledger: Ledger) -> CellReport:
         ctx = self._context(job, n)

@@ -51,9 +51,12 @@ class Headroom:
         self._read = read
         self._last = read()
         self.peak = floor
-        # CPU time over the periods in which a state replayed or waited for a slot.
+        # CPU time over the periods in which a state replayed or waited for a slot, and
+        # over those in which one waited (the periods the slots decided the pace).
         self._states = CpuTimes()
         self._states_s = 0.0
+        self._waiting = CpuTimes()
+        self._waiting_s = 0.0
         limiter.total_tokens = floor
 
     async def run(self) -> None:
@@ -72,6 +75,9 @@ class Headroom:
         if waiting or stats.borrowed_tokens > 0:
             self._states += spent
             self._states_s += self.period
+        if waiting:
+            self._waiting += spent
+            self._waiting_s += self.period
         slots = int(self.limiter.total_tokens)
         busy = spent.busy_share
         if busy > self.high and slots > self.floor:
@@ -85,3 +91,9 @@ class Headroom:
         if self._states_s <= 0:
             return None
         return CpuUse.of(self._states, self._states_s)
+
+    def waiting_use(self) -> CpuUse | None:
+        """CPU use while a state waited for a slot (None if none ever did)."""
+        if self._waiting_s <= 0:
+            return None
+        return CpuUse.of(self._waiting, self._waiting_s)

@@ -92,6 +92,8 @@ async def test_slots_open_while_states_wait_and_the_cpu_has_room() -> None:
             room.tick()
         assert limiter.total_tokens == 4  # the ceiling, never past it
         assert room.peak == 4
+        waited = room.waiting_use()  # states waited in every period: 50 % busy
+        assert waited is not None and waited.busy == pytest.approx(0.5) and waited.seconds == 2.5
         await anyio.wait_all_tasks_blocked()
         assert limiter.borrowed_tokens == 4
         tg.cancel_scope.cancel()
@@ -144,6 +146,7 @@ async def test_states_use_counts_only_periods_with_states() -> None:
         tg.cancel_scope.cancel()
     use = room.states_use()
     assert use is not None and use.busy == pytest.approx(0.8) and use.seconds == 0.5
+    assert room.waiting_use() is None  # the one state replayed; none waited
 
 
 def test_without_proc_stat_the_slots_stay_at_the_floor() -> None:
@@ -171,10 +174,15 @@ def test_the_summary_line_names_both_figures(tmp_path: Path) -> None:
         tmp_path,
         [],
         cpu=CpuUse(busy=0.61, steal=0.05, seconds=400),
-        states_cpu=StatesCpu(CpuUse(busy=0.83, steal=0.04, seconds=300), peak_slots=7),
+        states_cpu=StatesCpu(
+            CpuUse(busy=0.83, steal=0.04, seconds=300),
+            peak_slots=7,
+            waited=CpuUse(busy=0.91, steal=0.02, seconds=40),
+        ),
     )
     line = cpu_line(out)
     assert line.startswith("cpu: 83% busy over 300 s (4% stolen) while states replayed")
     assert "up to 7 browser states at once" in line
+    assert "91% busy over 40 s (2% stolen) while a state waited for a browser slot" in line
     assert "61% busy over 400 s (5% stolen) over the whole run" in line
     assert cpu_line(SweepOutcome(tmp_path, [])) == ""
