@@ -93,8 +93,13 @@ def _refuse(what: str, marker: str) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Guard Chromium's launch and the Docker client for the whole session (`_refuse`)."""
+    """Guard Chromium's launch and the Docker client for the whole session (`_refuse`);
+    plug in the tier ledger when one is named (`tests/ledger.py`)."""
     from playwright.async_api import BrowserType
+
+    from tests.ledger import register
+
+    register(config)
 
     launch = BrowserType.launch
 
