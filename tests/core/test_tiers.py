@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -60,8 +61,37 @@ def test_the_admission_sample_is_its_own_tier_and_command() -> None:
     script = (ROOT / "scripts" / "test").read_text()
     assert "run_tier ci -m ci " in script and "-m admission" in script
     assert script.count('run_admission "$@"') == 2  # alone, and in `full`
-    ci_run = (ROOT / ".ci" / "run").read_text()
-    assert "bash scripts/test && bash scripts/test admission" in ci_run
+
+
+@pytest.mark.parametrize(
+    ("fails", "status", "ran"),
+    [
+        ("", 0, ["install", "test", "test admission"]),
+        ("test", 1, ["install", "test"]),
+        ("test admission", 1, ["install", "test", "test admission"]),
+        ("install", 1, ["install"]),
+    ],
+)
+def test_ci_runs_the_command_then_the_sample_and_fails_with_either(
+    tmp_path: Path, fails: str, status: int, ran: list[str]
+) -> None:
+    """`.ci/run` for real, with stand-in scripts: each step runs only after the one before
+    it passed, and CI's exit status is the first failure's (a `test && admission` list
+    followed by another line once let a failing test tier end CI with 0)."""
+    from tests.conftest import ROOT
+
+    (tmp_path / ".ci").mkdir()
+    (tmp_path / ".ci" / "run").write_text((ROOT / ".ci" / "run").read_text())
+    (tmp_path / "scripts").mkdir()
+    for name in ("install", "test"):
+        (tmp_path / "scripts" / name).write_text(
+            f'step="{name}${{1:+ $1}}"; echo "$step" >> ran.txt\n'
+            f'[ "$step" = "{fails}" ] && exit 1\nexit 0\n'
+        )
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    done = subprocess.run(["bash", ".ci/run"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == status, done.stdout + done.stderr
+    assert (tmp_path / "ran.txt").read_text().splitlines() == ran
 
 
 def _collected(*args: str) -> list[str]:

@@ -63,14 +63,21 @@ def _gc(*args: str) -> str:
     return done.stdout
 
 
-def _hold_then_die(lock: Path) -> None:
-    """A sweep process that held `lock` and was killed -9."""
+def _hold(lock: Path) -> subprocess.Popen[bytes]:
+    """A sweep process holding `lock`. Held from before its resources exist: a sweep that
+    another test starts meanwhile reaps every network whose lock is free (`gc` at the
+    start of each sweep), and would take this one's before the test has looked at it."""
     hold = (
         "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
-        "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)"
+        "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(300)"
     )
     proc = subprocess.Popen([sys.executable, "-c", hold, str(lock)], stdout=subprocess.PIPE)
     assert proc.stdout is not None and proc.stdout.readline() == b"held\n"
+    return proc
+
+
+def _die(proc: subprocess.Popen[bytes]) -> None:
+    """The sweep process killed -9: its lock is free, its resources dead."""
     proc.kill()
     proc.wait()
 
@@ -83,6 +90,7 @@ async def test_gc_keeps_a_live_sweeps_resources_and_removes_a_dead_ones(
     (tmp_path / "dead").mkdir()
     dead_lock = tmp_path / "dead" / ".lock"
     backend = DockerBackend()
+    holder = _hold(dead_lock)
     try:
         with Manifest(tmp_path / "live", sweep_id=live) as manifest:
             async with AsyncExitStack() as stack:
@@ -91,7 +99,7 @@ async def test_gc_keeps_a_live_sweeps_resources_and_removes_a_dead_ones(
                     ws.mkdir()
                     labels = Labels(sweep=sweep, cell="c", lock=str(lock))
                     await stack.enter_async_context(backend.open(ws, SPEC, labels))
-                _hold_then_die(dead_lock)
+                _die(holder)
                 before = {s: _resources(s) for s in (live, dead)}
                 assert all(len(r) == 2 for r in before.values()), before  # container + net
 
@@ -103,6 +111,7 @@ async def test_gc_keeps_a_live_sweeps_resources_and_removes_a_dead_ones(
                 _gc("--sweep", live, "--force")  # --force removes even a live sweep's
                 assert _resources(live) == []
     finally:
+        _die(holder)
         for sweep in (live, dead):  # whatever failed above, leave nothing behind
             _gc("--sweep", sweep, "--force")
     assert json.dumps(_resources(live) + _resources(dead)) == "[]"
@@ -121,11 +130,12 @@ async def test_a_dead_sweeps_gateway_network_and_firewall_chain_are_reaped(
 
     sweep = unique_sweep("pytest-gc-gateway")
     lock = tmp_path / ".lock"
+    holder = _hold(lock)
     try:
         async with Gateway({}) as gateway:
             backend = DockerBackend(allow=Allow(address="", port=gateway.port))
             assert await expose(gateway, backend, sweep, str(lock))
-            _hold_then_die(lock)
+            _die(holder)
             nets = subprocess.run(
                 [
                     "docker",
@@ -146,4 +156,5 @@ async def test_a_dead_sweeps_gateway_network_and_firewall_chain_are_reaped(
             assert _resources(sweep) == [], out
             assert nets[0][:12] not in await installed(), out
     finally:
+        _die(holder)
         _gc("--sweep", sweep, "--force")
