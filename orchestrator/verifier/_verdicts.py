@@ -91,9 +91,13 @@ class VerdictCache:
         kept = self.kept.get(key)
         if kept is None:
             return None
-        self.hits += 1
         if artifacts is not None and kept.artifacts is not None:
-            await anyio.to_thread.run_sync(_copy_states, kept.artifacts, artifacts)
+            # A retried cell writes its checkpoints where its first attempt did (the same
+            # folder: nothing to copy), or cleared them (gone: replayed instead).
+            if not await anyio.to_thread.run_sync(_copy_states, kept.artifacts, artifacts):
+                del self.kept[key]
+                return None
+        self.hits += 1
         why = f"the work tree is byte-identical to {kept.source} (its verdicts)"
         states = tuple(
             msgspec.structs.replace(s, reused=why, replayed="", duration_s=0.0)
@@ -102,6 +106,14 @@ class VerdictCache:
         return msgspec.structs.replace(kept.report, states=states, warm_discarded=())
 
 
-def _copy_states(source: Path, dest: Path) -> None:
-    if source.is_dir():
+def _copy_states(source: Path, dest: Path) -> bool:
+    """`source`'s artifacts into `dest`; False when they are gone (or cannot be copied)."""
+    if not source.is_dir():
+        return False
+    if source.resolve() == dest.resolve():
+        return True
+    try:
         shutil.copytree(source, dest, dirs_exist_ok=True)
+    except (OSError, shutil.Error):
+        return False
+    return True

@@ -6,6 +6,7 @@ state that posted to its server or a tree whose bytes the id does not hold repla
 from __future__ import annotations
 
 import functools
+import shutil
 import threading
 from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
@@ -175,3 +176,23 @@ def test_a_checkpoint_is_kept_only_when_every_replay_was_clean(
     assert _view_with(CLEAN).dirty("t1") == ""
     assert why in _view_with(CLEAN, obs).dirty("t1")
     assert "moved" in _view_with(CLEAN).dirty("t2")  # the tree changed during the replays
+
+
+@pytest.mark.anyio
+async def test_a_retried_cells_own_folder_or_a_vanished_one_is_no_error(tmp_path: Path) -> None:
+    """A retried cell writes its checkpoints where its first attempt did: the kept
+    report's folder is the new one (nothing to copy, no `same file` error, #51's first
+    CI run). A folder cleared since is a miss: the checkpoint replays."""
+    report = VerifyReport(checks=(), gates=())
+    cache = VerdictCache()
+    art = tmp_path / "cell" / "artifacts" / "checkpoint-001"
+    (art / "states").mkdir(parents=True)
+    (art / "states" / "a.png").write_bytes(b"png")
+    cache.put("k", report, art)
+    assert await cache.take("k", art) is not None  # the same folder
+    other = tmp_path / "other" / "artifacts" / "checkpoint-002"
+    assert await cache.take("k", other) is not None
+    assert (other / "states" / "a.png").read_bytes() == b"png"
+    assert cache.hits == 2
+    shutil.rmtree(art)
+    assert await cache.take("k", other) is None and "k" not in cache.kept
