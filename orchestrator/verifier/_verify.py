@@ -12,7 +12,7 @@ Rules beyond single assertions (also in the package docstring):
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -257,20 +257,16 @@ def _keys_needed(group: tuple[StateJob, ...], found: dict[str, StateObservation]
 async def _replay_one_after(
     done: dict[str, anyio.Event],
     pool: BrowserPool,
-    job: StateJob,
-    followers: tuple[StateJob, ...],
-    warm: WarmContexts | None,
-    reuse: CheckpointView | None,
-    why: dict[str, str],
+    group: tuple[StateJob, ...],
     found: dict[str, StateObservation],
+    run: Callable[[], Awaitable[None]],
 ) -> None:
-    """A keyboard group: its replay decides a verdict only where one of its checks passes
-    by pointer (`_keys_needed`). With a browser slot idle it starts at once, beside its
-    states' pointer replays, and is cancelled (or its observations dropped) when they show
-    it was not needed: idle cores buy latency. On a busy pool it waits for them and runs
-    only when needed: busy cores go to what decides a verdict. Either way the report is
-    the same: a group not needed leaves no observation."""
-    group = (job, *followers)
+    """A keyboard group (`run` replays it): its replay decides a verdict only where one of
+    its checks passes by pointer (`_keys_needed`). With a browser slot idle it starts at
+    once, beside its states' pointer replays, and is cancelled (or its observations
+    dropped) when they show it was not needed: idle cores buy latency. On a busy pool it
+    waits for them and runs only when needed: busy cores go to what decides a verdict.
+    Either way the report is the same: a group not needed leaves no observation."""
     waits = [done[_pointer_key(each)] for each in group if _pointer_key(each) in done]
 
     async def decided() -> bool:
@@ -278,7 +274,6 @@ async def _replay_one_after(
             await event.wait()
         return _keys_needed(group, found)
 
-    run = partial(_replay_one, pool, job, followers, warm, reuse, why, found)
     if not pool.idle_slot():
         if await decided():
             await run()
@@ -320,8 +315,8 @@ async def _replay_all(
         async with anyio.create_task_group() as tg:
             for job, followers in groups:
                 if job.operate == "keyboard":
-                    args = (pool, job, followers, warm, reuse, why, out.found)
-                    tg.start_soon(_replay_one_after, done, *args)
+                    run = partial(_replay_one, pool, job, followers, warm, reuse, why, out.found)
+                    tg.start_soon(_replay_one_after, done, pool, (job, *followers), out.found, run)
                 else:
                     tg.start_soon(pointer, job, followers)
     finally:
