@@ -25,7 +25,7 @@ pytestmark = pytest.mark.anyio
 
 VIEWPORT = Viewport(width=800, height=600)
 
-# The DOM changes every 50 ms for 400 ms after the load: a quiet wait of 100 ms on this
+# The DOM changes every 50 ms for 400 ms from when the script runs: a quiet wait of 100 ms on this
 # document must outlast the burst.
 LATE = """<!doctype html><body><p id="p">0</p><script>
 let n = 0;
@@ -105,8 +105,11 @@ async def test_an_await_after_a_navigation_reads_the_new_document(
 
     waited, text, same = await pool.run(site_url, VIEWPORT, job)
     assert same, "the page's session was replaced"
-    assert text == "8"
-    assert waited >= 0.4, f"the quiet wait ended after {waited:.3f} s, before the mutation"
+    # The burst began when the document's script ran, before `goto` returned, so how
+    # much of it is left depends on the machine's load: what is guarded is that the wait
+    # saw the burst to its end (the last text) and then a quiet window of its own.
+    assert text == "8", f"the quiet wait ended at {text!r}, before the burst ended"
+    assert waited >= 0.1, f"the quiet wait ended after {waited:.3f} s, inside its window"
 
 
 async def test_the_session_goes_with_its_page(pool: BrowserPool, site_url: str) -> None:
