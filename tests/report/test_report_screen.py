@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import shutil
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -86,12 +87,16 @@ async def browser(require_chromium: None) -> AsyncIterator[Browser]:
             await b.close()
 
 
-async def _open(browser: Browser, html: Path) -> Page:
+@asynccontextmanager
+async def _open(browser: Browser, html: Path) -> AsyncIterator[Page]:
     page = await browser.new_page(viewport=SCREEN)
-    await page.goto(html.resolve().as_uri(), wait_until="load")
-    # The report runs no script, so the DOM read below is the one it wrote.
-    assert await page.locator("script").count() == 0
-    return page
+    try:
+        await page.goto(html.resolve().as_uri(), wait_until="load")
+        # The report runs no script, so the DOM read below is the one it wrote.
+        assert await page.locator("script").count() == 0
+        yield page
+    finally:
+        await page.close()
 
 
 async def top_overflow(page: Page) -> list[str]:
@@ -135,28 +140,30 @@ async def dangling_links(page: Page, html: Path) -> list[str]:
 async def test_the_top_fits_the_first_screen(
     population: str, browser: Browser, request: pytest.FixtureRequest
 ) -> None:
-    page = await _open(browser, request.getfixturevalue(population))
-    assert await top_overflow(page) == []
-    # The contents follow the top, and the three sentences are the summary's.
-    assert len((await page.locator("#summary").inner_text()).split(". ")) == 3
-    assert await page.locator("#top + nav#contents").count() == 1
+    async with _open(browser, request.getfixturevalue(population)) as page:
+        assert await top_overflow(page) == []
+        # The contents follow the top, and the three sentences are the summary's.
+        assert len((await page.locator("#summary").inner_text()).split(". ")) == 3
+        assert await page.locator("#top + nav#contents").count() == 1
 
 
 async def test_every_link_of_the_report_and_a_cell_page_resolves(
     mixed_index: Path, browser: Browser
 ) -> None:
-    page = await _open(browser, mixed_index)
-    assert await dangling_links(page, mixed_index) == []
-    assert await page.locator("a[href^='#']").count() > 30  # contents, glossary terms
-    assert await page.locator("a[href^='cells/']").count() == 252
-    first = page.locator("a[href^='cells/']").first
-    target = mixed_index.parent / unquote(urlsplit(await first.get_attribute("href") or "").path)
-    await first.click()
-    await page.wait_for_load_state("load")
-    assert page.url.endswith("#first-failing")
-    assert await page.locator("#first-failing").count() == 1
-    assert await page.locator("img[src*='/reference/']").count() > 0  # the shipped evidence
-    assert await dangling_links(page, target) == []
+    async with _open(browser, mixed_index) as page:
+        assert await dangling_links(page, mixed_index) == []
+        assert await page.locator("a[href^='#']").count() > 30  # contents, glossary terms
+        assert await page.locator("a[href^='cells/']").count() == 252
+        first = page.locator("a[href^='cells/']").first
+        target = mixed_index.parent / unquote(
+            urlsplit(await first.get_attribute("href") or "").path
+        )
+        await first.click()
+        await page.wait_for_load_state("load")
+        assert page.url.endswith("#first-failing")
+        assert await page.locator("#first-failing").count() == 1
+        assert await page.locator("img[src*='/reference/']").count() > 0  # the shipped evidence
+        assert await dangling_links(page, target) == []
 
 
 PLANTED = {
@@ -181,6 +188,6 @@ async def test_a_planted_bug_is_caught(bug: str, mixed_index: Path, browser: Bro
     assert good in text
     planted = mixed_index.with_name("planted.html")
     planted.write_text(text.replace(good, bad, 1), encoding="utf-8")
-    page = await _open(browser, planted)
-    problems = await top_overflow(page) + await dangling_links(page, planted)
+    async with _open(browser, planted) as page:
+        problems = await top_overflow(page) + await dangling_links(page, planted)
     assert [p for p in problems if caught in p] != [], problems
