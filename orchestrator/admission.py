@@ -7,7 +7,9 @@
   are kept (`checks`);
 - untouched R0 builds and serves, and fails at least one completion gate; it runs first,
   so the reference's final is graded for accessibility continuity against R0's snapshots
-  and every negative against R0's and the reference's (`verifier/_a11y_gate.py`);
+  and every negative against R0's and the reference's (`verifier/_a11y_gate.py`). A task
+  with accessibility evidence (`evidence/a11y.json`) is graded against it instead, R0's
+  and the reference's captured snapshots alike, and R0 replays without taking any;
 - with `repeat` > 1 the reference is replayed again and any changed verdict is flaky, and
   every negative is replayed `repeat` times too: a check whose verdict changes between
   runs (`unstable_checks`) fails the negative's control, as does any run that misses.
@@ -31,7 +33,7 @@ from .contract import COMPLETION_GATES, Negative, TaskPackage
 from .events import CheckpointSummary
 from .results import A11ySnapshot, CheckResult, VerifyReport
 from .solvers import ReferenceSolver
-from .verifier import BrowserPool, BrowserVerifier, with_a11y_continuity
+from .verifier import BrowserPool, BrowserVerifier, read_a11y_evidence, with_a11y_continuity
 from .workspace import discard_under
 
 
@@ -114,7 +116,8 @@ class Admitter:
     async def suite_on(
         self, task: TaskPackage, name: str, negative: Negative | None
     ) -> VerifyReport:
-        """The full suite on R0, or on R0 (+ reference through `after_unit`) + a negative."""
+        """The full suite on R0, or on R0 (+ reference through `after_unit`) + a negative.
+        R0's takes no accessibility snapshot where the task's evidence has one."""
         ctx = self._ctx(task, name)
         await ctx.resolve_image()
         patches = []
@@ -126,7 +129,8 @@ class Admitter:
                 if unit.id == negative.after_unit:
                     break
             patches.append(task.negative_patch(negative.name))
-        return await run_suite(ctx, ctx.cell_dir, "-final", patches)
+        a11y = negative is not None or await ctx.a11y_evidence() is None
+        return await run_suite(ctx, ctx.cell_dir, "-final", patches, a11y=a11y)
 
     async def reference(
         self, task: TaskPackage, run: int, r0_a11y: dict[str, A11ySnapshot] | None = None
@@ -167,8 +171,10 @@ class Admitter:
     ) -> TaskAdmission:
         """The task's admission; `negatives` names the ones to run (None: every one)."""
         controls: list[ControlResult] = []
-        # R0 first: its accessibility snapshots are the base the reference's final and
-        # the negatives are compared with (`verifier/_a11y_gate.py`).
+        # The task's accessibility evidence, where it has some, is the base the
+        # reference's final and the negatives are compared with; else R0's live run,
+        # first, and the reference's (`verifier/_a11y_gate.py`, `_a11y_evidence.py`).
+        evidence = await read_a11y_evidence(task)
         r0 = await self.suite_on(task, "r0", None)
         ref, first_run, _ = await self.reference(task, 0, r0.a11y)
         controls.append(ref)
@@ -196,6 +202,8 @@ class Admitter:
             )
         )
         bases: A11yBases = (("R0", r0.a11y), ("the reference", first_run.final_a11y))
+        if evidence is not None:
+            bases = evidence.bases()
         trusted = tuple(
             n.name
             for n in task.contract.negatives

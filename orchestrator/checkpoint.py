@@ -69,9 +69,10 @@ class Checkpointer:
         return self._build, self._serve
 
     async def run(
-        self, unit: str, check_ids: Collection[str] | None, *, label: str = ""
+        self, unit: str, check_ids: Collection[str] | None, *, label: str = "", a11y: bool = True
     ) -> tuple[int, VerifyReport, float]:
-        """Run one checkpoint; returns (index, report, seconds)."""
+        """Run one checkpoint; returns (index, report, seconds). `a11y` False: a full
+        suite without accessibility snapshots (R0, where the task's evidence has them)."""
         self.count += 1
         index = self.count
         t0 = time.monotonic()
@@ -96,6 +97,7 @@ class Checkpointer:
             artifacts=out,
             workspace=self.workspace,
             server=self._server,
+            a11y=a11y,
         )
         # ...nor one lost while it was verified: the failures would be the sandbox's.
         await self.sandbox.ensure_alive()

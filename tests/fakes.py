@@ -156,6 +156,7 @@ class FakeVerifier:
         artifacts: Path | None,
         workspace: object = None,
         server: str = "",
+        a11y: bool = True,
     ) -> VerifyReport:
         self.faults.hit("verify", base_url.rsplit("/", 1)[-1])
         wanted = [c for c in task.contract.checks if check_ids is None or c.id in check_ids]

@@ -117,6 +117,7 @@ class OracleVerifier:
         artifacts: Path | None,
         workspace: object = None,
         server: str = "",
+        a11y: bool = True,
     ) -> VerifyReport:
         oracle = task_oracle(task.root, task.contract_hash)
         assert isinstance(workspace, Workspace)

@@ -17,7 +17,8 @@ from ..results import A11ySnapshot, GateStatus
 
 
 class BaselineRun(msgspec.Struct, frozen=True, kw_only=True):
-    """What one R0 run yields: its gates, and each state's accessibility snapshot."""
+    """What one R0 run yields: its gates, and each state's accessibility snapshot (none
+    for a task with accessibility evidence: its cells take their bases from that)."""
 
     gates: dict[Gate, GateStatus]
     a11y: dict[str, A11ySnapshot] = {}

@@ -18,7 +18,7 @@ from ..records import CellResult
 from ..results import A11ySnapshot
 from ..scoring import Weights
 from ..solvers import Usage
-from ..verifier import BrowserPool, Verifier
+from ..verifier import A11yEvidence, BrowserPool, Verifier, read_a11y_evidence
 from ._baseline import BaselineCache
 
 
@@ -62,8 +62,17 @@ class CellContext:
 
     agent: AgentLayer | None = None  # scaffold arm: the CLI agent installed on the task image
     # R0's accessibility snapshots when the caller has them (admission runs R0 itself);
-    # None: the baseline cache's, when there is one.
+    # None: the baseline cache's, when there is one. The task's accessibility evidence
+    # (`a11y_evidence()`) comes before either.
     a11y_r0: dict[str, A11ySnapshot] | None = None
+    _a11y_evidence: tuple[A11yEvidence | None] | None = field(default=None, init=False, repr=False)
+
+    async def a11y_evidence(self) -> A11yEvidence | None:
+        """The task's `evidence/a11y.json` (None: it has none), read once; a malformed
+        file raises `ContractError`."""
+        if self._a11y_evidence is None:
+            self._a11y_evidence = (await read_a11y_evidence(self.task),)
+        return self._a11y_evidence[0]
 
     @property
     def serve_spec(self) -> ServeSpec:

@@ -1,6 +1,7 @@
 """A cell's grading: its delivery (`_deliver`) scored. The units cleared, the final
-checkpoint's gates (with accessibility continuity against R0), the baseline channel's
-regressions against R0's verdicts, the flips, and the scores."""
+checkpoint's gates (with accessibility continuity against the task's evidence, else
+against R0's live run), the baseline channel's regressions against R0's verdicts, the
+flips, and the scores."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ..faults import TaskProblem
 from ..records import Arm, CellResult, UnitOutcome
 from ..results import GateStatus, VerifyReport
 from ..scoring import baseline_regressions, score_cell
-from ..verifier import A11Y_ID, with_a11y_continuity
+from ..verifier import A11Y_ID, A11yEvidence, with_a11y_continuity
 from ._baseline import BaselineResult, baseline_key
 from ._context import CellContext, CellReport
 from ._staged import StagedRun, _passed
@@ -24,7 +25,7 @@ async def grade(ctx: CellContext, arm: Arm, run: StagedRun, log: EventLog) -> Ce
     """Score the delivery; a task whose untouched R0 cannot run raises `TaskProblem`."""
     outcomes = _unit_outcomes(ctx.task, arm, run)
     baseline, baseline_wait_s = await _baseline(ctx, log)
-    final = _with_continuity(ctx, run.final, baseline)
+    final = _with_continuity(ctx, run.final, baseline, await ctx.a11y_evidence())
     # A work tree the solver flooded or broke is not verified: every gate fails.
     final_gates: dict[Gate, GateStatus] = (
         _gates(final) if final is not None else {g: "fail" for g in GATES}
@@ -116,12 +117,18 @@ async def _baseline(ctx: CellContext, log: EventLog) -> tuple[BaselineResult | N
 
 
 def _with_continuity(
-    ctx: CellContext, final: VerifyReport | None, baseline: BaselineResult | None
+    ctx: CellContext,
+    final: VerifyReport | None,
+    baseline: BaselineResult | None,
+    evidence: A11yEvidence | None,
 ) -> VerifyReport | None:
-    """Accessibility continuity: the final against R0's snapshots (admission's reference
-    gets them from its own R0 run, `ctx.a11y_r0`)."""
+    """Accessibility continuity: the final against the task's evidence (R0's and the
+    reference's snapshots) where it has some; else against R0's live snapshots (the
+    baseline's; admission's reference gets them from its own R0 run, `ctx.a11y_r0`)."""
     if final is None:
         return None
+    if evidence is not None:
+        return with_a11y_continuity(final, ctx.task.contract, evidence.bases())
     r0_a11y = ctx.a11y_r0
     if r0_a11y is None and baseline is not None and baseline.covered:
         r0_a11y = baseline.a11y

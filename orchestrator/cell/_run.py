@@ -7,8 +7,9 @@ import anyio
 
 from .. import events as ev
 from .. import trajectory as tj
+from ..contract import ContractError
 from ..events import EventLog
-from ..faults import classify, decisive, describe, format_traceback, leaves
+from ..faults import TaskProblem, classify, decisive, describe, format_traceback, leaves
 from ..records import Arm
 from ..solvers import Solver
 from ..verifier import verifier_version
@@ -54,6 +55,10 @@ def _log_failure(ctx: CellContext, exc: BaseException) -> None:
 async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
     task = ctx.task
     ctx.cell_dir.mkdir(parents=True, exist_ok=True)
+    try:  # before the solver spends anything: a broken package is the task's problem
+        await ctx.a11y_evidence()
+    except ContractError as exc:
+        raise TaskProblem(str(exc)) from exc
     await ctx.resolve_image()
     # A retried attempt starts from R0 again.
     await anyio.to_thread.run_sync(discard_under, ctx.cell_dir)

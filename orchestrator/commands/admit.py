@@ -34,7 +34,7 @@ from ..contract import ContractError, TaskPackage, discover_tasks, load_task
 from ..grader import grader_fingerprint
 from ..report import wilson
 from ..suite import suite_twin_problems
-from ..verifier import BrowserPool, EnvironmentDrift, check_environment
+from ..verifier import BrowserPool, EnvironmentDrift, check_environment, load_a11y_evidence
 from ._loop import run_async
 from ._task import task_root
 from .run import add_replay_argument
@@ -144,6 +144,8 @@ def _load(args: argparse.Namespace) -> list[TaskPackage]:
         else discover_tasks(args.tasks_dir)
     )
     tasks = [load_task(r) for r in roots]
+    for task in tasks:
+        load_a11y_evidence(task)  # a malformed evidence/a11y.json stops here, in one line
     twins = suite_twin_problems(tasks)
     if twins:
         raise ContractError(twins)

@@ -3,6 +3,9 @@
 `evidence/r0/` is captured from R0 as shipped; `evidence/reference/` from R0 with every
 unit's reference patch applied in order. Each is served in a throwaway workspace.
 `evidence/env.json` fingerprints the pinned rendering environment they were rendered in.
+`evidence/a11y.json` holds each side's accessibility snapshot of every state, as the full
+suite records it: the base of the accessibility continuity rules on every grading path
+(`verifier/_a11y_evidence.py`); a side whose evidence is refused keeps its old snapshots.
 
 Capture retries what `verify` retries (the host's network changing under the page, a
 timeout under load) and refuses to write a side's evidence when a render stays broken:
@@ -25,13 +28,15 @@ import anyio
 from sandbox import BackendKind
 
 from ..contract import ContractError, TaskPackage, load_task
-from ..verifier import BrowserPool, VerifierInfraError, capture
+from ..verifier import BrowserPool, Side, VerifierInfraError, capture, capture_a11y, write_a11y_side
 from ..workspace import Workspace
 from ._loop import run_async
 from ._task import task_root
 from .verify import served
 
-HELP = "capture per-state evidence (screenshots, text, a11y names, anchors) from R0 and reference"
+HELP = (
+    "capture per-state evidence (screenshots, text, accessibility, anchors) from R0 and reference"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,7 +49,7 @@ REFUSED = 4
 
 
 async def _capture_one(
-    pool: BrowserPool, task: TaskPackage, name: str, patches: list[Path], backend: BackendKind
+    pool: BrowserPool, task: TaskPackage, name: Side, patches: list[Path], backend: BackendKind
 ) -> int:
     """The side's exit status: 0 captured, 1 a state not reached, REFUSED nothing written."""
     with tempfile.TemporaryDirectory(prefix="pwb-capture-") as tmp:
@@ -61,6 +66,9 @@ async def _capture_one(
                     return 1
                 out = task.evidence / name
                 summaries = await capture(pool, task, url, out, clean_assets=name == "reference")
+                if not any(s.refused for s in summaries):
+                    snaps = await capture_a11y(pool, task, url, health)
+                    await write_a11y_side(task, name, snaps)
         finally:
             with anyio.move_on_after(60.0, shield=True):
                 await ws.discard()

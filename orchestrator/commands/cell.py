@@ -19,7 +19,13 @@ from ..events import read_events
 from ..llm import ProviderConfig, ProviderPool
 from ..records import Arm
 from ..solvers import Solver, make_solver, offline_solver
-from ..verifier import BrowserPool, BrowserVerifier, EnvironmentDrift, check_environment
+from ..verifier import (
+    BrowserPool,
+    BrowserVerifier,
+    EnvironmentDrift,
+    check_environment,
+    read_a11y_evidence,
+)
 from ._loop import run_async
 from ._task import task_root
 from .run import add_replay_argument
@@ -51,6 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 async def _run(args: argparse.Namespace, out: Path) -> CellReport:
     root = task_root(args.task, args.tasks_dir)
     task = load_task(root)
+    await read_a11y_evidence(task)  # a malformed evidence/a11y.json: one line, exit 2
     ledger = Ledger()
     providers_cfg: tuple[ProviderConfig, ...] = ()
     solver: Solver

@@ -1,4 +1,9 @@
-"""`python -m orchestrator verify TASK --workspace DIR`: serve DIR, replay, print the gates."""
+"""`python -m orchestrator verify TASK --workspace DIR`: serve DIR, replay, print the gates.
+
+The full suite (no `--checks`) of a task with accessibility evidence (`evidence/a11y.json`,
+`capture`) takes each state's accessibility snapshot and grades the continuity rules
+against R0's and the reference's captured ones; without evidence there is no base, and
+no accessibility continuity check."""
 
 from __future__ import annotations
 
@@ -21,7 +26,9 @@ from ..verifier import (
     VerifierInfraError,
     applicability,
     check_environment,
+    read_a11y_evidence,
     verify,
+    with_a11y_continuity,
 )
 from ..workspace import Workspace
 from ._loop import run_async
@@ -104,6 +111,8 @@ def print_report(report: VerifyReport) -> None:
 
 async def _main(args: argparse.Namespace) -> int:
     task = load_task(task_root(args.task, args.tasks_dir))
+    evidence = await read_a11y_evidence(task)
+    full = args.checks is None and evidence is not None
     scope = await _scope(task, args.workspace)
     async with BrowserPool(allow_env_drift=args.allow_env_drift) as pool:
         # Before anything is built: a drifted environment stops here.
@@ -112,8 +121,16 @@ async def _main(args: argparse.Namespace) -> int:
         async with served(task, args.workspace.resolve(), args.backend) as (url, health):
             health = msgspec.structs.replace(health, scope_violations=scope)
             report = await verify(
-                pool, task, url, check_ids=args.checks, health=health, artifacts=args.artifacts
+                pool,
+                task,
+                url,
+                check_ids=args.checks,
+                health=health,
+                artifacts=args.artifacts,
+                a11y=full,
             )
+    if full and evidence is not None:
+        report = with_a11y_continuity(report, task.contract, evidence.bases())
     print_report(report)
     return 1 if any(g.status == "fail" for g in report.gates) else 0
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 CANARY = "5b1f0c7e-pwb-grader-only"
 CANARY_LINE = f"# pwb-canary: {CANARY}\n"
-# What `capture` writes per state (env.json, the environment fingerprint, is not task data).
-EVIDENCE_TEXT = (".txt", ".aria.yaml", ".anchors.json")
+# What `capture` writes per state, and its accessibility snapshots (env.json, the
+# environment fingerprint, is not task data).
+EVIDENCE_TEXT = (".txt", ".aria.yaml", ".anchors.json", "a11y.json")
 
 
 def grader_only_files(root: Path) -> Iterator[Path]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..config import BenchConfig, SolverConfig, config_hash
 from ..contract import TaskPackage, discover_tasks, load_task
 from ..records import Arm, Cancelled, ManifestRow, TaskLabels
+from ..verifier import load_a11y_evidence
 from ._core import Job
 
 
@@ -16,11 +17,15 @@ def cell_key(task: str, solver: str, arm: Arm, repeat: int) -> str:
 
 
 def select_tasks(cfg: BenchConfig, only: tuple[str, ...] = ()) -> list[TaskPackage]:
-    """Load the selected tasks; an invalid task raises ContractError naming every problem."""
+    """Load the selected tasks; an invalid task raises ContractError naming every problem
+    (a malformed accessibility evidence file too: before any cell runs)."""
     patterns = only or cfg.sweep.tasks
     roots = discover_tasks(Path(cfg.sweep.tasks_dir))
     chosen = [r for r in roots if any(fnmatch.fnmatch(r.name, p) for p in patterns)]
-    return [load_task(r) for r in chosen]
+    tasks = [load_task(r) for r in chosen]
+    for task in tasks:
+        load_a11y_evidence(task)
+    return tasks
 
 
 def _arms(cfg: BenchConfig, solver: SolverConfig) -> list[Arm]:

@@ -22,6 +22,10 @@ Public surface:
 - `with_a11y_continuity(report, contract, bases)` — accessibility continuity (axe-core,
   focus visibility, form state after a failed submit, live regions) of a full-suite
   report against R0's snapshots (and the reference's), `_a11y_gate.py`;
+- `A11yEvidence`, `load_a11y_evidence(task)` / `read_a11y_evidence(task)` (None: the task
+  has none), `capture_a11y` and `write_a11y_side` — R0's and the reference's snapshots
+  frozen in `evidence/a11y.json`, the bases of those rules wherever a task has them
+  (`_a11y_evidence.py`);
 - the exception hierarchy (`VerifierError` and subclasses, see `_errors.py`).
 
 Semantics (details in the module docstrings): `require_interaction` and `changed_from`
@@ -30,6 +34,15 @@ in `_verify.py`; blank page, horizontal overflow and the content fingerprint in
 (pass / fail / n/a) in `_gates.py`.
 """
 
+from ._a11y_evidence import A11Y_EVIDENCE as A11Y_EVIDENCE
+from ._a11y_evidence import A11yBases as A11yBases
+from ._a11y_evidence import A11yEvidence as A11yEvidence
+from ._a11y_evidence import Side as Side
+from ._a11y_evidence import capture_a11y as capture_a11y
+from ._a11y_evidence import encode_a11y_evidence as encode_a11y_evidence
+from ._a11y_evidence import load_a11y_evidence as load_a11y_evidence
+from ._a11y_evidence import read_a11y_evidence as read_a11y_evidence
+from ._a11y_evidence import write_a11y_side as write_a11y_side
 from ._a11y_gate import A11Y_ID as A11Y_ID
 from ._a11y_gate import a11y_continuity as a11y_continuity
 from ._a11y_gate import with_a11y_continuity as with_a11y_continuity
@@ -64,10 +77,13 @@ from ._verify import verify as verify
 from ._version import verifier_version as verifier_version
 
 __all__ = [
+    "A11Y_EVIDENCE",
     "A11Y_ID",
     "AXE_VERSION",
     "PINNED_FONTS",
     "REPLAY_MODES",
+    "A11yBases",
+    "A11yEvidence",
     "BrowserCrashed",
     "BrowserPool",
     "BrowserSession",
@@ -81,6 +97,7 @@ __all__ = [
     "ReplayOptions",
     "ReuseCache",
     "RunHealth",
+    "Side",
     "VerdictCache",
     "Verifier",
     "VerifierError",
@@ -88,12 +105,17 @@ __all__ = [
     "a11y_continuity",
     "applicability",
     "capture",
+    "capture_a11y",
     "check_environment",
+    "encode_a11y_evidence",
     "environment_drift",
     "fonts_digest",
+    "load_a11y_evidence",
     "missing_fonts",
+    "read_a11y_evidence",
     "verifier_version",
     "verify",
     "with_a11y_continuity",
+    "write_a11y_side",
     "write_env",
 ]

@@ -38,9 +38,11 @@ class Verifier(Protocol):
         artifacts: Path | None,
         workspace: Workspace | None = None,
         server: str = "",
+        a11y: bool = True,
     ) -> VerifyReport:
         """Verify `check_ids` (None: every check, with each state's accessibility
-        snapshot in `VerifyReport.a11y`) on the site at `base_url` ("" = not
+        snapshot in `VerifyReport.a11y` unless `a11y` is False: an R0 run whose task
+        has those snapshots as evidence) on the site at `base_url` ("" = not
         served); raise `VerifierInfraError` for faults that are not the site's.
         `workspace`: the work tree being served, for replay reuse across checkpoints
         (a verifier may ignore it); `server`: an id of the serving process that changes
@@ -69,9 +71,12 @@ class BrowserVerifier:
         artifacts: Path | None,
         workspace: Workspace | None = None,
         server: str = "",
+        a11y: bool = True,
     ) -> VerifyReport:
         # Full-suite checkpoints (a final, R0, admission) take the accessibility
-        # snapshots the continuity rules compare (`_a11y_gate.py`).
+        # snapshots the continuity rules compare (`_a11y_gate.py`), but for an R0 run
+        # whose task has them as evidence (`_a11y_evidence.py`).
+        full = check_ids is None and a11y
         run = partial(
             verify,
             self.pool,
@@ -80,7 +85,7 @@ class BrowserVerifier:
             check_ids=check_ids,
             health=health,
             artifacts=artifacts,
-            a11y=check_ids is None,
+            a11y=full,
         )
         if workspace is None or self.pool.replay == "full":
             return await run()
@@ -88,7 +93,7 @@ class BrowserVerifier:
         try:
             verdicts, key = self.verdicts, ""
             if verdicts is not None and self.pool.replay == "reuse" and base_url:
-                key = verdict_key(task, check_ids, health, reuse.tree, reuse.index)
+                key = verdict_key(task, check_ids, health, reuse.tree, reuse.index, full)
             if verdicts is None or not key:
                 return (await _replayed(run, reuse, workspace))[0]
             async with verdicts.lock(key):

@@ -52,11 +52,16 @@ def verdict_key(
     health: RunHealth,
     tree: str,
     index: FileIndex,
+    a11y: bool = True,
 ) -> str:
-    """The cache key of a checkpoint, or "" when its tree does not hold every byte."""
+    """The cache key of a checkpoint, or "" when its tree does not hold every byte.
+    A full suite without accessibility snapshots (`a11y` False: an R0 run of a task
+    with accessibility evidence) is another key: a final on R0's tree needs them."""
     if any(kind in _UNHELD for kind, _ in index.values()):
         return ""
     checks = "*" if check_ids is None else "\n".join(sorted(check_ids))
+    if check_ids is None and not a11y:
+        checks = "*/no-a11y"
     h = hashlib.sha256()
     for part in (task.contract_hash, checks, msgspec.json.encode(health).decode(), tree):
         h.update(part.encode() + b"\0")

@@ -85,6 +85,7 @@ class Planted(Site):
         artifacts: Path | None,
         workspace: object = None,
         server: str = "",
+        a11y: bool = True,
     ) -> VerifyReport:
         report = await super().verify(
             task,

@@ -97,6 +97,7 @@ class Inverted:
         artifacts: Path | None,
         workspace: Workspace | None = None,
         server: str = "",
+        a11y: bool = True,
     ) -> VerifyReport:
         from orchestrator.verifier._gates import gate_results
 

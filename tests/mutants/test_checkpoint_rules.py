@@ -93,6 +93,7 @@ class Recorder:
         artifacts: Path | None,
         workspace: object = None,
         server: str = "",
+        a11y: bool = True,
     ) -> VerifyReport:
         self.calls.append(
             {

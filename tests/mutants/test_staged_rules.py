@@ -82,6 +82,7 @@ class Site(NoLifecycle):
         artifacts: Path | None,
         workspace: object = None,
         server: str = "",
+        a11y: bool = True,
     ) -> VerifyReport:
         cell = base_url.rsplit("/", 1)[-1]
         self.calls.append((cell, None if check_ids is None else frozenset(check_ids)))

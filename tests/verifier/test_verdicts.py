@@ -75,6 +75,10 @@ def test_the_key_covers_checks_health_and_tree_and_refuses_unheld_bytes(tmp_path
     key = verdict_key(task, ["x", "y"], HEALTH, "t1", index)
     assert key and key == verdict_key(task, ["y", "x"], HEALTH, "t1", index)
     assert key != verdict_key(task, None, HEALTH, "t1", index)
+    # A full suite without accessibility snapshots (R0 of a task with a11y evidence) is
+    # not the one a final on the same tree needs.
+    full = verdict_key(task, None, HEALTH, "t1", index)
+    assert full != verdict_key(task, None, HEALTH, "t1", index, a11y=False)
     assert key != verdict_key(task, ["x", "y"], HEALTH, "t2", index)
     scoped = RunHealth(build_applicable=False, serve_applicable=False, scope_violations=("z",))
     assert key != verdict_key(task, ["x", "y"], scoped, "t1", index)
