@@ -119,8 +119,33 @@ def pytest_configure(config: pytest.Config) -> None:
     aiodocker.Docker.__init__ = guarded_init  # type: ignore[method-assign]
 
 
-@pytest.hookimpl(hookwrapper=True)
+def _stretch_timeout(item: pytest.Item) -> None:
+    """The item's hang guard times the machine's slowness now (`tests/slowness.py`): a
+    marker closer than any other, read by pytest-timeout's own protocol wrapper, which
+    runs inside this one."""
+    from tests.slowness import scaled, slowness
+
+    marker = item.get_closest_marker("timeout")
+    kwargs = dict(marker.kwargs) if marker else {}
+    if marker and marker.args:
+        base = float(marker.args[0])
+    elif "timeout" in kwargs:
+        base = float(kwargs.pop("timeout"))
+    else:
+        base = float(item.config.getoption("timeout", None) or item.config.getini("timeout") or 0)
+    if base > 0:
+        item.add_marker(pytest.mark.timeout(scaled(base, slowness()), **kwargs), append=False)
+
+
+def pytest_report_header() -> str:
+    from tests.slowness import slowness
+
+    return f"slowness now: {slowness():.2f} (every test's timeout is stretched by it)"
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    _stretch_timeout(item)
     fast = item.get_closest_marker("fast") is not None
     saved = os.environ.get("DOCKER_HOST")
     if fast:  # subprocesses of a fast test find no Docker daemon either

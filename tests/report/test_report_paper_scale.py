@@ -6,7 +6,6 @@ population bug planted in the report's Python makes that comparison fail.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -56,9 +55,9 @@ def db(run: SqlRun, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def test_the_population_is_shaped_like_the_papers(run: SqlRun, db: Any) -> None:
-    start = time.perf_counter()
+    # Its cost is the fast tier's to show (README "Tests"), not a wall-time assertion that
+    # a loaded machine flips (issue #52).
     again = paper_run()
-    assert time.perf_counter() - start < 3.0  # generated in the fast tier, every time
     assert again.rows == run.rows and paper_run(seed=56).rows != run.rows  # seeded
     models = [c for c in run.cards.values() if c.role == "model"]
     assert len(models) == len(MODELS) == 9
