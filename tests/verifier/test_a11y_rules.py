@@ -21,13 +21,15 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from http.server import ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
-from orchestrator.contract import TaskPackage
+from orchestrator.contract import TaskPackage, Viewport
 from orchestrator.results import CheckResult, VerifyReport
-from orchestrator.verifier import BrowserPool, a11y_continuity, verify
+from orchestrator.verifier import BrowserPool, BrowserSession, a11y_continuity, verify
+from orchestrator.verifier._replay_announce import Announced, Listener, announced
 
 from .conftest import _QuietHandler, make_task
 
@@ -37,7 +39,7 @@ SITE = Path(__file__).parent / "sites" / "a11y-rules"
 VARIANTS = (
     "r0", "ok", "trap", "trap-blur", "titles", "announce", "debt-r0", "debt-final", "forged"
 )  # fmt: skip
-STATES = [
+STATES: list[dict[str, Any]] = [
     {"id": "home", "route": "/index.html"},
     {"id": "about", "route": "/about.html"},
     {
@@ -207,3 +209,32 @@ async def test_the_site_s_own_world_cannot_forge_the_probes(
     assert {"a11y-trap@home", "a11y-title@home", "a11y-announce@sent"} <= failed, failed
     snap = reports["forged"].a11y["home"]
     assert (snap.title, snap.lang, snap.regions) == ("Studio", "", ())
+
+
+async def test_control_the_forgeries_are_live_in_the_main_world(
+    pool: BrowserPool, rules_url: str
+) -> None:
+    """What the site's own world would tell a main-world probe, against what the isolated
+    world reads: the test above fails if a probe goes back to the main world."""
+
+    async def job(session: BrowserSession) -> tuple[dict[str, Any], Announced]:
+        page = session.page
+        await page.goto(f"{rules_url}/forged/index.html")
+        main = await page.evaluate(
+            """() => ({
+              title: document.title,
+              lang: document.documentElement.getAttribute('lang'),
+              role: document.querySelector('#status').getAttribute('role'),
+              observer: String(MutationObserver).startsWith('class'),
+            })"""
+        )
+        return main, await announced(page, Listener(page))
+
+    main, read = await pool.run(rules_url, Viewport(width=1280, height=800), job)
+    assert main == {
+        "title": "Forged /forged/index.html",
+        "lang": "en",
+        "role": "status",
+        "observer": True,
+    }
+    assert (read.title, read.lang, read.regions, read.error) == ("Studio", "", (), "")
