@@ -61,8 +61,10 @@ def test_a_trap_where_a_base_tabbed_past_is_charged_and_debt_is_not(task: TaskPa
     got = grade(task, final, r0)["a11y-trap@home"]
     assert not got.passed and "Tab cannot leave input#c: held; Shift+Tab can" in got.observed
     assert "R0 at this state Tab moved on from it" in got.observed
-    trapped_r0 = {"home": A11ySnapshot(**walk("a#x", "input#c", trap="input#c"))}
-    assert grade(task, final, trapped_r0)["a11y-trap@home"].passed
+    trapped = {"home": A11ySnapshot(**walk("a#x", "input#c", trap="input#c"))}
+    assert grade(task, final, trapped)["a11y-trap@home"].passed
+    # R0 tabbed past it, the reference is trapped there too: debt in either is debt.
+    assert grade(task, final, r0, trapped)["a11y-trap@home"].passed
 
 
 def test_a_new_control_that_traps_is_charged_where_a_base_went_round_the_page(
@@ -150,5 +152,10 @@ def test_regions_match_by_element_then_text_then_one_for_one_by_kind(task: TaskP
     one = {"home": A11ySnapshot(regions=(status(region="span", text="2 items"),))}
     got = grade(task, one, r0)["a11y-announce@home"]
     assert not got.passed and "the live region p#status (role=status, empty)" in got.observed
+    # Two empty status regions, one left: a region of one kind stands for one only.
+    two = {"home": A11ySnapshot(regions=(status(), status(region="p#cart")))}
+    left = {"home": A11ySnapshot(regions=(status(region="div.note"),))}
+    got = grade(task, left, two)["a11y-announce@home"]
+    assert not got.passed and "the live region p#cart (role=status, empty)" in got.observed
     # Announcements are compared at the same state only: not at `new` (nearest: home).
     assert "a11y-announce@new" not in grade(task, {"new": A11ySnapshot(regions=())}, r0)
