@@ -16,7 +16,8 @@ Titles are compared at the same state and its siblings; announcements at the sam
 only (the same actions); traps and lang also against the nearest state standing in.
 Messages are compared with their digits masked (an order number, a count), and only
 each region's last message after each action: what it settled on, not the "Saving…"
-a slower or faster page may skip.
+a slower or faster page may skip. A message the task rewords is still announced when
+the same region, or one of its kind, announces something after the same action.
 """
 
 from __future__ import annotations
@@ -174,13 +175,25 @@ def _gone_regions(
     return gone
 
 
+def _still_said(a: Announcement, final: A11ySnapshot) -> bool:
+    """The base's message is announced in the final: its words by any live region (at any
+    time, or shown in one as the state settled); or, reworded by the task, some message
+    by the same region or one of its kind after the same action."""
+    k = _key(a.text)
+    said = [*(b.text for b in final.announced), *(r.text for r in final.regions)]
+    if any(k in _key(t) for t in said):
+        return True
+    return any(
+        b.after == a.after and (b.region == a.region or b.live == a.live) for b in final.announced
+    )
+
+
 def announce(final: A11ySnapshot, near: list[Base]) -> Verdict | None:
     same = [
         b for b in near if b.same_state and _read(b.snap) and (b.snap.regions or b.snap.announced)
     ]
     if not _read(final) or not same:
         return None
-    now = [_key(t) for t in (*(a.text for a in final.announced), *(r.text for r in final.regions))]
     lists: list[dict[str, str]] = []
     for b in same:
         found: dict[str, str] = {}
@@ -191,11 +204,11 @@ def announce(final: A11ySnapshot, near: list[Base]) -> Verdict | None:
                 " no live region of the final has its element, its text or its kind"
             )
         for a in _last_each(b.snap.announced):
-            k = _key(a.text)
-            if not any(k in n for n in now):
-                found[f"message {k}"] = (
+            if not _still_said(a, final):
+                found[f"message {_key(a.text)}"] = (
                     f"{b.label} announced {a.text!r} ({a.live} on {a.region}, after action"
-                    f" {a.after}: {a.action}); no live region of the final announces it"
+                    f" {a.after}: {a.action}); the final announced neither it nor anything"
+                    f" else there after that action"
                 )
         lists.append(found)
     # Charged only where every base that ran the state has the same finding.

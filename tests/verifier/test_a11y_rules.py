@@ -133,7 +133,7 @@ BROKEN: dict[str, dict[str, list[str]]] = {
         "a11y-announce@sent": [
             "R0 announced 'Booked for Ada, order 1042.'",
             "role=status on p#status, after action 2: click '#send'",
-            "no live region of the final announces it",
+            "the final announced neither it nor anything else there after that action",
             "the live region p#status (role=status, 'Booked for Ada, order 1042.')",
         ],
         "a11y-announce@home": ["the live region p#status (role=status, empty)"],

@@ -134,6 +134,11 @@ def test_a_message_is_matched_by_its_words_with_digits_masked(task: TaskPackage)
     got = grade(task, gone, r0)["a11y-announce@sent"]
     assert not got.passed and "R0 announced 'Booked, order 1042.'" in got.observed
     assert "Saving" not in got.observed
+    # Reworded by the task: the same region says something after the same action.
+    reworded = {"sent": A11ySnapshot(regions=(status(),), announced=(said("All set."),))}
+    assert grade(task, reworded, r0)["a11y-announce@sent"].passed
+    elsewhere = {"sent": A11ySnapshot(regions=(status(),), announced=(said("All set.", after=2),))}
+    assert not grade(task, elsewhere, r0)["a11y-announce@sent"].passed
     # A reference that announces something else instead: not charged for the message.
     ref = {"sent": A11ySnapshot(regions=(status("Done."),), announced=(said("Done."),))}
     both = grade(task, gone, r0, ref)["a11y-announce@sent"]
