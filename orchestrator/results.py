@@ -153,10 +153,12 @@ class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     traps: tuple[TrapFinding, ...] = ()
     focus_end: str = ""
     # What a screen reader announces (`verifier/_replay_announce.py`), read when the state
-    # settled: the document's title and `<html lang>`, its live regions and the messages
-    # they announced after each action. `announce_error` set: none of these was read.
+    # settled: the document's title and `<html lang>`, its address (path, query and
+    # fragment: another page shown at the state is not compared), its live regions and
+    # the messages they announced after each action. `announce_error` set: none was read.
     title: str = ""
     lang: str = ""
+    url: str = ""
     regions: tuple[RegionFinding, ...] = ()
     announced: tuple[Announcement, ...] = ()
     announce_error: str = ""

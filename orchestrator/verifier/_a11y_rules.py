@@ -14,6 +14,9 @@ shows the thing working and no base shows it broken.
 
 Titles are compared at the same state and its siblings; announcements at the same state
 only (the same actions); traps and lang also against the nearest state standing in.
+Title pairs and announcements are compared only where the final shows the state at the
+base's address: a link that stopped navigating shows another page, and the checks of
+the navigation say what broke.
 Messages are compared with their digits masked (an order number, a count), and only
 each region's last message after each action: what it settled on, not the "Saving…"
 a slower or faster page may skip. A message the task rewords is still announced when
@@ -78,6 +81,11 @@ def _read(snap: A11ySnapshot | None) -> bool:
     return snap is not None and snap.reached and not snap.announce_error
 
 
+def _same_page(final: A11ySnapshot, base: A11ySnapshot) -> bool:
+    """The final shows the state at the base's address (unknown counts as the same)."""
+    return not final.url or not base.url or final.url == base.url
+
+
 def _is_generic(title: str) -> bool:
     return not title or title.strip().lower() in GENERIC_TITLES
 
@@ -122,6 +130,8 @@ def _collapsed(
             a, b = snaps.get(state.id), snaps.get(other.id)
             if not (_read(a) and _read(b)) or a is None or b is None or not a.title:
                 continue
+            if not (_same_page(final[state.id], a) and _same_page(there, b)):
+                continue  # another page is shown: what broke is the navigation
             if a.title == b.title:
                 same = True
             else:
@@ -190,7 +200,12 @@ def _still_said(a: Announcement, final: A11ySnapshot) -> bool:
 
 def announce(final: A11ySnapshot, near: list[Base]) -> Verdict | None:
     same = [
-        b for b in near if b.same_state and _read(b.snap) and (b.snap.regions or b.snap.announced)
+        b
+        for b in near
+        if b.same_state
+        and _read(b.snap)
+        and (b.snap.regions or b.snap.announced)
+        and _same_page(final, b.snap)
     ]
     if not _read(final) or not same:
         return None

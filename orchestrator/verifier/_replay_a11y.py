@@ -73,6 +73,7 @@ def _heard(snap: A11ySnapshot, heard: Announced | None) -> A11ySnapshot:
         snap,
         title=heard.title,
         lang=heard.lang,
+        url=heard.url,
         regions=heard.regions,
         announced=heard.heard,
         announce_error=heard.error,

@@ -103,6 +103,7 @@ READ = (
   const regions = [...document.querySelectorAll(LIVE)].slice(0, 100)
     .map(r => ({region: describe(r), live: kind(r), text: text(r)}));
   return JSON.stringify({title: norm(document.title), regions,
+    url: location.pathname + location.search + location.hash,
     lang: (document.documentElement.getAttribute('lang') || '').trim()});
 """
 )
@@ -151,6 +152,7 @@ class Announced:
 
     title: str = ""
     lang: str = ""
+    url: str = ""
     regions: tuple[RegionFinding, ...] = ()
     heard: tuple[Announcement, ...] = ()
     error: str = ""
@@ -167,6 +169,7 @@ async def announced(page: Page, listener: Listener) -> Announced:
     return Announced(
         title=got["title"],
         lang=got["lang"],
+        url=got["url"],
         regions=tuple(RegionFinding(**r) for r in got["regions"]),
         heard=tuple(listener.heard),
     )

@@ -164,3 +164,22 @@ def test_regions_match_by_element_then_text_then_one_for_one_by_kind(task: TaskP
     assert not got.passed and "the live region p#cart (role=status, empty)" in got.observed
     # Announcements are compared at the same state only: not at `new` (nearest: home).
     assert "a11y-announce@new" not in grade(task, {"new": A11ySnapshot(regions=())}, r0)
+
+
+def test_another_page_shown_at_a_state_is_the_navigation_s_failure(task: TaskPackage) -> None:
+    """A link that stopped navigating leaves the final on the home page at `about`: its
+    title and live regions are another page's, and neither rule compares them."""
+    r0 = {
+        "home": A11ySnapshot(title="Book", url="/index.html", regions=(status(),)),
+        "about": A11ySnapshot(title="About", url="/about.html", regions=(status(),)),
+    }
+    final = {
+        "home": A11ySnapshot(title="Book", url="/index.html", regions=(status(),)),
+        "about": A11ySnapshot(title="Book", url="/index.html"),
+    }
+    got = grade(task, final, r0)
+    assert got["a11y-title@home"].passed and got["a11y-title@about"].passed
+    assert "a11y-announce@about" not in got
+    # At the right address the same titles are a collapse.
+    moved = {**final, "about": A11ySnapshot(title="Book", url="/about.html")}
+    assert not grade(task, moved, r0)["a11y-title@about"].passed
