@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
@@ -28,6 +29,8 @@ from ..results import Announcement, RegionFinding
 from ._plan import describe_action
 from ._replay import Act
 from ._replay_a11y_world import World, WorldError, new_world
+
+READ_TIMEOUT_S = 10.0
 
 # The helpers shared by both scripts; `%s` is where each script's body goes.
 _COMMON = r"""(() => {
@@ -140,10 +143,15 @@ class Listener:
         self.heard.extend(Announcement(**a) for a in got["log"])
 
     async def before(self, at: int, action: str) -> None:
-        await self.drain(at, action)
-        if self.world is None:  # a new document since the last action
-            await self.install()
+        # Bounded: a page whose main thread never yields must not hold its action here
+        # (the action's own timeout says what went wrong); the log is then given up.
+        with anyio.move_on_after(READ_TIMEOUT_S) as scope:
             await self.drain(at, action)
+            if self.world is None:  # a new document since the last action
+                await self.install()
+                await self.drain(at, action)
+        if scope.cancelled_caught:
+            self.world = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,10 +169,11 @@ class Announced:
 async def announced(page: Page, listener: Listener) -> Announced:
     """Title, lang, live regions and the messages heard, once the state settled."""
     try:
-        await listener.drain()
-        world = await new_world(page, "pwb-announce-read")
-        got = json.loads(await world.eval(READ))
-    except (PlaywrightError, WorldError, ValueError) as exc:
+        with anyio.fail_after(READ_TIMEOUT_S):
+            await listener.drain()
+            world = await new_world(page, "pwb-announce-read")
+            got = json.loads(await world.eval(READ))
+    except (PlaywrightError, WorldError, ValueError, TimeoutError) as exc:
         return Announced(error=f"{type(exc).__name__}: {str(exc)[:200]}")
     return Announced(
         title=got["title"],
