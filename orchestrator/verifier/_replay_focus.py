@@ -12,7 +12,9 @@ before that verdict, so a ring that fades in is not read at its first frame.
 A control that keeps the focus when Tab is pressed (a keydown handler that prevents it,
 or a blur handler that takes the focus back) is a keyboard trap: the walk records it,
 tries Shift+Tab from it, and ends there, so a trap costs two key presses, not the walk's
-bound. A trap that only Shift+Tab meets is not looked for (the walk goes forward).
+bound. A trap that only Shift+Tab meets is not looked for (the walk goes forward). Tab
+moving inside a frame or a custom element keeps the document's active element: that is
+walked through (within the bound), never taken for a trap.
 
 Run last on a state (it moves the focus): every check, the screenshot and the menu
 trials have already read the page.
@@ -92,7 +94,7 @@ SNAPSHOT = r"""(() => {
     if (m.size >= 2000) break;
   }
   // Where the focus went between two reads (a page that takes it back shows here).
-  const F = {m, style, describe, up, seen: new Set(), last: null, moved: []};
+  const F = {m, style, describe, up, seen: new Set(), last: null, lastEl: null, moved: []};
   document.addEventListener('focusin', e => { if (F.moved.length < 10) F.moved.push(e.target); },
     true);
   globalThis.__pwbFocus = F;
@@ -108,13 +110,22 @@ READ = r"""(async () => {
   const moved = F.moved;
   F.moved = [];
   if (!el || el === document.body || el === document.documentElement) {
-    F.last = null;
+    F.last = F.lastEl = null;
     return JSON.stringify({end: 'body'});
   }
+  // The focus inside a frame or a component (a shadow root: open ones are followed) moves
+  // while the document's active element stays the same: the walk goes on through it.
+  let deep = el;
+  while (deep.shadowRoot && deep.shadowRoot.activeElement) deep = deep.shadowRoot.activeElement;
+  const holder = /^(IFRAME|FRAME|OBJECT|EMBED)$/.test(el.tagName) ||
+    (el.tagName.includes('-') && !el.shadowRoot);  // a closed shadow root hides its focus
+  const inside = el === F.lastEl && (deep !== F.last || holder);
   // The key left the focus where it was: a trap, unless the walk has not started.
-  if (el === F.last) return JSON.stringify({stuck: F.describe(el),
+  if (deep === F.last && !holder) return JSON.stringify({stuck: F.describe(deep),
     moved: moved.filter(m => m !== el).slice(0, 1).map(F.describe)});
-  F.last = el;
+  F.last = deep;
+  F.lastEl = el;
+  if (inside) return JSON.stringify({skip: true});
   if (F.seen.has(el)) return JSON.stringify({end: 'cycle'});
   F.seen.add(el);
   const before = F.m.get(el);
