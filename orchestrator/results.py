@@ -161,6 +161,10 @@ class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     url: str = ""
     regions: tuple[RegionFinding, ...] = ()
     announced: tuple[Announcement, ...] = ()
+    # What is on the page but not announced: text that appeared outside every live region
+    # while the actions ran, and `tag#id` of the elements with an id (at most 400).
+    shown: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
     announce_error: str = ""
 
 

@@ -8,9 +8,12 @@ shows the thing working and no base shows it broken.
 - `a11y-title@S` (`regression_text`): the page's `<title>` became empty, or the same as
   the title of a sibling state a base titled differently (WCAG 2.4.2); or the base's
   `<html lang>` was removed (WCAG 3.1.1);
-- `a11y-announce@S` (`regression_text`): a live region a base had at the state is gone
-  (matched by its element, then its text, then one for one by its kind), or a message a
-  base announced after an action is announced by no live region of the final.
+- `a11y-announce@S` (`regression_text`): a live region a base had at the state is still
+  on the page (its `tag#id`, or its text) but no longer live (no live region of the final
+  matches it by element, then text, then one for one by kind); or a message a base
+  announced after an action is still shown, but by no live region. What the task no
+  longer shows at all (a confirmation replaced by a validation error) is content, and
+  the checks judge it.
 
 Titles are compared at the same state and its siblings; announcements at the same state
 only (the same actions); traps and lang also against the nearest state standing in.
@@ -185,6 +188,12 @@ def _gone_regions(
     return gone
 
 
+def _shown(text: str, final: A11ySnapshot) -> bool:
+    """The final shows `text` outside every live region (it appeared as actions ran)."""
+    k = _key(text)
+    return any(k in _key(t) for t in final.shown)
+
+
 def _still_said(a: Announcement, final: A11ySnapshot) -> bool:
     """The base's message is announced in the final: its words by any live region (at any
     time, or shown in one as the state settled); or, reworded by the task, some message
@@ -213,17 +222,19 @@ def announce(final: A11ySnapshot, near: list[Base]) -> Verdict | None:
     for b in same:
         found: dict[str, str] = {}
         for r in _gone_regions(b.snap.regions, final.regions):
+            if not (r.region in final.ids or (r.text and _shown(r.text, final))):
+                continue  # the element and its text are gone: content the checks judge
             text = f", {r.text!r}" if r.text else ", empty"
             found[f"region {r.region}"] = (
-                f"the live region {r.region} ({r.live}{text}) of {b.where} is gone:"
-                " no live region of the final has its element, its text or its kind"
+                f"the live region {r.region} ({r.live}{text}) of {b.where} is no longer live:"
+                " the final shows it in no live region (none has its element, text or kind)"
             )
         for a in _last_each(b.snap.announced):
-            if not _still_said(a, final):
+            if not _still_said(a, final) and _shown(a.text, final):
                 found[f"message {_key(a.text)}"] = (
                     f"{b.label} announced {a.text!r} ({a.live} on {a.region}, after action"
-                    f" {a.after}: {a.action}); the final announced neither it nor anything"
-                    f" else there after that action"
+                    f" {a.after}: {a.action}); the final shows it in no live region and"
+                    " announced nothing there after that action"
                 )
         lists.append(found)
     # Charged only where every base that ran the state has the same finding.

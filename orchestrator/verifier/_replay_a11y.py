@@ -76,6 +76,8 @@ def _heard(snap: A11ySnapshot, heard: Announced | None) -> A11ySnapshot:
         url=heard.url,
         regions=heard.regions,
         announced=heard.heard,
+        shown=heard.shown,
+        ids=heard.ids,
         announce_error=heard.error,
     )
 

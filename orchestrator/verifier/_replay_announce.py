@@ -7,8 +7,11 @@ of a live region changes (its own text, a node added inside it, a region added w
 text, an element made live), the region's new text is logged with the number of the
 action then running. Before each action the log is drained into Python and the number
 moved on, so a page the action navigates away from loses nothing already logged. Once
-the state settled, the log is drained a last time and the title, lang and live regions
-are read. The page's own world can neither see the observer nor forge what it reads.
+the state settled, the log is drained a last time and the title, lang, live regions and
+the ids on the page are read. Text that appears outside every live region is logged too
+(shown, not announced: at most 100 texts a state), so the rules can tell a message no
+longer announced from one the task no longer shows. The page's own world can neither
+see the observer nor forge what it reads.
 
 Live means `aria-live` other than `off`, `role=status|alert|log`, or `<output>`:
 `role=timer|marquee` are `aria-live=off` by default and announce nothing. The
@@ -56,7 +59,12 @@ _COMMON = r"""(() => {
 INSTALL = (
     _COMMON
     % r"""
-  const A = {at: 0, action: '', log: [], last: new Map()};
+  const A = {at: 0, action: '', log: [], last: new Map(), shown: [], said: new Set()};
+  // Text that appeared outside every live region: shown, not announced (at most 100).
+  const shown = n => {
+    const t = (n.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 300);
+    if (t && !A.said.has(t) && A.said.size < 100) { A.said.add(t); A.shown.push(t); }
+  };
   const heard = region => {
     const t = text(region);
     if (!t || A.last.get(region) === t) return;
@@ -68,6 +76,7 @@ INSTALL = (
   for (const r of document.querySelectorAll(LIVE)) A.last.set(r, text(r));
   new MutationObserver(records => {
     const regions = new Set();
+    let budget = 300;
     for (const r of records) {
       const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
       if (!el) continue;
@@ -78,6 +87,8 @@ INSTALL = (
           if (n.matches(LIVE)) regions.add(n);
           for (const x of n.querySelectorAll(LIVE)) regions.add(x);
         }
+      if (!region && r.type !== 'attributes' && budget-- > 0)
+        for (const n of r.type === 'characterData' ? [el] : r.addedNodes) shown(n);
     }
     for (const region of regions) heard(region);
   }).observe(document.documentElement, {subtree: true, childList: true, characterData: true,
@@ -93,10 +104,11 @@ DRAIN = (
     % r"""
   const A = globalThis.__pwbAnnounce;
   if (!A) return JSON.stringify({gone: true});
-  const log = A.log;
+  const log = A.log, shown = A.shown;
   A.log = [];
+  A.shown = [];
   [A.at, A.action] = MARK;
-  return JSON.stringify({log});
+  return JSON.stringify({log, shown});
 """
 )
 
@@ -107,6 +119,8 @@ READ = (
     .map(r => ({region: describe(r), live: kind(r), text: text(r)}));
   return JSON.stringify({title: norm(document.title), regions,
     url: location.pathname + location.search + location.hash,
+    ids: [...document.querySelectorAll('[id]')].slice(0, 400)
+      .map(e => e.tagName.toLowerCase() + '#' + e.id),
     lang: (document.documentElement.getAttribute('lang') || '').trim()});
 """
 )
@@ -120,6 +134,7 @@ class Listener:
     page: Page
     world: World | None = None
     heard: list[Announcement] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
 
     async def install(self) -> None:
         try:
@@ -141,6 +156,7 @@ class Listener:
             self.world = None
             return
         self.heard.extend(Announcement(**a) for a in got["log"])
+        self.shown.extend(got["shown"])
 
     async def before(self, at: int, action: str) -> None:
         # Bounded: a page whose main thread never yields must not hold its action here
@@ -163,6 +179,8 @@ class Announced:
     url: str = ""
     regions: tuple[RegionFinding, ...] = ()
     heard: tuple[Announcement, ...] = ()
+    shown: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
     error: str = ""
 
 
@@ -181,6 +199,8 @@ async def announced(page: Page, listener: Listener) -> Announced:
         url=got["url"],
         regions=tuple(RegionFinding(**r) for r in got["regions"]),
         heard=tuple(listener.heard),
+        shown=tuple(listener.shown),
+        ids=tuple(got["ids"]),
     )
 
 

@@ -133,8 +133,9 @@ BROKEN: dict[str, dict[str, list[str]]] = {
         "a11y-announce@sent": [
             "R0 announced 'Booked for Ada, order 1042.'",
             "role=status on p#status, after action 2: click '#send'",
-            "the final announced neither it nor anything else there after that action",
+            "the final shows it in no live region and announced nothing there after that",
             "the live region p#status (role=status, 'Booked for Ada, order 1042.')",
+            "is no longer live",
         ],
         "a11y-announce@home": ["the live region p#status (role=status, empty)"],
     },
@@ -152,6 +153,9 @@ async def test_r0_snapshots_saw_what_the_rules_need(reports: dict[str, VerifyRep
     assert [(a.after, a.action, a.region, a.text) for a in sent.announced] == [
         (2, "click '#send'", "p#status", "Booked for Ada, order 1042.")
     ]
+    assert sent.shown == () and "p#status" in sent.ids and "input#coupon" in sent.ids
+    # The same line without its role: shown, not announced.
+    assert reports["announce"].a11y["sent"].shown == ("Booked for Ada, order 1042.",)
 
 
 @pytest.mark.parametrize("variant", sorted(BROKEN))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from orchestrator.contract import TaskPackage
@@ -130,14 +131,24 @@ def test_a_message_is_matched_by_its_words_with_digits_masked(task: TaskPackage)
     # Another order number, and no "Saving…" (only each region's last message counts).
     ok = {"sent": A11ySnapshot(regions=(status("Booked, order 77."),))}
     assert grade(task, ok, r0)["a11y-announce@sent"].passed
-    gone = {"sent": A11ySnapshot(regions=())}
+    # Still shown, in no live region: the message and its region are charged.
+    shown = ("Saving…", "Booked, order 1043.")
+    gone = {"sent": A11ySnapshot(regions=(), ids=("p#status",), shown=shown)}
     got = grade(task, gone, r0)["a11y-announce@sent"]
     assert not got.passed and "R0 announced 'Booked, order 1042.'" in got.observed
+    assert "the final shows it in no live region" in got.observed
     assert "Saving" not in got.observed
+    # Not shown at all (the task shows a validation error instead): content, not charged.
+    replaced = {"sent": A11ySnapshot(regions=(), shown=("Enter an email address",))}
+    assert grade(task, replaced, r0)["a11y-announce@sent"].passed
     # Reworded by the task: the same region says something after the same action.
     reworded = {"sent": A11ySnapshot(regions=(status(),), announced=(said("All set."),))}
     assert grade(task, reworded, r0)["a11y-announce@sent"].passed
-    elsewhere = {"sent": A11ySnapshot(regions=(status(),), announced=(said("All set.", after=2),))}
+    elsewhere = {
+        "sent": A11ySnapshot(
+            regions=(status(),), announced=(said("All set.", after=2),), shown=shown
+        )
+    }
     assert not grade(task, elsewhere, r0)["a11y-announce@sent"].passed
     # A reference that announces something else instead: not charged for the message.
     ref = {"sent": A11ySnapshot(regions=(status("Done."),), announced=(said("Done."),))}
@@ -153,13 +164,20 @@ def test_regions_match_by_element_then_text_then_one_for_one_by_kind(task: TaskP
         )
     }
     assert grade(task, moved, r0)["a11y-announce@home"].passed
-    # One status region left for two: the empty one, matched by nothing else, is gone.
-    one = {"home": A11ySnapshot(regions=(status(region="span", text="2 items"),))}
+    # One status region left for two: the empty one, matched by nothing else and still
+    # on the page, is no longer live.
+    one = {
+        "home": A11ySnapshot(regions=(status(region="span", text="2 items"),), ids=("p#status",))
+    }
     got = grade(task, one, r0)["a11y-announce@home"]
     assert not got.passed and "the live region p#status (role=status, empty)" in got.observed
+    # Gone from the page altogether: content, not an announcement.
+    assert grade(task, {**one, "home": msgspec.structs.replace(one["home"], ids=())}, r0)[
+        "a11y-announce@home"
+    ].passed
     # Two empty status regions, one left: a region of one kind stands for one only.
     two = {"home": A11ySnapshot(regions=(status(), status(region="p#cart")))}
-    left = {"home": A11ySnapshot(regions=(status(region="div.note"),))}
+    left = {"home": A11ySnapshot(regions=(status(region="div.note"),), ids=("p#cart",))}
     got = grade(task, left, two)["a11y-announce@home"]
     assert not got.passed and "the live region p#cart (role=status, empty)" in got.observed
     # Announcements are compared at the same state only: not at `new` (nearest: home).
