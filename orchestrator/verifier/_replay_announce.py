@@ -118,7 +118,6 @@ READ = (
   const regions = [...document.querySelectorAll(LIVE)].slice(0, 100)
     .map(r => ({region: describe(r), live: kind(r), text: text(r)}));
   return JSON.stringify({title: norm(document.title), regions,
-    url: location.pathname + location.search + location.hash,
     ids: [...document.querySelectorAll('[id]')].slice(0, 400)
       .map(e => e.tagName.toLowerCase() + '#' + e.id),
     lang: (document.documentElement.getAttribute('lang') || '').trim()});
@@ -184,8 +183,14 @@ class Announced:
     error: str = ""
 
 
-async def announced(page: Page, listener: Listener) -> Announced:
-    """Title, lang, live regions and the messages heard, once the state settled."""
+def _address(url: str, base_url: str) -> str:
+    """The page's address under the site's base (path, query, fragment)."""
+    base = base_url.rstrip("/")
+    return url[len(base) :] or "/" if url.startswith(base) else url
+
+
+async def announced(page: Page, listener: Listener, base_url: str) -> Announced:
+    """Title, lang, address, live regions and the messages heard, once the state settled."""
     try:
         with anyio.fail_after(READ_TIMEOUT_S):
             await listener.drain()
@@ -196,7 +201,7 @@ async def announced(page: Page, listener: Listener) -> Announced:
     return Announced(
         title=got["title"],
         lang=got["lang"],
-        url=got["url"],
+        url=_address(page.url, base_url),
         regions=tuple(RegionFinding(**r) for r in got["regions"]),
         heard=tuple(listener.heard),
         shown=tuple(listener.shown),

@@ -203,7 +203,9 @@ async def _replay(
     nav_error, action_error = await _reach(page, job, rec, listener)
     reached = not (nav_error or action_error)
     # What was announced, read as the state settled: before any check or menu trial.
-    heard = await announced(page, listener) if listener is not None and reached else None
+    heard = (
+        await announced(page, listener, job.base_url) if listener is not None and reached else None
+    )
     health, fp = PageHealth(), ""
     if not nav_error:
         health, fp = await read_health(page, job.fingerprint and reached)

@@ -148,7 +148,7 @@ async def test_r0_snapshots_saw_what_the_rules_need(reports: dict[str, VerifyRep
     assert not home.announce_error and not home.traps and home.focus_end == "cycle"
     assert "input#coupon" in [f.element for f in home.focus]
     assert (home.title, about.title, home.lang) == ("Book a class – Studio", "About – Studio", "en")
-    assert (home.url, about.url) == ("/r0/index.html", "/r0/about.html")
+    assert (home.url, about.url) == ("/index.html", "/about.html")
     assert [(r.region, r.live, r.text) for r in home.regions] == [("p#status", "role=status", "")]
     assert [(a.after, a.action, a.region, a.text) for a in sent.announced] == [
         (2, "click '#send'", "p#status", "Booked for Ada, order 1042.")
@@ -233,7 +233,7 @@ async def test_control_the_forgeries_are_live_in_the_main_world(
               observer: String(MutationObserver).startsWith('class'),
             })"""
         )
-        return main, await announced(page, Listener(page))
+        return main, await announced(page, Listener(page), rules_url)
 
     main, read = await pool.run(rules_url, Viewport(width=1280, height=800), job)
     assert main == {
