@@ -108,6 +108,9 @@ class TrapFinding(_Rec, frozen=True, kw_only=True):
     element: str
     keys: str
     detail: str = ""
+    # Inside a modal dialog (`aria-modal="true"`, a modal `<dialog>`), which keeps the
+    # focus by design and is left with Escape: recorded, never charged.
+    modal: bool = False
 
 
 class RegionFinding(_Rec, frozen=True, kw_only=True):

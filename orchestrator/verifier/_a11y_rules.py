@@ -4,7 +4,8 @@ functions of snapshots, like the rules there: a finding is charged only where a 
 shows the thing working and no base shows it broken.
 
 - `a11y-trap@S` (`regression_text`): Tab cannot leave a control (WCAG 2.1.2) where a base
-  walked past it, or walked round the whole page meeting no trap;
+  walked past it, or walked round the whole page meeting no trap (a control in a modal
+  dialog, which holds the focus by design, is not charged);
 - `a11y-title@S` (`regression_text`): the page's `<title>` became empty, or the same as
   the title of a sibling state a base titled differently (WCAG 2.4.2); or the base's
   `<html lang>` was removed (WCAG 3.1.1);
@@ -61,6 +62,8 @@ def trap(final: A11ySnapshot, bases: list[Base]) -> Verdict | None:
         return None
     charged = []
     for t in final.traps:
+        if t.modal:
+            continue  # a modal dialog holds the focus by design; Escape leaves it
         if any(u.element == t.element for b in ran for u in b.snap.traps):
             continue  # debt: a base is trapped there too
         past = next((b for b in ran if _left(b.snap, t.element)), None)

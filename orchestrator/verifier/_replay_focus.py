@@ -121,8 +121,12 @@ READ = r"""(async () => {
     (el.tagName.includes('-') && !el.shadowRoot);  // a closed shadow root hides its focus
   const inside = el === F.lastEl && (deep !== F.last || holder);
   // The key left the focus where it was: a trap, unless the walk has not started.
-  if (deep === F.last && !holder) return JSON.stringify({stuck: F.describe(deep),
-    moved: moved.filter(m => m !== el).slice(0, 1).map(F.describe)});
+  if (deep === F.last && !holder) {
+    let modal = false;  // a modal dialog keeps the focus by design (Escape leaves it)
+    try { modal = !!deep.closest('[aria-modal="true"], dialog:modal'); } catch (e) {}
+    return JSON.stringify({stuck: F.describe(deep), modal,
+      moved: moved.filter(m => m !== el).slice(0, 1).map(F.describe)});
+  }
   F.last = deep;
   F.lastEl = el;
   if (inside) return JSON.stringify({skip: true});
@@ -173,7 +177,7 @@ async def _trap(page: Page, world: World, got: dict[str, Any]) -> TrapFinding:
         if got["moved"]
         else "the key did not move the focus"
     )
-    return TrapFinding(element=got["stuck"], keys=keys, detail=how)
+    return TrapFinding(element=got["stuck"], keys=keys, detail=how, modal=got["modal"])
 
 
 async def focus_walk(page: Page, max_tabs: int = MAX_TABS) -> Walk:

@@ -245,15 +245,21 @@ async def test_control_the_forgeries_are_live_in_the_main_world(
     assert (read.title, read.lang, read.regions, read.error) == ("Studio", "", (), "")
 
 
-async def test_frames_and_components_are_walked_through_not_taken_for_traps(
+async def test_frames_components_and_modal_dialogs_are_not_taken_for_traps(
     pool: BrowserPool, rules_url: str, tmp_path: Path
 ) -> None:
     """Tab inside an iframe or a shadow root moves while the document's active element
     stays the frame or the host: no trap, and the walk goes on to the last button."""
     h1 = {**CHECKS[0], "state": "w", "assert": {"kind": "exists", "selector": "h1"}}
-    task = make_task(tmp_path, [{"id": "w", "route": "/widgets/index.html"}], [h1])
-    snap = (await verify(pool, task, rules_url, a11y=True)).a11y["w"]
+    states = [
+        {"id": "w", "route": "/widgets/index.html"},
+        {"id": "m", "route": "/widgets/modal.html"},
+    ]
+    report = await verify(pool, make_task(tmp_path, states, [h1]), rules_url, a11y=True)
+    snap = report.a11y["w"]
     assert not snap.focus_error and snap.traps == (), snap.traps
     names = [f.element for f in snap.focus]
     assert names[0] == "a#first" and names[-1] == "button#last", names
     assert snap.focus_end in ("body", "cycle"), snap.focus_end
+    # A modal dialog's only control that keeps the focus is recorded as modal.
+    assert [(t.element, t.modal) for t in report.a11y["m"].traps] == [("button#close", True)]
