@@ -14,7 +14,10 @@ same thing working, and no base shows it broken:
 - `a11y-form@S` (`state_artifacts`): the page ends on a validation error and a field the
   actions typed into lost its value, where a base kept it after the same actions;
 - `a11y-live@S` (`regression_text`): an element a check reads is in no live region,
-  where a base announced it (`role=status`, `aria-live`, ...).
+  where a base announced it (`role=status`, `aria-live`, ...);
+- `a11y-trap@S`, `a11y-title@S`, `a11y-announce@S` (`regression_text`): a keyboard trap,
+  a page title no longer told apart from its siblings (or its lang removed), a live
+  region or an announced message gone (`_a11y_rules.py`).
 
 An axe violation a base had on the same element at any of its states is debt (the final
 may show another state's page at this one: a link that no longer navigates fails its own
@@ -33,18 +36,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
-from ..contract import Contract, Gate, State, resolve_viewport
+from ..contract import Contract, Gate
 from ..results import A11ySnapshot, CheckResult, VerifyReport
+from ._a11y_base import Base, Verdict, bases_for
+from ._a11y_rules import announce, title, trap
 from ._gates import gate_results, grounded
 from ._plan import summarize_state
 
 T = TypeVar("T")
 
 # The ids of the checks added here: `a11y-<rule>@<state>`.
-A11Y_ID = re.compile(r"a11y-(contrast|axe|focus|form|live)@")
+A11Y_ID = re.compile(r"a11y-(contrast|axe|focus|form|live|trap|title|announce)@")
 CONTRAST_RULES = frozenset({"color-contrast", "color-contrast-enhanced", "link-in-text-block"})
 
 DESCRIBE: dict[str, str] = {
@@ -68,6 +72,18 @@ DESCRIBE: dict[str, str] = {
         "An element the checks read that was announced through a live region (role=status"
         "|alert, aria-live) must still be announced."
     ),
+    "a11y-trap": (
+        "Keyboard users must be able to leave every control with Tab where they could"
+        " before (no keyboard trap, WCAG 2.1.2)."
+    ),
+    "a11y-title": (
+        "Each page keeps a title that tells it apart from its sibling pages, and its"
+        " language (WCAG 2.4.2, 3.1.1)."
+    ),
+    "a11y-announce": (
+        "Every live region (role=status|alert|log, aria-live) and every message it"
+        " announced after an action must still be announced."
+    ),
 }
 GATE: dict[str, Gate] = {
     "a11y-contrast": "visual_anchors",
@@ -75,54 +91,11 @@ GATE: dict[str, Gate] = {
     "a11y-focus": "visual_anchors",
     "a11y-form": "state_artifacts",
     "a11y-live": "regression_text",
+    "a11y-trap": "regression_text",
+    "a11y-title": "regression_text",
+    "a11y-announce": "regression_text",
 }
 _LIMIT = 5
-
-
-@dataclass(frozen=True, slots=True)
-class Base:
-    """One base's snapshot standing for a state, and how to name it in a message."""
-
-    label: str  # "R0", "the reference"
-    snap: A11ySnapshot
-    same_state: bool
-    where: str  # "R0 at this state" / "R0 at state 'home' (nearest)"
-
-
-def _nearest(contract: Contract, state: State, snaps: Mapping[str, A11ySnapshot]) -> str | None:
-    seen: set[str] = set()
-    s: State | None = state
-    while s is not None and s.id not in seen:
-        seen.add(s.id)
-        got = snaps.get(s.id)
-        if got is not None and got.reached:
-            return s.id
-        s = contract.state(s.from_) if s.from_ else None
-    view = resolve_viewport(state.viewport)
-    for other in contract.states:
-        got = snaps.get(other.id)
-        if (
-            got is not None
-            and got.reached
-            and other.route == state.route
-            and resolve_viewport(other.viewport) == view
-        ):
-            return other.id
-    return None
-
-
-def bases_for(
-    contract: Contract, state: State, bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]]
-) -> list[Base]:
-    out = []
-    for label, snaps in bases:
-        sid = _nearest(contract, state, snaps)
-        if sid is None:
-            continue
-        same = sid == state.id
-        where = f"{label} at this state" if same else f"{label} at state {sid!r} (nearest)"
-        out.append(Base(label=label, snap=snaps[sid], same_state=same, where=where))
-    return out
 
 
 def _listed(items: list[str]) -> str:
@@ -148,9 +121,7 @@ def _axe_debt(bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]]) -> set[st
     }
 
 
-def _axe(
-    final: A11ySnapshot, bases: list[Base], contrast: bool, debt: set[str]
-) -> tuple[bool, list[str]] | None:
+def _axe(final: A11ySnapshot, bases: list[Base], contrast: bool, debt: set[str]) -> Verdict | None:
     ran = [b for b in bases if not b.snap.axe_error]
     if final.axe_error or not ran:
         return None
@@ -180,7 +151,7 @@ def _lost(
     return [(f, *held[key(f)]) for f in now if not ok(f) and key(f) not in debt and key(f) in held]
 
 
-def _focus(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | None:
+def _focus(final: A11ySnapshot, bases: list[Base]) -> Verdict | None:
     ran = [b for b in bases if not b.snap.focus_error and b.snap.focus]
     if final.focus_error or not final.focus or not ran:
         return None
@@ -191,7 +162,7 @@ def _focus(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | N
     return not charged, charged
 
 
-def _form(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | None:
+def _form(final: A11ySnapshot, bases: list[Base]) -> Verdict | None:
     same = [b for b in bases if b.same_state and b.snap.fields]
     if not final.fields or not final.error_path or not same:
         return None
@@ -209,7 +180,7 @@ def _form(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | No
     return not charged, charged
 
 
-def _live(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | None:
+def _live(final: A11ySnapshot, bases: list[Base]) -> Verdict | None:
     ran = [b for b in bases if b.snap.live]
     if not final.live or not ran:
         return None
@@ -243,6 +214,9 @@ def a11y_continuity(
             "a11y-focus": _focus(snap, near),
             "a11y-form": _form(snap, near),
             "a11y-live": _live(snap, near),
+            "a11y-trap": trap(snap, near),
+            "a11y-title": title(contract, state, final, near, bases),
+            "a11y-announce": announce(snap, near),
         }
         where = summarize_state(contract, state)
         for name, verdict in verdicts.items():

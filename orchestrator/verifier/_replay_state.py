@@ -18,8 +18,9 @@ from ._browser import BrowserSession
 from ._browser_context import origin_of
 from ._errors import BrowserCrashed
 from ._observe import Outcome, PageHealth, StateObservation
-from ._replay import Recorder, ReplayOptions, navigate, perform, prepare, run_actions, settle
+from ._replay import Act, Recorder, ReplayOptions, navigate, perform, prepare, run_actions, settle
 from ._replay_a11y import observe_a11y
+from ._replay_announce import Announced, Listener, announced, announcing
 from ._replay_checks import evaluate
 from ._replay_keyboard import operate
 from ._replay_menu import open_menus
@@ -47,14 +48,19 @@ class StateJob:
     a11y: bool = False
 
 
-async def _reach(page: Page, job: StateJob, rec: Recorder) -> tuple[str, str]:
-    """Navigate and act; (navigation error, action or settle error), empty when fine."""
+async def _reach(
+    page: Page, job: StateJob, rec: Recorder, listener: Listener | None = None
+) -> tuple[str, str]:
+    """Navigate and act; (navigation error, action or settle error), empty when fine.
+    With a `listener`, what the live regions announce is logged from the first action."""
     nav_error = await navigate(page, job.base_url, job.state.route, rec)
     if nav_error:
         return nav_error, ""
     if job.actions:  # without one, the settle below is the load's window
         await rec.quiet(page, job.opts)
-    act = operate if job.operate == "keyboard" else perform
+    act: Act = operate if job.operate == "keyboard" else perform
+    if listener is not None and job.actions:
+        act = announcing(act, listener)
     action_error = await run_actions(page, job.base_url, job.actions, rec, job.opts, act)
     if action_error:
         return "", action_error
@@ -137,7 +143,11 @@ def _crashed(session: BrowserSession) -> None:
 
 
 async def _a11y(
-    page: Page, job: StateJob, followers: tuple[StateJob, ...], reached: bool
+    page: Page,
+    job: StateJob,
+    followers: tuple[StateJob, ...],
+    reached: bool,
+    heard: Announced | None,
 ) -> A11ySnapshot | None:
     """The accessibility snapshot, when `job` or a follower wants it (`_replay_a11y.py`)."""
     wants = [j for j in (job, *followers) if j.a11y]
@@ -145,7 +155,7 @@ async def _a11y(
         return None
     # The state's own checks and those of its sharers: the live regions they read.
     checks = tuple(c for j in wants for c in j.checks)
-    return await observe_a11y(page, job.actions, checks, reached)
+    return await observe_a11y(page, job.actions, checks, reached, heard)
 
 
 # A follower, its outcomes, and what the page had done (`_seen`, status) when it was read.
@@ -189,8 +199,13 @@ async def _replay(
     started = time.monotonic()
     page = session.page
     await prepare(page, job.opts)
-    nav_error, action_error = await _reach(page, job, rec)
+    listener = Listener(page) if any(j.a11y for j in (job, *followers)) else None
+    nav_error, action_error = await _reach(page, job, rec, listener)
     reached = not (nav_error or action_error)
+    # What was announced, read as the state settled: before any check or menu trial.
+    heard = (
+        await announced(page, listener, job.base_url) if listener is not None and reached else None
+    )
     health, fp = PageHealth(), ""
     if not nav_error:
         health, fp = await read_health(page, job.fingerprint and reached)
@@ -205,7 +220,7 @@ async def _replay(
     # A page that left the site (a back link out of a state opened straight) is not the
     # site's to judge for accessibility: `routes` and the checks say what went wrong.
     a11y = await _a11y(
-        page, job, followers, reached and origin_of(page.url) == origin_of(job.base_url)
+        page, job, followers, reached and origin_of(page.url) == origin_of(job.base_url), heard
     )
     _crashed(session)
     common = StateObservation(
