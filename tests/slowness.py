@@ -58,3 +58,10 @@ def slowness(now: float | None = None) -> float:
 def scaled(timeout: float, factor: float) -> float:
     """`timeout` stretched by `factor` (0 or less: no timeout, left alone)."""
     return timeout * factor if timeout > 0 else timeout
+
+
+def bound(seconds: float, wrong: float) -> float:
+    """An upper bound for a wait that takes about `seconds` on an idle machine: stretched
+    by `slowness()`, and kept under `wrong`, the time the bug the assertion guards would
+    take (so a loaded machine neither flips the test nor lets that bug through)."""
+    return min(seconds * slowness(), 0.9 * wrong)

@@ -101,3 +101,13 @@ def test_the_conftest_stretches_a_marked_timeout_by_the_slowness(tmp_path: Path)
     assert "slowness now: 3.00" in slow.stdout
     idle = _pytest(tmp_path, "1")
     assert idle.returncode == 1 and "Timeout" in idle.stdout, idle.stdout[-2000:]
+
+
+def test_a_bound_stretches_with_the_slowness_but_stays_under_the_wrong_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PWB_SLOWNESS", "1")
+    assert slowness.bound(2.0, wrong=20.0) == 2.0
+    monkeypatch.setenv("PWB_SLOWNESS", "4")
+    assert slowness.bound(2.0, wrong=20.0) == 8.0
+    assert slowness.bound(6.0, wrong=20.0) == 18.0  # never the time the bug would take
