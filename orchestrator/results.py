@@ -101,6 +101,16 @@ class LiveFinding(_Rec, frozen=True, kw_only=True):
     text: str = ""
 
 
+class MainThread(_Rec, frozen=True, kw_only=True):
+    """The long tasks of a state's document, as its renderer timed them (wall time;
+    `verifier/_replay_perf.py`): compared with a base's by `verifier/_perf_gate.py`."""
+
+    # Total blocking time: the sum of each long task's time over 50 ms.
+    blocking_ms: float
+    longest_ms: float = 0.0
+    long_tasks: int = 0
+
+
 class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     """What a state showed assistive technology and keyboard users (`verifier/_replay_a11y.py`):
     compared between a final workspace and R0 (and the reference where it is live) by
@@ -118,6 +128,9 @@ class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     fields: tuple[FieldFinding, ...] = ()
     error_path: bool = False
     live: tuple[LiveFinding, ...] = ()
+    # The state's main-thread blocking, read right after its settle (None: not read).
+    # Kept with the snapshot so every base that carries one carries it too (#53).
+    main_thread: MainThread | None = None
 
 
 class VerifyReport(_Rec, frozen=True, kw_only=True):

@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
-from ..contract import Contract, Gate, State, resolve_viewport
+from ..contract import Contract, Gate
 from ..results import A11ySnapshot, CheckResult, VerifyReport
+from ._bases import Base, bases_for
 from ._gates import gate_results, grounded
+from ._perf_gate import main_thread_continuity
 from ._plan import summarize_state
 
 T = TypeVar("T")
@@ -77,52 +78,6 @@ GATE: dict[str, Gate] = {
     "a11y-live": "regression_text",
 }
 _LIMIT = 5
-
-
-@dataclass(frozen=True, slots=True)
-class Base:
-    """One base's snapshot standing for a state, and how to name it in a message."""
-
-    label: str  # "R0", "the reference"
-    snap: A11ySnapshot
-    same_state: bool
-    where: str  # "R0 at this state" / "R0 at state 'home' (nearest)"
-
-
-def _nearest(contract: Contract, state: State, snaps: Mapping[str, A11ySnapshot]) -> str | None:
-    seen: set[str] = set()
-    s: State | None = state
-    while s is not None and s.id not in seen:
-        seen.add(s.id)
-        got = snaps.get(s.id)
-        if got is not None and got.reached:
-            return s.id
-        s = contract.state(s.from_) if s.from_ else None
-    view = resolve_viewport(state.viewport)
-    for other in contract.states:
-        got = snaps.get(other.id)
-        if (
-            got is not None
-            and got.reached
-            and other.route == state.route
-            and resolve_viewport(other.viewport) == view
-        ):
-            return other.id
-    return None
-
-
-def bases_for(
-    contract: Contract, state: State, bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]]
-) -> list[Base]:
-    out = []
-    for label, snaps in bases:
-        sid = _nearest(contract, state, snaps)
-        if sid is None:
-            continue
-        same = sid == state.id
-        where = f"{label} at this state" if same else f"{label} at state {sid!r} (nearest)"
-        out.append(Base(label=label, snap=snaps[sid], same_state=same, where=where))
-    return out
 
 
 def _listed(items: list[str]) -> str:
@@ -269,11 +224,13 @@ def with_a11y_continuity(
     contract: Contract,
     bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]],
 ) -> VerifyReport:
-    """`report` with the accessibility continuity checks added and its gates regraded.
+    """`report` with the accessibility continuity checks added, and the main thread's
+    (`_perf_gate.py`, measured with the same snapshots), and its gates regraded.
     Without a base snapshot (none recorded, or a report of a partial run) it is unchanged."""
     if not report.a11y or not any(snaps for _, snaps in bases):
         return report
     added = a11y_continuity(contract, report.a11y, bases)
+    added += main_thread_continuity(contract, report.a11y, bases)
     if not added:
         return report
     checks = (*report.checks, *added)
