@@ -43,6 +43,7 @@ script of the page's; the old timeout path (a patient replay) stays with it.
 from __future__ import annotations
 
 import json
+from typing import Any
 from weakref import WeakKeyDictionary
 
 import anyio
@@ -60,19 +61,45 @@ BLOCKED_AFTER_S = 10.0
 STOP_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 10.0
 
-# Runs in PERF_WORLD at each new document, before the site's scripts.
+# Runs in PERF_WORLD at each new document, before the site's scripts. The document's first
+# task (the parser's, which may run an inline script right after this one) started before
+# any observer could: Chromium then may not report it. So the script also notes when it
+# ran (`at`) and when a message it posts to itself arrives (`tail`: the end of that task,
+# at the latest), and `_durations` counts that stretch when no long task covers it.
 _OBSERVER = """(() => {
   const tasks = [];
-  const keep = (list) => { for (const e of list) tasks.push(e.duration); };
+  const at = performance.now();
+  let tail = null;
+  const keep = (list) => { for (const e of list) tasks.push([e.startTime, e.duration]); };
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => { tail = performance.now(); channel.port1.close(); };
+  channel.port2.postMessage(0);
   try {
     const seen = new PerformanceObserver((list) => keep(list.getEntries()));
     seen.observe({ type: 'longtask', buffered: true });
-    globalThis.__pwbLongTasks = () => { keep(seen.takeRecords()); return tasks.slice(); };
+    globalThis.__pwbLongTasks = () => {
+      keep(seen.takeRecords());
+      return { at, tail, tasks: tasks.slice() };
+    };
   } catch (e) {
     globalThis.__pwbLongTasks = () => null;
   }
 })()"""
 _READ = "JSON.stringify(globalThis.__pwbLongTasks ? globalThis.__pwbLongTasks() : null)"
+
+
+def _durations(raw: dict[str, Any]) -> list[float]:
+    """The long tasks' durations, the document's first task's tail among them when no
+    reported task covers the moment the observer was made (see `_OBSERVER`)."""
+    at, tail = float(raw["at"]), raw.get("tail")
+    tasks = [(float(start), float(took)) for start, took in raw["tasks"]]
+    durations = [took for _, took in tasks]
+    if tail is None or any(start <= at <= start + took for start, took in tasks):
+        return durations
+    # Up to the message, or to the next reported long task if that began first.
+    first = min([float(tail), *(start for start, _ in tasks if start > at)]) - at
+    return [first, *durations] if first > LONG_TASK_MS else durations
+
 
 # The session each watched page was prepared with; it goes with its page.
 _WATCHED: WeakKeyDictionary[Page, CDPSession] = WeakKeyDictionary()
@@ -112,11 +139,11 @@ async def read_main_thread(page: Page) -> MainThread | None:
     except PlaywrightError:
         return None  # the page went away
     result = answer.get("result")
-    raw = result.get("value") if isinstance(result, dict) else None
-    durations = json.loads(raw) if isinstance(raw, str) else None
-    if not isinstance(durations, list):
+    text = result.get("value") if isinstance(result, dict) else None
+    raw = json.loads(text) if isinstance(text, str) else None
+    if not isinstance(raw, dict):
         return None
-    return total_blocking([float(d) for d in durations])
+    return total_blocking(_durations(raw))
 
 
 async def main_thread_blocked(page: Page, during: str) -> str:
