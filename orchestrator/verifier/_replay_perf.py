@@ -57,7 +57,7 @@ from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 from ..results import MainThread
-from ._replay_world import isolated_eval
+from ._replay_world import isolated_eval, page_session
 
 PERF_WORLD = "pwb-perf"
 LONG_TASK_MS = 50.0
@@ -97,7 +97,9 @@ _WATCHED: WeakKeyDictionary[Page, CDPSession] = WeakKeyDictionary()
 async def watch_main_thread(page: Page) -> None:
     """Once per page, before its first navigation: the long-task observer in every new
     document, and the session `main_thread_blocked` probes through."""
-    cdp = await page.context.new_cdp_session(page)
+    # The page's one session for isolated awaits (`_replay_world.py`); kept here too, as a
+    # failed await there drops it from its cache, and the probe needs it made now.
+    cdp = await page_session(page)
     # Without the Page domain enabled on this session its new-document scripts never run.
     await cdp.send("Page.enable")
     await cdp.send(
