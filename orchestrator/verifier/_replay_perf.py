@@ -38,13 +38,18 @@ waits for a load event that never comes, screenshots and probes time out, and be
 a navigation or action timed out, and after every settle, the page's main thread is
 probed on a CDP session made before the state's first navigation (attaching one to a
 stuck renderer would hang): `Runtime.evaluate` runs on the main thread, so it answers
-at once between tasks, host load or not. No answer within `BLOCKED_AFTER_S` (on top of
-the timeout that already expired), and `Runtime.terminateExecution` — which the
-renderer serves by interrupting the running script, without waiting for the main
-thread to be free — answered: a script of the page's held the main thread all that
-time. The script is stopped, and the state ends with that message (`_replay_state.py`):
-the solver's page, graded, never retried. A renderer that answers neither is not a
-script of the page's; the old timeout path (a patient replay) stays with it.
+at once between tasks, host load or not (a loaded host delays it by scheduling
+latency, milliseconds to a second). No answer within `BLOCKED_AFTER_S`, on top of the
+timeout that already expired, is the evidence: the main thread was held the whole time.
+`Runtime.terminateExecution` is then sent; the renderer serves it from its IO thread by
+interrupting the running script, without waiting for the main thread. It answering
+shows the renderer process is alive (a process starved of all CPU would answer neither,
+and keeps the old timeout path: a patient replay); it does not by itself prove that a
+script was running, so a host that starved only the main thread for 10 s would be
+misread as a blocked page (not seen in these runs, load average ~17). The script is stopped,
+and the state ends with that message (`_replay_state.py`): the solver's page, graded,
+never retried. What it leaves behind (a timer that blocks again) is bounded by the warm
+tab's reset (20 s, then the context is discarded) or the fresh context's close.
 """
 
 from __future__ import annotations
