@@ -36,6 +36,10 @@ from ._plan import summarize_state
 
 PERF_ID = re.compile(r"perf-main-thread@")
 BLOCKING_ALLOWANCE_MS = 1000.0
+# What `evidence/a11y.json` keeps of a figure: its times to the nearest step, no count
+# (a timing is never the same twice, and a recapture of the same render must be the
+# same bytes); within a quarter of the allowance of what was measured.
+EVIDENCE_STEP_MS = 500.0
 DESCRIBE = (
     "The page must not block its main thread much longer than before: its total blocking"
     " time (long tasks' time over 50 ms, as the renderer timed them) may exceed the"
@@ -43,11 +47,18 @@ DESCRIBE = (
 )
 
 
+def coarse(m: MainThread) -> MainThread:
+    """The figure as the evidence keeps it (`EVIDENCE_STEP_MS`)."""
+
+    def step(ms: float) -> float:
+        return float(round(ms / EVIDENCE_STEP_MS) * EVIDENCE_STEP_MS)
+
+    return MainThread(blocking_ms=step(m.blocking_ms), longest_ms=step(m.longest_ms))
+
+
 def _figure(m: MainThread) -> str:
-    return (
-        f"total blocking time {m.blocking_ms:.0f} ms ({m.long_tasks} long task(s),"
-        f" the longest {m.longest_ms:.0f} ms)"
-    )
+    tasks = f"{m.long_tasks} long task(s), " if m.long_tasks else ""
+    return f"total blocking time {m.blocking_ms:.0f} ms ({tasks}the longest {m.longest_ms:.0f} ms)"
 
 
 def _verdict(final: MainThread, near: list[Base]) -> tuple[bool, str]:

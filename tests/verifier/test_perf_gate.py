@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
-from orchestrator.contract import TaskPackage
+from orchestrator.contract import CANARY, TaskPackage
 from orchestrator.results import A11ySnapshot, MainThread, VerifyReport
 from orchestrator.verifier import main_thread_continuity, with_a11y_continuity
+from orchestrator.verifier._a11y_evidence import A11yEvidence, encode_a11y_evidence
 from orchestrator.verifier._gates import gate_results
-from orchestrator.verifier._perf_gate import BLOCKING_ALLOWANCE_MS
+from orchestrator.verifier._perf_gate import BLOCKING_ALLOWANCE_MS, coarse
+from orchestrator.verifier._replay_axe import AXE_VERSION
 from orchestrator.verifier._replay_perf import total_blocking
 
 from .conftest import make_task
@@ -96,3 +99,33 @@ def test_the_continuity_report_carries_the_rule_and_regrades_routes(task: TaskPa
     graded = with_a11y_continuity(report, task.contract, [("R0", {"home": at(0)})])
     assert [c.id for c in graded.failed] == ["perf-main-thread@home"]
     assert graded.gate("routes").status == "fail"
+
+
+def test_the_evidence_keeps_the_figure_to_the_nearest_half_second() -> None:
+    """Two captures of the same render time differently; their files are the same bytes."""
+    noisy = [(3.0, 53.0, 1), (0.0, 0.0, 0)], [(1452.0, 1502.0, 2), (1430.6, 1480.6, 1)]
+    for quiet, busy in zip(*noisy, strict=True):
+        assert coarse(
+            MainThread(blocking_ms=quiet[0], longest_ms=quiet[1], long_tasks=quiet[2])
+        ) == (MainThread(blocking_ms=0.0, longest_ms=0.0))
+        assert coarse(MainThread(blocking_ms=busy[0], longest_ms=busy[1], long_tasks=busy[2])) == (
+            MainThread(blocking_ms=1500.0, longest_ms=1500.0)
+        )
+
+    def file(blocking: float) -> bytes:
+        snaps = {"home": at(blocking, blocking + 50, 1)}
+        ev = A11yEvidence(canary=CANARY, axe=AXE_VERSION, r0=snaps, reference=snaps)
+        return encode_a11y_evidence(ev)
+
+    assert file(1452.0) == file(1430.6) and file(3.0) == file(0.0)
+    kept = msgspec.json.decode(file(1452.0))["r0"]["home"]["main_thread"]
+    assert kept == {"blocking_ms": 1500.0, "longest_ms": 1500.0, "long_tasks": 0}
+
+
+def test_an_evidence_figure_is_named_without_a_count(task: TaskPackage) -> None:
+    base = A11ySnapshot(main_thread=coarse(MainThread(blocking_ms=3, longest_ms=53, long_tasks=1)))
+    (check,) = main_thread_continuity(
+        task.contract, {"home": at(1451, 1501, 1)}, [("R0", {"home": base})]
+    )
+    assert not check.passed
+    assert "R0 at this state: total blocking time 0 ms (the longest 0 ms)" in check.observed
