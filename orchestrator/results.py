@@ -111,6 +111,39 @@ class MainThread(_Rec, frozen=True, kw_only=True):
     long_tasks: int = 0
 
 
+class TrapFinding(_Rec, frozen=True, kw_only=True):
+    """A control the focus walk could not leave by Tab (WCAG 2.1.2): the keys that did
+    not move the focus away ("Tab", "Tab and Shift+Tab") and how it held it."""
+
+    element: str
+    keys: str
+    detail: str = ""
+    # Inside a modal dialog (`aria-modal="true"`, a modal `<dialog>`), which keeps the
+    # focus by design and is left with Escape: recorded, never charged.
+    modal: bool = False
+
+
+class RegionFinding(_Rec, frozen=True, kw_only=True):
+    """A live region at a state once it settled: the element (tag#id, or tag and its
+    label), how it is live (`role=status`, `aria-live=polite`, `output`), its text."""
+
+    region: str
+    live: str
+    text: str = ""
+
+
+class Announcement(_Rec, frozen=True, kw_only=True):
+    """A message a live region announced while the state's actions ran: its text as the
+    region then read, the region, and the action after which it came (1-based; 0 before
+    the first)."""
+
+    after: int
+    action: str = ""
+    region: str
+    live: str
+    text: str
+
+
 class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     """What a state showed assistive technology and keyboard users (`verifier/_replay_a11y.py`):
     compared between a final workspace and R0 (and the reference where it is live) by
@@ -128,6 +161,24 @@ class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     fields: tuple[FieldFinding, ...] = ()
     error_path: bool = False
     live: tuple[LiveFinding, ...] = ()
+    # Keyboard traps met by the focus walk, and why the walk ended: "body" (the focus
+    # left the document), "cycle" (round once), "trap", "limit" (MAX_TABS); "" unknown.
+    traps: tuple[TrapFinding, ...] = ()
+    focus_end: str = ""
+    # What a screen reader announces (`verifier/_replay_announce.py`), read when the state
+    # settled: the document's title and `<html lang>`, its address (path, query and
+    # fragment: another page shown at the state is not compared), its live regions and
+    # the messages they announced after each action. `announce_error` set: none was read.
+    title: str = ""
+    lang: str = ""
+    url: str = ""
+    regions: tuple[RegionFinding, ...] = ()
+    announced: tuple[Announcement, ...] = ()
+    # What is on the page but not announced: text that appeared outside every live region
+    # while the actions ran, and `tag#id` of the elements with an id (at most 400).
+    shown: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
+    announce_error: str = ""
     # The state's main-thread blocking, read right after its settle (None: not read).
     # Kept with the snapshot so every base that carries one carries it too (#53).
     main_thread: MainThread | None = None

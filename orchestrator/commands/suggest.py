@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..authoring import suggest
-from ..contract import ContractError, load_task
+from ..authoring import suggest, suggest_negatives
+from ..contract import ContractError, TaskPackage, load_task
 from ._task import task_root
 
 HELP = "propose preservation checks (copy order, anchor boxes, nav, tokens) from R0 evidence"
@@ -16,6 +16,12 @@ HELP = "propose preservation checks (copy order, anchor boxes, nav, tokens) from
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("task", help="task id or directory")
     p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
+    p.add_argument(
+        "--negatives",
+        action="store_true",
+        help="propose negatives instead (a live region silenced): writes negatives/<name>.patch"
+        " for each, never over an existing file, and prints their [[negatives]] entries",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,6 +30,8 @@ def run(args: argparse.Namespace) -> int:
     except ContractError as exc:
         print(exc, file=sys.stderr)
         return 2
+    if args.negatives:
+        return _negatives(task)
     text, skipped = suggest(task)
     for line in skipped:
         print(f"# skipped: {line}", file=sys.stderr)
@@ -32,4 +40,25 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print("# Preservation checks proposed from evidence/r0 — review, then paste into task.toml")
     print(text)
+    return 0
+
+
+def _negatives(task: TaskPackage) -> int:
+    proposed, skipped = suggest_negatives(task)
+    for line in skipped:
+        print(f"# skipped: {line}", file=sys.stderr)
+    written = []
+    for n in proposed:
+        path = task.root / "negatives" / f"{n.name}.patch"
+        if path.exists():
+            print(f"# skipped: {path} exists", file=sys.stderr)
+            continue
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(n.patch, encoding="utf-8")
+        written.append(n.toml)
+    if not written:
+        print(f"{task.root}: no negative to propose", file=sys.stderr)
+        return 1
+    print("# Negatives proposed from evidence/r0 (patches written) — review, then paste")
+    print("\n".join(written))
     return 0

@@ -14,7 +14,10 @@ same thing working, and no base shows it broken:
 - `a11y-form@S` (`state_artifacts`): the page ends on a validation error and a field the
   actions typed into lost its value, where a base kept it after the same actions;
 - `a11y-live@S` (`regression_text`): an element a check reads is in no live region,
-  where a base announced it (`role=status`, `aria-live`, ...).
+  where a base announced it (`role=status`, `aria-live`, ...);
+- `a11y-trap@S`, `a11y-title@S`, `a11y-announce@S` (`regression_text`): a keyboard trap,
+  a page title no longer told apart from its siblings (or its lang removed), a live
+  region or an announced message gone (`_a11y_rules.py`).
 
 An axe violation a base had on the same element at any of its states is debt (the final
 may show another state's page at this one: a link that no longer navigates fails its own
@@ -37,7 +40,8 @@ from typing import TypeVar
 
 from ..contract import Contract, Gate
 from ..results import A11ySnapshot, CheckResult, VerifyReport
-from ._bases import Base, bases_for
+from ._a11y_base import Base, Verdict, bases_for
+from ._a11y_rules import announce, title, trap
 from ._gates import gate_results, grounded
 from ._perf_gate import main_thread_continuity
 from ._plan import summarize_state
@@ -45,7 +49,7 @@ from ._plan import summarize_state
 T = TypeVar("T")
 
 # The ids of the checks added here: `a11y-<rule>@<state>`.
-A11Y_ID = re.compile(r"a11y-(contrast|axe|focus|form|live)@")
+A11Y_ID = re.compile(r"a11y-(contrast|axe|focus|form|live|trap|title|announce)@")
 CONTRAST_RULES = frozenset({"color-contrast", "color-contrast-enhanced", "link-in-text-block"})
 
 DESCRIBE: dict[str, str] = {
@@ -69,6 +73,18 @@ DESCRIBE: dict[str, str] = {
         "An element the checks read that was announced through a live region (role=status"
         "|alert, aria-live) must still be announced."
     ),
+    "a11y-trap": (
+        "Keyboard users must be able to leave every control with Tab where they could"
+        " before (no keyboard trap, WCAG 2.1.2)."
+    ),
+    "a11y-title": (
+        "Each page keeps a title that tells it apart from its sibling pages, and its"
+        " language (WCAG 2.4.2, 3.1.1)."
+    ),
+    "a11y-announce": (
+        "Every live region (role=status|alert|log, aria-live) and every message it"
+        " announced after an action must still be announced."
+    ),
 }
 GATE: dict[str, Gate] = {
     "a11y-contrast": "visual_anchors",
@@ -76,6 +92,9 @@ GATE: dict[str, Gate] = {
     "a11y-focus": "visual_anchors",
     "a11y-form": "state_artifacts",
     "a11y-live": "regression_text",
+    "a11y-trap": "regression_text",
+    "a11y-title": "regression_text",
+    "a11y-announce": "regression_text",
 }
 _LIMIT = 5
 
@@ -103,9 +122,7 @@ def _axe_debt(bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]]) -> set[st
     }
 
 
-def _axe(
-    final: A11ySnapshot, bases: list[Base], contrast: bool, debt: set[str]
-) -> tuple[bool, list[str]] | None:
+def _axe(final: A11ySnapshot, bases: list[Base], contrast: bool, debt: set[str]) -> Verdict | None:
     ran = [b for b in bases if not b.snap.axe_error]
     if final.axe_error or not ran:
         return None
@@ -135,7 +152,7 @@ def _lost(
     return [(f, *held[key(f)]) for f in now if not ok(f) and key(f) not in debt and key(f) in held]
 
 
-def _focus(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | None:
+def _focus(final: A11ySnapshot, bases: list[Base]) -> Verdict | None:
     ran = [b for b in bases if not b.snap.focus_error and b.snap.focus]
     if final.focus_error or not final.focus or not ran:
         return None
@@ -146,7 +163,7 @@ def _focus(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | N
     return not charged, charged
 
 
-def _form(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | None:
+def _form(final: A11ySnapshot, bases: list[Base]) -> Verdict | None:
     same = [b for b in bases if b.same_state and b.snap.fields]
     if not final.fields or not final.error_path or not same:
         return None
@@ -164,7 +181,7 @@ def _form(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | No
     return not charged, charged
 
 
-def _live(final: A11ySnapshot, bases: list[Base]) -> tuple[bool, list[str]] | None:
+def _live(final: A11ySnapshot, bases: list[Base]) -> Verdict | None:
     ran = [b for b in bases if b.snap.live]
     if not final.live or not ran:
         return None
@@ -198,6 +215,9 @@ def a11y_continuity(
             "a11y-focus": _focus(snap, near),
             "a11y-form": _form(snap, near),
             "a11y-live": _live(snap, near),
+            "a11y-trap": trap(snap, near),
+            "a11y-title": title(contract, state, final, near, bases),
+            "a11y-announce": announce(snap, near),
         }
         where = summarize_state(contract, state)
         for name, verdict in verdicts.items():

@@ -18,7 +18,7 @@ in time. A page that never yields fails `routes` too, as a state that did not lo
 (`_replay_state.py`).
 
 The base is the same state when a base observed it, else the nearest one
-(`_bases.py`: the closest ancestor through `from`, then the same route and
+(`_a11y_base.py`: the closest ancestor through `from`, then the same route and
 viewport), named as such in the message. A state the final did not reach, or without a
 figure in the final or in every base (a base cached before #53), gets no check.
 """
@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 
 from ..contract import Contract
 from ..results import A11ySnapshot, CheckResult, MainThread
-from ._bases import Base, bases_for
+from ._a11y_base import Base, bases_for
 from ._gates import grounded
 from ._plan import summarize_state
 

@@ -1,6 +1,8 @@
 """A state's accessibility snapshot: axe-core (`_replay_axe.py`), form state
-(`_replay_formstate.py`), announcements (`_replay_live.py`) and, last because it moves
-the focus, focus visibility (`_replay_focus.py`). Taken only on full-suite runs (a final
+(`_replay_formstate.py`), the live regions checks read (`_replay_live.py`), what was
+announced as the state settled (title, lang, live regions and their messages, read by
+the caller: `_replay_announce.py`) and, last because it moves the focus, focus
+visibility and keyboard traps (`_replay_focus.py`). Taken only on full-suite runs (a final
 checkpoint, R0, admission), where `_a11y_gate.py` compares it with R0's. Every read is
 from an isolated world or Playwright's utility world. A probe that fails or times out
 records why in the snapshot, and its rules are not applicable there rather than passed
@@ -17,6 +19,7 @@ from playwright.async_api import Page
 from ..contract import Action, CheckSpec
 from ..results import A11ySnapshot
 from ._replay_a11y_world import WorldError
+from ._replay_announce import Announced
 from ._replay_axe import AxeMissing, run_axe
 from ._replay_focus import focus_walk
 from ._replay_formstate import read_fields
@@ -31,7 +34,11 @@ def _why(exc: BaseException) -> str:
 
 
 async def observe_a11y(
-    page: Page, actions: tuple[Action, ...], checks: tuple[CheckSpec, ...], reached: bool
+    page: Page,
+    actions: tuple[Action, ...],
+    checks: tuple[CheckSpec, ...],
+    reached: bool,
+    heard: Announced | None = None,
 ) -> A11ySnapshot:
     if not reached:
         return A11ySnapshot(reached=False)
@@ -52,11 +59,27 @@ async def observe_a11y(
         pass  # the page went away: no fields or live regions to compare
     try:
         with anyio.fail_after(FOCUS_TIMEOUT_S):
-            focus = await focus_walk(page)
-        snap = _with(snap, focus=focus)
+            walk = await focus_walk(page)
+        snap = _with(snap, focus=walk.focus, traps=walk.traps, focus_end=walk.end)
     except (PlaywrightError, WorldError, TimeoutError, ValueError, KeyError) as exc:
         snap = _with(snap, focus_error=_why(exc))
-    return snap
+    return _heard(snap, heard)
+
+
+def _heard(snap: A11ySnapshot, heard: Announced | None) -> A11ySnapshot:
+    if heard is None:
+        return _with(snap, announce_error="not read (no listener)")
+    return _with(
+        snap,
+        title=heard.title,
+        lang=heard.lang,
+        url=heard.url,
+        regions=heard.regions,
+        announced=heard.heard,
+        shown=heard.shown,
+        ids=heard.ids,
+        announce_error=heard.error,
+    )
 
 
 def _with(snap: A11ySnapshot, **changes: object) -> A11ySnapshot:

@@ -9,6 +9,13 @@ user); after each, the active element's styles are read again there. An element 
 styles did not change at all shows no focus indicator. A running transition is finished
 before that verdict, so a ring that fades in is not read at its first frame.
 
+A control that keeps the focus when Tab is pressed (a keydown handler that prevents it,
+or a blur handler that takes the focus back) is a keyboard trap: the walk records it,
+tries Shift+Tab from it, and ends there, so a trap costs two key presses, not the walk's
+bound. A trap that only Shift+Tab meets is not looked for (the walk goes forward). Tab
+moving inside a frame or a custom element keeps the document's active element: that is
+walked through (within the bound), never taken for a trap.
+
 Run last on a state (it moves the focus): every check, the screenshot and the menu
 trials have already read the page.
 """
@@ -16,11 +23,13 @@ trials have already read the page.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import Any
 
 from playwright.async_api import Page
 
-from ..results import FocusFinding
-from ._replay_a11y_world import new_world
+from ..results import FocusFinding, TrapFinding
+from ._replay_a11y_world import World, new_world
 
 MAX_TABS = 30
 
@@ -84,15 +93,43 @@ SNAPSHOT = r"""(() => {
     for (const a of up(el)) if (!m.has(a)) m.set(a, style(a, false));
     if (m.size >= 2000) break;
   }
-  globalThis.__pwbFocus = {m, style, describe, up, seen: new Set()};
+  // Where the focus went between two reads (a page that takes it back shows here).
+  const F = {m, style, describe, up, seen: new Set(), last: null, lastEl: null, moved: []};
+  document.addEventListener('focusin', e => { if (F.moved.length < 10) F.moved.push(e.target); },
+    true);
+  globalThis.__pwbFocus = F;
   return m.size;
 })()"""
 
-READ = r"""(() => {
+READ = r"""(async () => {
   const F = globalThis.__pwbFocus;
+  // Let the page finish what the key started: a blur handler that refocuses its element
+  // at once, in a microtask or in a zero timeout (two turns: its timer was set first).
+  for (let i = 0; i < 2; i++) await new Promise(r => setTimeout(r, 0));
   const el = document.activeElement;
-  if (!el || el === document.body || el === document.documentElement)
+  const moved = F.moved;
+  F.moved = [];
+  if (!el || el === document.body || el === document.documentElement) {
+    F.last = F.lastEl = null;
     return JSON.stringify({end: 'body'});
+  }
+  // The focus inside a frame or a component (a shadow root: open ones are followed) moves
+  // while the document's active element stays the same: the walk goes on through it.
+  let deep = el;
+  while (deep.shadowRoot && deep.shadowRoot.activeElement) deep = deep.shadowRoot.activeElement;
+  const holder = /^(IFRAME|FRAME|OBJECT|EMBED)$/.test(el.tagName) ||
+    (el.tagName.includes('-') && !el.shadowRoot);  // a closed shadow root hides its focus
+  const inside = el === F.lastEl && (deep !== F.last || holder);
+  // The key left the focus where it was: a trap, unless the walk has not started.
+  if (deep === F.last && !holder) {
+    let modal = false;  // a modal dialog keeps the focus by design (Escape leaves it)
+    try { modal = !!deep.closest('[aria-modal="true"], dialog:modal'); } catch (e) {}
+    return JSON.stringify({stuck: F.describe(deep), modal,
+      moved: moved.filter(m => m !== el).slice(0, 1).map(F.describe)});
+  }
+  F.last = deep;
+  F.lastEl = el;
+  if (inside) return JSON.stringify({skip: true});
   if (F.seen.has(el)) return JSON.stringify({end: 'cycle'});
   F.seen.add(el);
   const before = F.m.get(el);
@@ -120,26 +157,52 @@ READ = r"""(() => {
 })()"""
 
 
-async def focus_walk(page: Page, max_tabs: int = MAX_TABS) -> tuple[FocusFinding, ...]:
-    """Each element reached by Tab (at most `max_tabs`), in tab order."""
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """The elements reached by Tab in tab order, the traps met, and why the walk ended
+    (`A11ySnapshot.focus_end`)."""
+
+    focus: tuple[FocusFinding, ...] = ()
+    traps: tuple[TrapFinding, ...] = ()
+    end: str = ""
+
+
+async def _trap(page: Page, world: World, got: dict[str, Any]) -> TrapFinding:
+    """Tab left the focus on `got["stuck"]`: can Shift+Tab leave it?"""
+    await page.keyboard.press("Shift+Tab")
+    back = json.loads(await world.eval(READ))
+    keys = "Tab and Shift+Tab" if "stuck" in back else "Tab"
+    how = (
+        f"the focus went to {got['moved'][0]} and the page took it back"
+        if got["moved"]
+        else "the key did not move the focus"
+    )
+    return TrapFinding(element=got["stuck"], keys=keys, detail=how, modal=got["modal"])
+
+
+async def focus_walk(page: Page, max_tabs: int = MAX_TABS) -> Walk:
+    """Each element reached by Tab (at most `max_tabs`), in tab order; the walk ends at
+    the first control Tab cannot leave (a keyboard trap: WCAG 2.1.2)."""
     world = await new_world(page, "pwb-focus")
     if not await world.eval(SNAPSHOT):
-        return ()
+        return Walk()
     out: list[FocusFinding] = []
     outside = 0
     for _ in range(max_tabs):
         await page.keyboard.press("Tab")
         got = json.loads(await world.eval(READ))
+        if "stuck" in got:
+            return Walk(focus=tuple(out), traps=(await _trap(page, world, got),), end="trap")
         if got.get("end") == "cycle":
-            break
+            return Walk(focus=tuple(out), end="cycle")
         # Past the last element the focus leaves the document; Tab again wraps to the
         # first. The walk starts where the actions left the focus, so it goes round once.
         outside = outside + 1 if got.get("end") == "body" else 0
         if outside >= 2:
-            break
+            return Walk(focus=tuple(out), end="body")
         if "end" in got or "skip" in got:
             continue
         out.append(
             FocusFinding(element=got["element"], visible=got["visible"], detail=got["detail"])
         )
-    return tuple(out)
+    return Walk(focus=tuple(out), end="limit")

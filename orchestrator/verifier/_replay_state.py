@@ -18,8 +18,9 @@ from ._browser import BrowserSession
 from ._browser_context import origin_of
 from ._errors import BrowserCrashed
 from ._observe import Outcome, PageHealth, StateObservation
-from ._replay import Recorder, ReplayOptions, navigate, perform, prepare, run_actions, settle
+from ._replay import Act, Recorder, ReplayOptions, navigate, perform, prepare, run_actions, settle
 from ._replay_a11y import observe_a11y
+from ._replay_announce import Announced, Listener, announced, announcing
 from ._replay_checks import evaluate
 from ._replay_keyboard import operate
 from ._replay_menu import open_menus
@@ -70,14 +71,19 @@ async def _blocked_or(page: Page, error: str, during: str, nav: bool) -> _Reache
     return _Reached(nav_error=error) if nav else _Reached(action_error=error)
 
 
-async def _reach(page: Page, job: StateJob, rec: Recorder) -> _Reached:
-    """Navigate, act and settle; then a main thread that no longer answers ends it."""
+async def _reach(
+    page: Page, job: StateJob, rec: Recorder, listener: Listener | None = None
+) -> _Reached:
+    """Navigate, act and settle; then a main thread that no longer answers ends it.
+    With a `listener`, what the live regions announce is logged from the first action."""
     nav_error = await navigate(page, job.base_url, job.state.route, rec)
     if nav_error:
         return await _blocked_or(page, nav_error, "while the page loaded", nav=True)
     if job.actions:  # without one, the settle below is the load's window
         await rec.quiet(page, job.opts)
-    act = operate if job.operate == "keyboard" else perform
+    act: Act = operate if job.operate == "keyboard" else perform
+    if listener is not None and job.actions:
+        act = announcing(act, listener)
     action_error = await run_actions(page, job.base_url, job.actions, rec, job.opts, act)
     if action_error:
         return await _blocked_or(page, action_error, f"in {rec.phase}", nav=False)
@@ -168,7 +174,11 @@ def _wants_a11y(job: StateJob, followers: tuple[StateJob, ...]) -> bool:
 
 
 async def _a11y(
-    page: Page, job: StateJob, followers: tuple[StateJob, ...], reached: bool
+    page: Page,
+    job: StateJob,
+    followers: tuple[StateJob, ...],
+    reached: bool,
+    heard: Announced | None,
 ) -> A11ySnapshot | None:
     """The accessibility snapshot, when `job` or a follower wants it (`_replay_a11y.py`)."""
     wants = [j for j in (job, *followers) if j.a11y]
@@ -176,7 +186,7 @@ async def _a11y(
         return None
     # The state's own checks and those of its sharers: the live regions they read.
     checks = tuple(c for j in wants for c in j.checks)
-    return await observe_a11y(page, job.actions, checks, reached)
+    return await observe_a11y(page, job.actions, checks, reached, heard)
 
 
 # A follower, its outcomes, and what the page had done (`_seen`, status) when it was read.
@@ -220,11 +230,16 @@ async def _replay(
     started = time.monotonic()
     page = session.page
     await prepare(page, job.opts)
-    got = await _reach(page, job, rec)
+    listener = Listener(page) if _wants_a11y(job, followers) else None
+    got = await _reach(page, job, rec, listener)
     nav_error, action_error = got.nav_error, got.action_error
     reached = not (nav_error or action_error)
     # Read before any check or probe runs a task of its own on the page.
-    main_thread = await read_main_thread(page) if reached and _wants_a11y(job, followers) else None
+    main_thread = await read_main_thread(page) if reached and listener is not None else None
+    # What was announced, read as the state settled: before any check or menu trial.
+    heard = (
+        await announced(page, listener, job.base_url) if listener is not None and reached else None
+    )
     health, fp = PageHealth(), ""
     if not nav_error:
         health, fp = await read_health(page, job.fingerprint and reached)
@@ -239,7 +254,7 @@ async def _replay(
     # A page that left the site (a back link out of a state opened straight) is not the
     # site's to judge for accessibility: `routes` and the checks say what went wrong.
     a11y = await _a11y(
-        page, job, followers, reached and origin_of(page.url) == origin_of(job.base_url)
+        page, job, followers, reached and origin_of(page.url) == origin_of(job.base_url), heard
     )
     if a11y is not None and a11y.reached:
         a11y = msgspec.structs.replace(a11y, main_thread=main_thread)

@@ -187,7 +187,8 @@ def _instrument(meter: Meter) -> None:
     _wrap(meter, _replay_a11y, "run_axe", "a11y: axe-core")
     _wrap(meter, _replay_a11y, "read_fields", "a11y: form fields")
     _wrap(meter, _replay_a11y, "read_live", "a11y: live regions")
-    _wrap(meter, _replay_a11y, "focus_walk", "a11y: focus walk")
+    _wrap(meter, _replay_a11y, "focus_walk", "a11y: focus walk (and traps)")
+    _wrap(meter, rs, "announced", "a11y: title, lang, live regions and their log")
 
 
 def _serve(task_root: Path, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:

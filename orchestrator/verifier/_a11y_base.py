@@ -1,9 +1,7 @@
-"""Which base snapshot stands for a state: the continuity rules compare a final with its
-bases (R0; in admission also the reference run) state by state (`_a11y_gate.py`,
-`_perf_gate.py`). Where a base has no snapshot of the state (it was not reached there:
-the state is new), the nearest one stands in: the closest ancestor through `from`, then
-a state of the same route and viewport.
-"""
+"""The bases an accessibility continuity rule compares a final state with (`_a11y_gate.py`,
+`_a11y_rules.py`): each base's snapshot of the same state, or of the nearest state
+standing in for one it never reached (the closest ancestor through `from`, then a state
+of the same route and viewport)."""
 
 from __future__ import annotations
 
@@ -12,6 +10,9 @@ from dataclasses import dataclass
 
 from ..contract import Contract, State, resolve_viewport
 from ..results import A11ySnapshot
+
+# A rule's verdict at a state: passed, and what was charged; None when not applicable.
+Verdict = tuple[bool, list[str]]
 
 
 @dataclass(frozen=True, slots=True)
