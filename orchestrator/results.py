@@ -101,6 +101,16 @@ class LiveFinding(_Rec, frozen=True, kw_only=True):
     text: str = ""
 
 
+class MainThread(_Rec, frozen=True, kw_only=True):
+    """The long tasks of a state's document, as its renderer timed them (wall time;
+    `verifier/_replay_perf.py`): compared with a base's by `verifier/_perf_gate.py`."""
+
+    # Total blocking time: the sum of each long task's time over 50 ms.
+    blocking_ms: float
+    longest_ms: float = 0.0
+    long_tasks: int = 0
+
+
 class TrapFinding(_Rec, frozen=True, kw_only=True):
     """A control the focus walk could not leave by Tab (WCAG 2.1.2): the keys that did
     not move the focus away ("Tab", "Tab and Shift+Tab") and how it held it."""
@@ -169,6 +179,9 @@ class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     shown: tuple[str, ...] = ()
     ids: tuple[str, ...] = ()
     announce_error: str = ""
+    # The state's main-thread blocking, read right after its settle (None: not read).
+    # Kept with the snapshot so every base that carries one carries it too (#53).
+    main_thread: MainThread | None = None
 
 
 class VerifyReport(_Rec, frozen=True, kw_only=True):

@@ -21,7 +21,8 @@ Public surface:
   trajectory (`regrade` names a change);
 - `with_a11y_continuity(report, contract, bases)` — accessibility continuity (axe-core,
   focus visibility, form state after a failed submit, live regions) of a full-suite
-  report against R0's snapshots (and the reference's), `_a11y_gate.py`;
+  report against R0's snapshots (and the reference's), `_a11y_gate.py`; it adds the
+  main-thread rule too, `main_thread_continuity` (`PERF_ID`, `_perf_gate.py`);
 - `A11yEvidence`, `load_a11y_evidence(task)` / `read_a11y_evidence(task)` (None: the task
   has none), `capture_a11y` and `write_a11y_side` — R0's and the reference's snapshots
   frozen in `evidence/a11y.json`, the bases of those rules wherever a task has them
@@ -64,6 +65,8 @@ from ._errors import VerifierError as VerifierError
 from ._errors import VerifierInfraError as VerifierInfraError
 from ._health import RunHealth as RunHealth
 from ._health import applicability as applicability
+from ._perf_gate import PERF_ID as PERF_ID
+from ._perf_gate import main_thread_continuity as main_thread_continuity
 from ._replay import ReplayOptions as ReplayOptions
 from ._replay_axe import AXE_VERSION as AXE_VERSION
 from ._replay_capture import CaptureSummary as CaptureSummary
@@ -80,6 +83,7 @@ __all__ = [
     "A11Y_EVIDENCE",
     "A11Y_ID",
     "AXE_VERSION",
+    "PERF_ID",
     "PINNED_FONTS",
     "REPLAY_MODES",
     "A11yBases",
@@ -111,6 +115,7 @@ __all__ = [
     "environment_drift",
     "fonts_digest",
     "load_a11y_evidence",
+    "main_thread_continuity",
     "missing_fonts",
     "read_a11y_evidence",
     "verifier_version",

@@ -31,6 +31,7 @@ from ..contract import CANARY, ContractError, TaskPackage, located_error, shown
 from ..results import A11ySnapshot
 from ._browser import BrowserPool
 from ._health import RunHealth
+from ._perf_gate import coarse
 from ._replay_axe import AXE_VERSION
 from ._verify import verify
 
@@ -105,9 +106,11 @@ async def read_a11y_evidence(task: TaskPackage) -> A11yEvidence | None:
 
 def _stable(snap: A11ySnapshot) -> A11ySnapshot:
     """One order for what is a set to the rules (passes, violations); the focus walk,
-    the fields and the live regions keep the order the replay read them in."""
+    the fields and the live regions keep the order the replay read them in; the
+    main-thread figure to the nearest half second (`_perf_gate.coarse`)."""
     return msgspec.structs.replace(
         snap,
+        main_thread=coarse(snap.main_thread) if snap.main_thread is not None else None,
         passes=tuple(sorted(set(snap.passes))),
         violations=tuple(
             sorted(snap.violations, key=lambda v: (v.rule, v.target, v.markup, v.measured))

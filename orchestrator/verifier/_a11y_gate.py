@@ -43,6 +43,7 @@ from ..results import A11ySnapshot, CheckResult, VerifyReport
 from ._a11y_base import Base, Verdict, bases_for
 from ._a11y_rules import announce, title, trap
 from ._gates import gate_results, grounded
+from ._perf_gate import main_thread_continuity
 from ._plan import summarize_state
 
 T = TypeVar("T")
@@ -243,11 +244,13 @@ def with_a11y_continuity(
     contract: Contract,
     bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]],
 ) -> VerifyReport:
-    """`report` with the accessibility continuity checks added and its gates regraded.
+    """`report` with the accessibility continuity checks added, and the main thread's
+    (`_perf_gate.py`, measured with the same snapshots), and its gates regraded.
     Without a base snapshot (none recorded, or a report of a partial run) it is unchanged."""
     if not report.a11y or not any(snaps for _, snaps in bases):
         return report
     added = a11y_continuity(contract, report.a11y, bases)
+    added += main_thread_continuity(contract, report.a11y, bases)
     if not added:
         return report
     checks = (*report.checks, *added)

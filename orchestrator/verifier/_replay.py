@@ -1,9 +1,21 @@
 """Drive one state on a page, deterministically, and record what went wrong on the way.
 
-Determinism: reduced motion, UTC and en-US are context options (`_browser.py`); here a
-stylesheet injected into every document disables animations, transitions and the caret,
-and `Date` is pinned with `clock.set_fixed_time` (timers keep running, so pages that
-use `setTimeout` still work). After loading and after every action the page settles
+Determinism: reduced motion, UTC and en-US are context options (`_browser_context.py`);
+here a stylesheet injected into every document disables animations, transitions and the
+caret, and the clock's *start* is pinned: every state begins with `Date` at `FIXED_TIME`
+(`clock.set_system_time`, Playwright's clock without `install`), and from there `Date`
+moves with real time, as in any browser, through every navigation of the state (#53).
+A page that waits or debounces on `Date.now()` then works as it does for its users;
+a frozen `Date` (`set_fixed_time`, before #53) hung it, and it was graded as a site that
+does not load. Why this does not make verdicts drift: a state lasts seconds (bounded by
+its timeouts, minutes at most), so whatever a page derives from the date at a
+granularity of a minute or coarser — the day, "today", "5 minutes ago" against a fixed
+timestamp, a month's calendar — reads the same at every replay, in `capture` and in
+`verify` alike (`FIXED_TIME` is noon UTC, far from a day's edges, and the time zone is
+UTC). Only a page that shows the seconds of the current time, or computes from the
+milliseconds, differs between replays, as it would between two visits; AUTHORING.md
+already keeps `Date.now()` out of what checks look at. Timers, `performance.now()` and
+animation frames were never faked. After loading and after every action the page settles
 (after the last one, or after the load of a state with no action, the final `settle`'s
 window is that settle: one window, not two back to back, #51):
 a quiet window measured from the end of that action (never from before it) in which no
@@ -50,6 +62,7 @@ from ..contract import (
     WaitFor,
 )
 from ._plan import describe_action
+from ._replay_perf import watch_main_thread
 from ._replay_world import dom_quiet, settle_frames
 
 FIXED_TIME = "2024-01-01T12:00:00Z"
@@ -217,17 +230,21 @@ class Recorder:
                     return
 
 
-# Pages whose init script and clock are in place: a warm context's tab serves many
-# states, and a second init script would add a second freeze stylesheet to each document.
+# Pages whose init scripts are in place: a warm context's tab serves many states, and a
+# second init script would add a second freeze stylesheet to each document.
 _PREPARED: WeakSet[Page] = WeakSet()
 
 
 async def prepare(page: Page, opts: ReplayOptions) -> None:
-    """Per-page determinism that must be in place before the first navigation."""
+    """Per-state determinism that must be in place before the state's first navigation:
+    the freeze stylesheet and the main-thread watch (`_replay_perf.py`) once per page,
+    the clock's start at every state (a warm tab's next state starts at `FIXED_TIME`
+    again, not where the last one left it)."""
     if page not in _PREPARED:
         await page.add_init_script(_INJECT)
-        await page.clock.set_fixed_time(FIXED_TIME)
+        await watch_main_thread(page)
         _PREPARED.add(page)
+    await page.clock.set_system_time(FIXED_TIME)
     page.set_default_timeout(opts.action_timeout * 1000)
     page.set_default_navigation_timeout(opts.navigation_timeout * 1000)
 

@@ -24,7 +24,9 @@ from ._replay_announce import Announced, Listener, announced, announcing
 from ._replay_checks import evaluate
 from ._replay_keyboard import operate
 from ._replay_menu import open_menus
+from ._replay_perf import main_thread_blocked, read_main_thread
 from ._replay_probe import read_health
+from ._transient import timed_out
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +50,35 @@ class StateJob:
     a11y: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class _Reached:
+    """How far the replay got: the navigation's error, or an action's or the settle's.
+    `blocked`: the page's main thread never yielded (`_replay_perf.py`); the state ends
+    there, as one that never loaded, and nothing more is asked of the page."""
+
+    nav_error: str = ""
+    action_error: str = ""
+    blocked: bool = False
+
+
+async def _blocked_or(page: Page, error: str, during: str, nav: bool) -> _Reached:
+    """`error` (a navigation's when `nav`), unless it timed out on a blocked main thread."""
+    if not error or not timed_out([error]):
+        return _Reached(nav_error=error) if nav else _Reached(action_error=error)
+    why = await main_thread_blocked(page, during)
+    if why:
+        return _Reached(nav_error=why, blocked=True)
+    return _Reached(nav_error=error) if nav else _Reached(action_error=error)
+
+
 async def _reach(
     page: Page, job: StateJob, rec: Recorder, listener: Listener | None = None
-) -> tuple[str, str]:
-    """Navigate and act; (navigation error, action or settle error), empty when fine.
+) -> _Reached:
+    """Navigate, act and settle; then a main thread that no longer answers ends it.
     With a `listener`, what the live regions announce is logged from the first action."""
     nav_error = await navigate(page, job.base_url, job.state.route, rec)
     if nav_error:
-        return nav_error, ""
+        return await _blocked_or(page, nav_error, "while the page loaded", nav=True)
     if job.actions:  # without one, the settle below is the load's window
         await rec.quiet(page, job.opts)
     act: Act = operate if job.operate == "keyboard" else perform
@@ -63,13 +86,17 @@ async def _reach(
         act = announcing(act, listener)
     action_error = await run_actions(page, job.base_url, job.actions, rec, job.opts, act)
     if action_error:
-        return "", action_error
+        return await _blocked_or(page, action_error, f"in {rec.phase}", nav=False)
     selector = job.state.settle if job.use_settle_selector else None
     try:
         await settle(page, rec, job.opts, selector)
     except PlaywrightError:
-        return "", f"settle selector {selector!r} never became visible"
-    return "", ""
+        error = f"settle selector {selector!r} never became visible"
+        return await _blocked_or(page, error, "while the page settled", nav=False)
+    # A page that blocks after its load (a timer's endless loop) let the bounded quiet
+    # windows run out: one probe here, before any check or screenshot waits on it.
+    why = await main_thread_blocked(page, "after the page loaded")
+    return _Reached(nav_error=why, blocked=True) if why else _Reached()
 
 
 async def _outcomes(page: Page, job: StateJob, failure: str) -> dict[str, Outcome]:
@@ -142,6 +169,10 @@ def _crashed(session: BrowserSession) -> None:
         raise BrowserCrashed("browser disconnected during the replay")
 
 
+def _wants_a11y(job: StateJob, followers: tuple[StateJob, ...]) -> bool:
+    return any(j.a11y for j in (job, *followers))
+
+
 async def _a11y(
     page: Page,
     job: StateJob,
@@ -199,9 +230,12 @@ async def _replay(
     started = time.monotonic()
     page = session.page
     await prepare(page, job.opts)
-    listener = Listener(page) if any(j.a11y for j in (job, *followers)) else None
-    nav_error, action_error = await _reach(page, job, rec, listener)
+    listener = Listener(page) if _wants_a11y(job, followers) else None
+    got = await _reach(page, job, rec, listener)
+    nav_error, action_error = got.nav_error, got.action_error
     reached = not (nav_error or action_error)
+    # Read before any check or probe runs a task of its own on the page.
+    main_thread = await read_main_thread(page) if reached and listener is not None else None
     # What was announced, read as the state settled: before any check or menu trial.
     heard = (
         await announced(page, listener, job.base_url) if listener is not None and reached else None
@@ -211,7 +245,7 @@ async def _replay(
         health, fp = await read_health(page, job.fingerprint and reached)
     shared = await _followers(page, followers, nav_error or action_error, rec)
     outcomes = await _outcomes(page, job, nav_error or action_error)
-    shot = await _screenshot(page, job)
+    shot = "" if got.blocked else await _screenshot(page, job)
     # What the state itself did; the menu trials below click the page's own controls.
     seen = _seen(rec)
     status = rec.status
@@ -222,6 +256,8 @@ async def _replay(
     a11y = await _a11y(
         page, job, followers, reached and origin_of(page.url) == origin_of(job.base_url), heard
     )
+    if a11y is not None and a11y.reached:
+        a11y = msgspec.structs.replace(a11y, main_thread=main_thread)
     _crashed(session)
     common = StateObservation(
         state=job.key,

@@ -1,0 +1,100 @@
+"""Performance continuity, main-thread part (#53): the final against its bases, state by
+state. A pure function of the snapshots' `MainThread` figures (`_replay_perf.py`); no
+browser.
+
+`perf-main-thread@S` (gate `routes`): the state's *total blocking time* (the sum of each
+long task's time over 50 ms, as the renderer timed it) exceeds the highest a base (R0;
+in admission also the reference run) showed at the state by more than
+`BLOCKING_ALLOWANCE_MS`. A site that already blocked there is measured from its own
+debt, so a solver is charged only for blocking it added; the allowance is generous on
+purpose: long tasks are wall time, and host load stretches them (`_replay_perf.py` says
+by how much a page must work for load alone to cross it). The message names the
+metric, the base's value and the final's.
+
+Why `routes`: the gate of a route that must load and render; a page that now holds its
+main thread a second or more longer while it loads (or after the state's actions) is a
+route that loads, but that a user cannot use for that time — the same failure, measured
+in time. A page that never yields fails `routes` too, as a state that did not load
+(`_replay_state.py`).
+
+The base is the same state when a base observed it, else the nearest one
+(`_a11y_base.py`: the closest ancestor through `from`, then the same route and
+viewport), named as such in the message. A state the final did not reach, or without a
+figure in the final or in every base (a base cached before #53), gets no check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from ..contract import Contract
+from ..results import A11ySnapshot, CheckResult, MainThread
+from ._a11y_base import Base, bases_for
+from ._gates import grounded
+from ._plan import summarize_state
+
+PERF_ID = re.compile(r"perf-main-thread@")
+BLOCKING_ALLOWANCE_MS = 1000.0
+# What `evidence/a11y.json` keeps of a figure: its times to the nearest step, no count
+# (a timing is never the same twice, and a recapture of the same render must be the
+# same bytes); within a quarter of the allowance of what was measured.
+EVIDENCE_STEP_MS = 500.0
+DESCRIBE = (
+    "The page must not block its main thread much longer than before: its total blocking"
+    " time (long tasks' time over 50 ms, as the renderer timed them) may exceed the"
+    f" base's by at most {BLOCKING_ALLOWANCE_MS:.0f} ms."
+)
+
+
+def coarse(m: MainThread) -> MainThread:
+    """The figure as the evidence keeps it (`EVIDENCE_STEP_MS`)."""
+
+    def step(ms: float) -> float:
+        return float(round(ms / EVIDENCE_STEP_MS) * EVIDENCE_STEP_MS)
+
+    return MainThread(blocking_ms=step(m.blocking_ms), longest_ms=step(m.longest_ms))
+
+
+def _figure(m: MainThread) -> str:
+    tasks = f"{m.long_tasks} long task(s), " if m.long_tasks else ""
+    return f"total blocking time {m.blocking_ms:.0f} ms ({tasks}the longest {m.longest_ms:.0f} ms)"
+
+
+def _verdict(final: MainThread, near: list[Base]) -> tuple[bool, str]:
+    measured = [(b, b.snap.main_thread) for b in near if b.snap.main_thread is not None]
+    base, most = max(measured, key=lambda bm: bm[1].blocking_ms)
+    over = final.blocking_ms - most.blocking_ms
+    said = f"{_figure(final)}; {base.where}: {_figure(most)}"
+    if over > BLOCKING_ALLOWANCE_MS:
+        return False, f"{said}: {over:.0f} ms more (allowed {BLOCKING_ALLOWANCE_MS:.0f} ms)"
+    return True, said
+
+
+def main_thread_continuity(
+    contract: Contract,
+    final: Mapping[str, A11ySnapshot],
+    bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]],
+) -> list[CheckResult]:
+    """`perf-main-thread@S` for every state the final and a base measured."""
+    out = []
+    for state in contract.states:
+        snap = final.get(state.id)
+        if snap is None or not snap.reached or snap.main_thread is None:
+            continue
+        near = [b for b in bases_for(contract, state, bases) if b.snap.main_thread is not None]
+        if not near:
+            continue
+        ok, observed = _verdict(snap.main_thread, near)
+        out.append(
+            CheckResult(
+                id=f"perf-main-thread@{state.id}",
+                gate="routes",
+                state=state.id,
+                passed=ok,
+                observed=observed,
+                message=grounded(DESCRIBE, summarize_state(contract, state), observed),
+                authored=False,
+            )
+        )
+    return out

@@ -1,0 +1,179 @@
+"""Time that moves and a blocked main thread, in a real browser (#53).
+
+`sites/perf/<variant>/index.html` is one notes page: it prints today's date, and its
+Save button shows "Saved" once 300 ms of `Date` time have passed (a debounce on
+`Date.now()`). `r0` is that page; `busy-perf` and `busy-date` add a 1.5 s busy loop
+while the page loads, timed on `performance.now()` and on `Date.now()`; `never` holds
+its main thread for good while the document is parsed (`while (true) {}`), and
+`never-later` 50 ms after its load; `busy-forged` blocks 1.5 s on a saved clock after
+redefining in its own world what a measure there could read (`performance.now`,
+`Date.now`, `setTimeout`, `PerformanceObserver`, `JSON.stringify`, the harness's
+global). Each variant is verified once per module, the
+full-suite way (snapshots taken), concurrently; the main-thread rule is the pure
+`_perf_gate.py` on what the browser measured.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import AsyncIterator, Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+import anyio
+import pytest
+
+from orchestrator.contract import TaskPackage
+from orchestrator.results import VerifyReport
+from orchestrator.verifier import BrowserPool, ReplayOptions, verify, with_a11y_continuity
+from orchestrator.verifier._replay_perf import (
+    BEAT_MS,
+    BLOCKED_AFTER_S,
+    LONG_TASK_MS,
+    STOP_TIMEOUT_S,
+)
+from orchestrator.verifier._transient import TIMEOUT_PATIENCE
+
+from .conftest import _QuietHandler, check, make_task
+
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+
+SITE = Path(__file__).parent / "sites" / "perf"
+VARIANTS = ("r0", "busy-perf", "busy-date", "busy-forged", "never", "never-later")
+STATES = [
+    {"id": "home", "route": "/index.html"},
+    {
+        "id": "saved",
+        "route": "/index.html",
+        "actions": [{"do": "click", "selector": "#go"}],
+        "settle": "#result.done",
+    },
+]
+CHECKS = [
+    check("today", "text", "home", kind="text_equals", selector="#today", value="2024-01-01"),
+    check("saved", "interaction", "saved", kind="text_equals", selector="#result", value="Saved"),
+]
+OPTS = ReplayOptions()
+
+
+@pytest.fixture(scope="module")
+def perf_url() -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory: pytest.TempPathFactory) -> TaskPackage:
+    return make_task(tmp_path_factory.mktemp("perf"), STATES, CHECKS)
+
+
+@pytest.fixture(scope="module")
+async def reports(
+    pool: BrowserPool, task: TaskPackage, perf_url: str
+) -> AsyncIterator[dict[str, VerifyReport]]:
+    out: dict[str, VerifyReport] = {}
+
+    async def one(variant: str) -> None:
+        out[variant] = await verify(pool, task, f"{perf_url}/{variant}", a11y=True, options=OPTS)
+
+    async with anyio.create_task_group() as tg:
+        for v in VARIANTS:
+            tg.start_soon(one, v)
+    yield out
+
+
+def _graded(
+    task: TaskPackage, reports: dict[str, VerifyReport], final: str, base: str
+) -> VerifyReport:
+    return with_a11y_continuity(reports[final], task.contract, [("R0", reports[base].a11y)])
+
+
+async def test_a_debounce_on_date_now_passes_and_the_day_stays_the_pinned_one(
+    task: TaskPackage, reports: dict[str, VerifyReport]
+) -> None:
+    """With `Date` frozen (`set_fixed_time`) the Save never completed: `saved` failed."""
+    report = _graded(task, reports, "r0", "r0")
+    assert [c.id for c in report.failed] == [], [c.message for c in report.failed]
+    saved, today = report.check("saved"), report.check("today")
+    assert saved is not None and saved.passed and today is not None and today.passed
+    # R0 graded against itself: the rule ran, and R0's own loads block for nothing much.
+    for sid in ("home", "saved"):
+        rule = report.check(f"perf-main-thread@{sid}")
+        assert rule is not None and rule.passed, rule
+
+
+@pytest.mark.parametrize("variant", ["busy-perf", "busy-date"])
+async def test_a_busy_loop_on_load_fails_the_main_thread_rule_alone(
+    task: TaskPackage, reports: dict[str, VerifyReport], variant: str
+) -> None:
+    report = _graded(task, reports, variant, "r0")
+    failed = {c.id: c for c in report.failed}
+    assert set(failed) == {"perf-main-thread@home", "perf-main-thread@saved"}, [
+        c.message for c in report.failed
+    ]
+    assert [g.gate for g in report.gates if g.status == "fail"] == ["routes"]
+    home = failed["perf-main-thread@home"]
+    assert "total blocking time" in home.observed and "R0 at this state" in home.observed
+    snaps = reports[variant].a11y
+    figure, base = snaps["home"].main_thread, reports["r0"].a11y["home"].main_thread
+    assert figure is not None and base is not None
+    # The loop is timed by a clock: 1.5 s of wall time, whatever the host's load; a beat
+    # due up to one period after the loop began runs at most that much less late.
+    assert figure.longest_ms >= 1500 - BEAT_MS
+    assert figure.blocking_ms >= 1500 - BEAT_MS - LONG_TASK_MS
+    assert f"{base.blocking_ms:.0f} ms" in home.observed
+    assert f"{figure.blocking_ms:.0f} ms" in home.observed
+
+
+async def test_a_base_that_already_blocked_is_debt(
+    task: TaskPackage, reports: dict[str, VerifyReport]
+) -> None:
+    report = _graded(task, reports, "busy-date", "busy-perf")
+    assert [c.id for c in report.failed] == [], [c.message for c in report.failed]
+    rule = report.check("perf-main-thread@home")
+    assert rule is not None and rule.passed
+
+
+@pytest.mark.parametrize("variant", ["never", "never-later"])
+async def test_a_page_that_never_yields_ends_as_a_blocked_main_thread(
+    task: TaskPackage, reports: dict[str, VerifyReport], variant: str
+) -> None:
+    report = reports[variant]
+    for sid in ("home", "saved"):
+        routes = report.check(f"routes@{sid}")
+        assert routes is not None and not routes.passed
+        assert "main thread is blocked" in routes.observed, routes.observed
+        # Graded as the page's, not retried as a loaded host's timeout.
+        assert "Timeout" not in routes.observed
+        console = report.check(f"console@{sid}")
+        assert console is not None and not console.applicable
+    saved = report.check("saved")
+    assert saved is not None and "main thread is blocked" in saved.observed
+    # Each state ends within the documented bound, counted from its replay's start (not
+    # its wait for a browser slot): its timeouts and the probe's, fixed, not the load's.
+    bound = OPTS.navigation_timeout + 2 * OPTS.settle_timeout + BLOCKED_AFTER_S + STOP_TIMEOUT_S
+    assert all(s.duration_s < bound for s in report.states), report.states
+    if variant == "never":
+        # Ended by the first replay: a patient one's navigation alone takes this long.
+        patient_nav = OPTS.navigation_timeout * TIMEOUT_PATIENCE
+        assert all(s.duration_s < patient_nav for s in report.states), report.states
+    assert all("main thread is blocked" in s.error for s in report.states), report.states
+
+
+async def test_a_page_forging_its_world_cannot_hide_its_blocking(
+    task: TaskPackage, reports: dict[str, VerifyReport]
+) -> None:
+    """The beat lives in an isolated world: the site's redefinitions are not its own."""
+    report = _graded(task, reports, "busy-forged", "r0")
+    rule = report.check("perf-main-thread@home")
+    assert rule is not None and not rule.passed, rule
+    figure = reports["busy-forged"].a11y["home"].main_thread
+    assert figure is not None and figure.longest_ms >= 1500 - BEAT_MS

@@ -1,0 +1,131 @@
+"""The main-thread continuity rule on snapshots (no browser, #53): blocking added beyond
+the allowance is charged in `routes` with the metric, the base's value and the final's;
+a base's debt is not; no figure, no check. The browser side is `test_main_thread.py`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from orchestrator.contract import CANARY, TaskPackage
+from orchestrator.results import A11ySnapshot, MainThread, VerifyReport
+from orchestrator.verifier import main_thread_continuity, with_a11y_continuity
+from orchestrator.verifier._a11y_evidence import A11yEvidence, encode_a11y_evidence
+from orchestrator.verifier._gates import gate_results
+from orchestrator.verifier._perf_gate import BLOCKING_ALLOWANCE_MS, coarse
+from orchestrator.verifier._replay_axe import AXE_VERSION
+from orchestrator.verifier._replay_perf import total_blocking
+
+from .conftest import make_task
+
+STATES = [
+    {"id": "home", "route": "/"},
+    {"id": "new", "route": "/", "from": "home", "actions": [{"do": "click", "selector": "#go"}]},
+]
+
+
+@pytest.fixture
+def task(tmp_path: Path) -> TaskPackage:
+    check = {
+        "id": "c",
+        "gate": "text",
+        "state": "home",
+        "assert": {"kind": "exists", "selector": "main"},
+        "describe": "d",
+    }
+    return make_task(tmp_path, STATES, [check])
+
+
+def at(blocking: float, longest: float = 0.0, tasks: int = 0) -> A11ySnapshot:
+    return A11ySnapshot(
+        main_thread=MainThread(blocking_ms=blocking, longest_ms=longest, long_tasks=tasks)
+    )
+
+
+def test_total_blocking_is_each_beats_lateness_over_50_ms() -> None:
+    """A beat 1450 ms late: the thread was held about that long; 60 ms late, a short long
+    task; late by the timer's jitter (or by 50 ms exactly), nothing."""
+    figure = total_blocking([1450.0, 60.0, 50.0, 3.0, -1.0])
+    assert figure == MainThread(blocking_ms=1410.0, longest_ms=1450.0, long_tasks=2)
+    assert total_blocking([]) == MainThread(blocking_ms=0.0, longest_ms=0.0, long_tasks=0)
+
+
+def test_blocking_added_beyond_the_allowance_fails_routes_naming_both_values(
+    task: TaskPackage,
+) -> None:
+    (check,) = main_thread_continuity(
+        task.contract, {"home": at(1451, 1501, 1)}, [("R0", {"home": at(12, 62, 1)})]
+    )
+    assert check.id == "perf-main-thread@home" and check.gate == "routes"
+    assert not check.passed and not check.authored
+    assert "total blocking time 1451 ms (1 long task(s), the longest 1501 ms)" in check.observed
+    assert "R0 at this state: total blocking time 12 ms" in check.observed
+    assert "1439 ms more (allowed 1000 ms)" in check.observed
+    assert "main thread" in check.message
+
+
+def test_within_the_allowance_passes_and_says_what_was_measured(task: TaskPackage) -> None:
+    final = {"home": at(12 + BLOCKING_ALLOWANCE_MS, 1062, 1)}
+    (check,) = main_thread_continuity(task.contract, final, [("R0", {"home": at(12, 62, 1)})])
+    assert check.passed and "total blocking time 1012 ms" in check.observed
+
+
+def test_a_base_that_already_blocked_is_debt_the_highest_base_counts(task: TaskPackage) -> None:
+    final = {"home": at(1460, 1510, 1)}
+    bases = [("R0", {"home": at(0)}), ("the reference", {"home": at(1450, 1500, 1)})]
+    (check,) = main_thread_continuity(task.contract, final, bases)
+    assert check.passed and "the reference at this state" in check.observed
+
+
+def test_a_new_state_is_compared_with_its_nearest_base_state(task: TaskPackage) -> None:
+    (check,) = main_thread_continuity(task.contract, {"new": at(2000)}, [("R0", {"home": at(0)})])
+    assert not check.passed and "R0 at state 'home' (nearest)" in check.observed
+
+
+def test_no_figure_in_the_final_or_the_bases_adds_no_check(task: TaskPackage) -> None:
+    bare = A11ySnapshot()
+    assert main_thread_continuity(task.contract, {"home": bare}, [("R0", {"home": at(0)})]) == []
+    assert main_thread_continuity(task.contract, {"home": at(5000)}, [("R0", {"home": bare})]) == []
+    unreached = A11ySnapshot(reached=False, main_thread=MainThread(blocking_ms=5000))
+    assert (
+        main_thread_continuity(task.contract, {"home": unreached}, [("R0", {"home": at(0)})]) == []
+    )
+
+
+def test_the_continuity_report_carries_the_rule_and_regrades_routes(task: TaskPackage) -> None:
+    report = VerifyReport(checks=(), gates=gate_results(()), a11y={"home": at(3000, 3050, 1)})
+    graded = with_a11y_continuity(report, task.contract, [("R0", {"home": at(0)})])
+    assert [c.id for c in graded.failed] == ["perf-main-thread@home"]
+    assert graded.gate("routes").status == "fail"
+
+
+def test_the_evidence_keeps_the_figure_to_the_nearest_half_second() -> None:
+    """Two captures of the same render time differently; their files are the same bytes."""
+    noisy = [(3.0, 53.0, 1), (0.0, 0.0, 0)], [(1452.0, 1502.0, 2), (1430.6, 1480.6, 1)]
+    for quiet, busy in zip(*noisy, strict=True):
+        assert coarse(
+            MainThread(blocking_ms=quiet[0], longest_ms=quiet[1], long_tasks=quiet[2])
+        ) == (MainThread(blocking_ms=0.0, longest_ms=0.0))
+        assert coarse(MainThread(blocking_ms=busy[0], longest_ms=busy[1], long_tasks=busy[2])) == (
+            MainThread(blocking_ms=1500.0, longest_ms=1500.0)
+        )
+
+    def file(blocking: float) -> bytes:
+        snaps = {"home": at(blocking, blocking + 50, 1)}
+        ev = A11yEvidence(canary=CANARY, axe=AXE_VERSION, r0=snaps, reference=snaps)
+        return encode_a11y_evidence(ev)
+
+    assert file(1452.0) == file(1430.6) and file(3.0) == file(0.0)
+    kept = msgspec.json.decode(file(1452.0))["r0"]["home"]["main_thread"]
+    assert kept == {"blocking_ms": 1500.0, "longest_ms": 1500.0, "long_tasks": 0}
+
+
+def test_an_evidence_figure_is_named_without_a_count(task: TaskPackage) -> None:
+    base = A11ySnapshot(main_thread=coarse(MainThread(blocking_ms=3, longest_ms=53, long_tasks=1)))
+    (check,) = main_thread_continuity(
+        task.contract, {"home": at(1451, 1501, 1)}, [("R0", {"home": base})]
+    )
+    assert not check.passed
+    assert "R0 at this state: total blocking time 0 ms (the longest 0 ms)" in check.observed
