@@ -10,8 +10,9 @@ styles did not change at all shows no focus indicator. A running transition is f
 before that verdict, so a ring that fades in is not read at its first frame.
 
 A control that keeps the focus when Tab is pressed (a keydown handler that prevents it,
-or a blur handler that takes the focus back) is a keyboard trap: the walk records it,
-tries Shift+Tab from it, and ends there, so a trap costs two key presses, not the walk's
+or a blur handler that takes the focus back) is a keyboard trap once it holds the focus
+on a second look and after a second Tab (`_confirm`): the walk records it, tries
+Shift+Tab from it, and ends there, so a trap costs three key presses, not the walk's
 bound. A trap that only Shift+Tab meets is not looked for (the walk goes forward). Tab
 moving inside a frame or a custom element keeps the document's active element: that is
 walked through (within the bound), never taken for a trap.
@@ -26,12 +27,15 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 from playwright.async_api import Page
 
 from ..results import FocusFinding, TrapFinding
 from ._replay_a11y_world import World, new_world
 
 MAX_TABS = 30
+# A suspected trap is looked at again after this long (`_confirm`).
+CONFIRM_S = 0.1
 
 SNAPSHOT = r"""(() => {
   // What a sighted user can see: an outline or a border side counts only when drawn
@@ -180,6 +184,21 @@ async def _trap(page: Page, world: World, got: dict[str, Any]) -> TrapFinding:
     return TrapFinding(element=got["stuck"], keys=keys, detail=how, modal=got["modal"])
 
 
+async def _confirm(page: Page, world: World, got: dict[str, Any]) -> dict[str, Any]:
+    """A Tab that left the focus in place, looked at twice more before it is called a
+    trap: once after `CONFIRM_S` with no key (a renderer the host starved may move the
+    focus late: seen as a flaky `a11y-trap` on a plain page under a CPU hog), then after
+    one more Tab. A control that holds the focus through both is a trap; otherwise the
+    walk goes on from what the later read saw."""
+    await anyio.sleep(CONFIRM_S)
+    again: dict[str, Any] = json.loads(await world.eval(READ))
+    if "stuck" not in again:
+        return again
+    await page.keyboard.press("Tab")
+    last: dict[str, Any] = json.loads(await world.eval(READ))
+    return last
+
+
 async def focus_walk(page: Page, max_tabs: int = MAX_TABS) -> Walk:
     """Each element reached by Tab (at most `max_tabs`), in tab order; the walk ends at
     the first control Tab cannot leave (a keyboard trap: WCAG 2.1.2)."""
@@ -191,6 +210,8 @@ async def focus_walk(page: Page, max_tabs: int = MAX_TABS) -> Walk:
     for _ in range(max_tabs):
         await page.keyboard.press("Tab")
         got = json.loads(await world.eval(READ))
+        if "stuck" in got:
+            got = await _confirm(page, world, got)
         if "stuck" in got:
             return Walk(focus=tuple(out), traps=(await _trap(page, world, got),), end="trap")
         if got.get("end") == "cycle":
