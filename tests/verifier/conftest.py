@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
@@ -32,7 +33,14 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def site_url() -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    with serve(SITE) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """`directory` served over HTTP on loopback (a free port) while the block runs."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

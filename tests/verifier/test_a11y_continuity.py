@@ -14,10 +14,7 @@ once per module (2 states each, concurrently); the verdicts are the pure rules o
 
 from __future__ import annotations
 
-import functools
-import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import anyio
@@ -27,7 +24,7 @@ from orchestrator.contract import TaskPackage
 from orchestrator.results import CheckResult, VerifyReport
 from orchestrator.verifier import BrowserPool, a11y_continuity, verify
 
-from .conftest import _QuietHandler, check, make_task
+from .conftest import check, make_task, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -55,15 +52,8 @@ CHECKS = [
 
 @pytest.fixture(scope="module")
 def a11y_url() -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(SITE) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

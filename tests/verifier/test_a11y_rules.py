@@ -16,10 +16,7 @@ Every variant is verified once per module; the verdicts are the pure rules of
 
 from __future__ import annotations
 
-import functools
-import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +28,7 @@ from orchestrator.results import CheckResult, VerifyReport
 from orchestrator.verifier import BrowserPool, BrowserSession, a11y_continuity, verify
 from orchestrator.verifier._replay_announce import Announced, Listener, announced
 
-from .conftest import _QuietHandler, make_task
+from .conftest import make_task, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -64,15 +61,8 @@ CHECKS = [
 
 @pytest.fixture(scope="module")
 def rules_url() -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(SITE) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,7 @@ full-suite way (snapshots taken), concurrently; the main-thread rule is the pure
 
 from __future__ import annotations
 
-import functools
-import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import anyio
@@ -35,7 +32,7 @@ from orchestrator.verifier._replay_perf import (
 )
 from orchestrator.verifier._transient import TIMEOUT_PATIENCE
 
-from .conftest import _QuietHandler, check, make_task
+from .conftest import check, make_task, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
@@ -59,15 +56,8 @@ OPTS = ReplayOptions()
 
 @pytest.fixture(scope="module")
 def perf_url() -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(SITE) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
