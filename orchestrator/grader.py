@@ -7,8 +7,14 @@ alone, one with another fingerprint (or none) is admitted whole (`suite.py`).
 
 The fingerprint is sha256 over three parts, each itself a sha256 (`GraderParts`):
 
-- `code`: the source of the code that decides verdicts, every `.py` file under
-  `GRADER_SOURCES` by path (relative to the repository) and bytes, sorted by path:
+- `code`: the code that decides verdicts, every `.py` file under `GRADER_SOURCES` by
+  path (relative to the repository) and by what it does, sorted by path: its syntax tree
+  (`ast.dump`, no positions) with every docstring dropped, so a comment, a docstring or
+  a line's layout does not make another grader (a whole-suite admission takes hours;
+  a fingerprint a docstring changes was stale after any edit of the verifier's prose).
+  A file Python cannot parse counts by its bytes. The tree's form is the running
+  Python's, so a record made under another Python's minor version is not current (the
+  safe side). The sources are
   the verifier (the gates, the replay, the pinned environment), the contract (checks,
   gates, their defaults, the contract hash), the cell (units cleared at a checkpoint,
   flips), the checkpoint (what a checkpoint grades), the verdict types, the admission
@@ -34,6 +40,7 @@ differs from one made where it could, and CI admits the task whole (the safe sid
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import subprocess
@@ -74,12 +81,36 @@ class GraderParts(msgspec.Struct, frozen=True, kw_only=True):
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _files_digest(root: Path, files: Iterable[Path]) -> str:
+def _files_digest(
+    root: Path, files: Iterable[Path], read: Callable[[Path], bytes] = Path.read_bytes
+) -> str:
     h = hashlib.sha256()
     for path in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
         rel = path.relative_to(root).as_posix()
-        h.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        h.update(rel.encode() + b"\0" + hashlib.sha256(read(path)).digest())
     return h.hexdigest()
+
+
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def code_form(path: Path) -> bytes:
+    """What a source does (`code` above): its tree without docstrings, or its bytes when
+    it does not parse."""
+    data = path.read_bytes()
+    try:
+        tree = ast.parse(data, filename=str(path))
+    except (SyntaxError, ValueError):
+        return data
+    for node in ast.walk(tree):
+        if not isinstance(node, _DOCUMENTED):
+            continue
+        body = node.body
+        first = body[0] if body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            if isinstance(first.value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False).encode()
 
 
 def source_files(root: Path, sources: Iterable[str] = GRADER_SOURCES) -> list[Path]:
@@ -97,7 +128,7 @@ def source_files(root: Path, sources: Iterable[str] = GRADER_SOURCES) -> list[Pa
 
 
 def code_digest(root: Path = ROOT, sources: Iterable[str] = GRADER_SOURCES) -> str:
-    return _files_digest(root, source_files(root, sources))
+    return _files_digest(root, source_files(root, sources), code_form)
 
 
 def chromium_major() -> str:

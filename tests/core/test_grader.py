@@ -52,6 +52,14 @@ def _fp(root: Path, fonts: tuple[str, ...], browser: str = "156") -> str:
     return grader_parts(root, fonts=fonts, browser=lambda: browser).digest
 
 
+def _plant(path: Path) -> None:
+    """A planted bug in code: the first `==` of the file made `!=` (or, with none, a new
+    statement)."""
+    text = path.read_text()
+    planted = text.replace(" == ", " != ", 1)
+    path.write_text(planted if planted != text else text + "\nPLANTED = 1\n")
+
+
 def _flip_a_byte(path: Path) -> None:
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0x01
@@ -88,10 +96,32 @@ def test_the_fingerprint_is_deterministic_and_the_checkouts(
 def test_one_byte_of_the_code_that_decides_verdicts_changes_it(
     checkout: Path, fonts: tuple[str, ...], rel: str
 ) -> None:
-    """A planted bug: one bit of one grading source flipped."""
+    """A planted bug in one grading source."""
     before = _fp(checkout, fonts)
-    _flip_a_byte(checkout / rel)
+    _plant(checkout / rel)
     assert _fp(checkout, fonts) != before
+
+
+def test_prose_and_layout_leave_it_and_unparsable_source_counts_by_bytes(
+    checkout: Path, fonts: tuple[str, ...]
+) -> None:
+    """Docstrings, comments and line layout decide no verdict: editing them keeps the
+    suite's records current. A string that is code (not the body's first) still counts."""
+    rel = checkout / "orchestrator" / "verifier" / "_gates.py"
+    before = _fp(checkout, fonts)
+    text = rel.read_text()
+    head, _, rest = text.partition('"""')
+    doc, _, body = rest.partition('"""')
+    edited = head + '"""' + doc + " More prose.\n" + '"""' + body
+    edited = edited.replace("\n\n\n", "\n\n# a comment\n\n\n", 1)
+    rel.write_text(edited + "\n\n")
+    assert _fp(checkout, fonts) == before
+    rel.write_text(edited + '\nX = "a string that is code"\n')
+    assert _fp(checkout, fonts) != before
+    rel.write_text(text + "\ndef broken(:\n")  # unparsable: its bytes, so any edit counts
+    broken = _fp(checkout, fonts)
+    rel.write_text(text + "\ndef broken(:\n# edit\n")
+    assert _fp(checkout, fonts) not in (before, broken)
 
 
 def test_a_new_verifier_module_changes_it(checkout: Path, fonts: tuple[str, ...]) -> None:
