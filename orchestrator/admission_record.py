@@ -18,11 +18,23 @@ task whose current contract is another one is *changed* (`unverified`), whatever
 CI runs on. A passing sample under CI=true writes it (`suite.mark_ci_verified`) and the
 developer commits the file; `admit --record` keeps it, so re-admitting a task does not
 make it verified.
+
+An admission's results are kept where a later run finds them (`kept_admission`): a
+task's `<dir>/<task>/admission.json` stands for its current contract at that repeat,
+made by this grader, and not ended by a fault of the machine or of ours. The **store**
+(`admission_store`: `$XDG_CACHE_HOME/pwb/admissions/<grader>/`, `admit --cache`, the full
+tier's whole-suite admission) is such a directory per grader fingerprint: a whole-suite
+admission takes hours, and what it has admitted under a grader is never paid for again,
+across sittings and clones. One process at a time admits into a directory
+(`admission_lock`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -187,3 +199,52 @@ def write_record(path: Path, record: AdmissionRecord) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(msgspec.json.format(msgspec.json.encode(record)) + b"\n")
     tmp.replace(path)
+
+
+def kept_admission(out: Path, task: TaskPackage, repeat: int, grader: str) -> TaskAdmission | None:
+    """The verdict an earlier run in `out` reached on `task`'s current contract at
+    `repeat` under `grader`, if any (module docstring)."""
+    try:
+        got = msgspec.json.decode(
+            (out / task.contract.id / "admission.json").read_bytes(), type=TaskAdmission
+        )
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if got.contract_hash != task.contract_hash or got.repeat != repeat or got.grader != grader:
+        return None
+    if got.error.startswith(("infra_error", "harness_error")):
+        return None  # no verdict: admitted again, like a sweep's --resume
+    return got
+
+
+def admission_store(grader: str, env: Mapping[str, str] | None = None) -> Path:
+    """The user's store of admissions made by `grader` (module docstring)."""
+    env = os.environ if env is None else env
+    cache = Path(env.get("XDG_CACHE_HOME") or Path(env.get("HOME", "~")) / ".cache")
+    return cache.expanduser() / "pwb" / "admissions" / grader
+
+
+class AdmissionBusy(RuntimeError):
+    """Another process admits into the directory: one line naming it."""
+
+
+@contextlib.contextmanager
+def admission_lock(out: Path) -> Iterator[None]:
+    """`out` for this process alone while the block runs (an advisory lock on
+    `out/.lock`; released however the process ends)."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".lock", "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            who = f.read().strip() or "another process"
+            raise AdmissionBusy(f"{out}: {who} is admitting into it; wait for it") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"pid {os.getpid()}")
+        f.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

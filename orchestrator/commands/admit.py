@@ -2,8 +2,12 @@
 
 `--resume DIR` continues an admission that was interrupted (or run in batches) in DIR:
 the tasks and `--repeat` come from `DIR/admit.json`, a task whose `DIR/<task>/admission.json`
-holds a verdict on its current contract at that repeat keeps it, the others (unfinished,
-changed since, or ended by an infrastructure fault or a bug of ours) are admitted again.
+holds a verdict on its current contract at that repeat made by this grader keeps it
+(`admission_record.kept_admission`), the others (unfinished, changed since, graded by
+another grader, or ended by an infrastructure fault or a bug of ours) are admitted again.
+`--cache` admits into the user's store for this grader (`admission_record.admission_store`):
+the same command, run again after an interruption or in another clone, admits only what
+the store does not hold yet. One process at a time admits into a directory.
 `--record` writes every admitted task's contract hash, controls and grader fingerprint
 (`orchestrator.grader`; a kept verdict keeps the fingerprint it was reached with) into
 `<tasks-dir>/ADMISSION.json` (`orchestrator.admission_record`; needs `--repeat 3`).
@@ -24,7 +28,11 @@ from ..admission import ControlResult, TaskAdmission, admit_all
 from ..admission_record import (
     MIN_REPEAT,
     RECORD_NAME,
+    AdmissionBusy,
     AdmissionRecordError,
+    admission_lock,
+    admission_store,
+    kept_admission,
     load_record,
     record_path,
     with_results,
@@ -63,6 +71,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="DIR",
         help="continue the admission in DIR: only tasks without a verdict there are admitted",
+    )
+    p.add_argument(
+        "--cache",
+        action="store_true",
+        help="admit into the user's store for this grader, keeping what it already holds "
+        "($XDG_CACHE_HOME/pwb/admissions/<grader>)",
     )
     p.add_argument(
         "--record",
@@ -201,24 +215,13 @@ def _resume_selection(args: argparse.Namespace) -> None:
     args.out, args.tasks, args.repeat = args.resume, chosen.tasks, chosen.repeat
 
 
-def _kept(out: Path, task: TaskPackage, repeat: int) -> TaskAdmission | None:
-    """The verdict an earlier run in `out` reached on `task`'s current contract, if any."""
-    try:
-        got = msgspec.json.decode(
-            (out / task.contract.id / "admission.json").read_bytes(), type=TaskAdmission
-        )
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    if got.contract_hash != task.contract_hash or got.repeat != repeat:
-        return None
-    if got.error.startswith(("infra_error", "harness_error")):
-        return None  # no verdict: admitted again, like a sweep's --resume
-    return got
-
-
 def _check_args(args: argparse.Namespace) -> None:
+    if args.cache and (args.resume is not None or args.out is not None):
+        raise ValueError("--cache admits into the store: expected no --out or --resume")
     if args.resume is not None:
         _resume_selection(args)
+    elif args.cache:
+        args.out = admission_store(grader_fingerprint())
     else:
         args.out = _out_dir(args.out)
     if args.repeat < 1 or args.parallel < 1:
@@ -247,17 +250,26 @@ def run(args: argparse.Namespace) -> int:
         _check_args(args)
         tasks = _load(args)
         record = _record_file(tasks) if args.record else None
-    except (ValueError, ContractError) as exc:
+        with admission_lock(args.out):
+            fresh, kept = _admit_unkept(args, tasks)
+    except (ValueError, ContractError, AdmissionBusy, EnvironmentDrift) as exc:
         print(exc, file=sys.stderr)
         return 2
-    args.out.mkdir(parents=True, exist_ok=True)
-    if args.resume is None:
+    return _report(args, tasks, kept | {r.task: r for r in fresh}, record)
+
+
+def _admit_unkept(
+    args: argparse.Namespace, tasks: list[TaskPackage]
+) -> tuple[list[TaskAdmission], dict[str, TaskAdmission]]:
+    """Admit what `args.out` does not hold yet: (the new results, the kept ones)."""
+    if args.resume is None and not args.cache:
         roots = [str(t.root) for t in tasks]
         selection = AdmitPlan(tasks=roots, repeat=args.repeat)
         (args.out / PLAN_NAME).write_bytes(msgspec.json.encode(selection))
+    grader = grader_fingerprint()
     kept = (
-        {t.contract.id: k for t in tasks if (k := _kept(args.out, t, args.repeat))}
-        if args.resume is not None
+        {t.contract.id: k for t in tasks if (k := kept_admission(args.out, t, args.repeat, grader))}
+        if args.resume is not None or args.cache
         else {}  # a fresh admission's directory is new or empty: nothing to keep
     )
     todo = [t for t in tasks if t.contract.id not in kept]
@@ -265,12 +277,15 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"resuming {args.out}: {len(kept)} task(s) kept, {len(todo)} to admit", file=sys.stderr
         )
-    try:
-        fresh = run_async(_admit, args, todo) if todo else []
-    except EnvironmentDrift as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    by_id = kept | {r.task: r for r in fresh}
+    return (run_async(_admit, args, todo) if todo else []), kept
+
+
+def _report(
+    args: argparse.Namespace,
+    tasks: list[TaskPackage],
+    by_id: dict[str, TaskAdmission],
+    record: Path | None,
+) -> int:
     results = [by_id[t.contract.id] for t in tasks]
     text = render(results)
     (args.out / "admission.md").write_text(text)

@@ -1,5 +1,6 @@
-"""`admit --resume DIR` continues an admission, `admit --record` writes the suite's
-admission record (tasks/ADMISSION.json), and a changed contract is unadmitted."""
+"""`admit --resume DIR` and `admit --cache` continue an admission, `admit --record`
+writes the suite's admission record (tasks/ADMISSION.json), and a changed contract is
+unadmitted."""
 
 from __future__ import annotations
 
@@ -14,9 +15,13 @@ import pytest
 
 from orchestrator.admission import ControlResult, TaskAdmission
 from orchestrator.admission_record import (
+    AdmissionBusy,
     AdmissionRecord,
     AdmissionRecordError,
+    admission_lock,
+    admission_store,
     current,
+    kept_admission,
     load_record,
     record_path,
     unadmitted,
@@ -25,8 +30,9 @@ from orchestrator.admission_record import (
     with_results,
     write_record,
 )
-from orchestrator.commands.admit import PLAN_NAME, AdmitPlan, _kept
+from orchestrator.commands.admit import PLAN_NAME, AdmitPlan
 from orchestrator.contract import TaskPackage, load_task
+from orchestrator.grader import grader_fingerprint
 from tests.fixtures.tinytask import make_tiny_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,10 +69,14 @@ def suite(tmp_path: Path) -> list[TaskPackage]:
     return [load_task(make_tiny_task(tasks, name)) for name in ("tiny-a", "tiny-b", "tiny-c")]
 
 
-def _admit(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def _admit(*args: str, **env_extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **env_extra}
     cmd = [sys.executable, "-m", "orchestrator", "admit", *args]
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _kept(out: Path, task: TaskPackage, repeat: int) -> TaskAdmission | None:
+    return kept_admission(out, task, repeat, "g1")
 
 
 def test_resume_keeps_only_verdicts_on_the_current_contract_at_the_same_repeat(
@@ -74,19 +84,49 @@ def test_resume_keeps_only_verdicts_on_the_current_contract_at_the_same_repeat(
 ) -> None:
     a, b, c = suite
     out = tmp_path / "adm"
-    _save(out, _result(a))
-    _save(out, _result(b, error="infra_error: the daemon went away"))
-    assert _kept(out, a, 3) == _result(a)
+    _save(out, _result(a, grader="g1"))
+    _save(out, _result(b, error="infra_error: the daemon went away", grader="g1"))
+    assert _kept(out, a, 3) == _result(a, grader="g1")
     assert _kept(out, a, 1) is None  # another repeat: admitted again
+    assert kept_admission(out, a, 3, "g2") is None  # another grader: admitted again
     assert _kept(out, b, 3) is None  # no verdict: admitted again
     assert _kept(out, c, 3) is None  # never finished
-    _save(out, _result(b, admitted=False))
-    assert _kept(out, b, 3) == _result(b, admitted=False)  # a verdict, even a refusal
-    stale = msgspec.structs.replace(_result(c), contract_hash="0" * 64)
+    _save(out, _result(b, admitted=False, grader="g1"))
+    assert _kept(out, b, 3) == _result(b, admitted=False, grader="g1")  # even a refusal
+    stale = msgspec.structs.replace(_result(c, grader="g1"), contract_hash="0" * 64)
     _save(out, stale)
     assert _kept(out, c, 3) is None  # the task changed since
     (out / "tiny-c" / "admission.json").write_text("{not json")
     assert _kept(out, c, 3) is None
+
+
+def test_the_store_is_the_users_cache_per_grader_and_one_process_admits_into_it(
+    tmp_path: Path,
+) -> None:
+    assert admission_store("g1", {"XDG_CACHE_HOME": str(tmp_path)}) == (
+        tmp_path / "pwb" / "admissions" / "g1"
+    )
+    assert admission_store("g1", {"HOME": str(tmp_path)}) == (
+        tmp_path / ".cache" / "pwb" / "admissions" / "g1"
+    )
+    out = tmp_path / "store"
+    with admission_lock(out):
+        # Another process (flock is per open file: a child stands for one) is refused.
+        code = (
+            "import sys; from pathlib import Path; "
+            "from orchestrator.admission_record import admission_lock, AdmissionBusy\n"
+            "try:\n with admission_lock(Path(sys.argv[1])): print('got it')\n"
+            "except AdmissionBusy as e: print(e)"
+        )
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        cmd = [sys.executable, "-c", code, str(out)]
+        got = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+        assert f"{out}: pid {os.getpid()} is admitting into it" in got.stdout, got
+    with admission_lock(out):  # released when its block ends, even by an error
+        pass
+    with pytest.raises(AdmissionBusy), admission_lock(out):
+        with admission_lock(out):
+            pass
 
 
 def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
@@ -98,8 +138,9 @@ def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
     out.mkdir()
     roots = [str(t.root) for t in suite]
     (out / PLAN_NAME).write_bytes(msgspec.json.encode(AdmitPlan(tasks=roots, repeat=3)))
-    for t in suite:  # each verdict reached by a grader of its own
-        _save(out, _result(t, admitted=t.contract.id != "tiny-b", grader=t.contract.id[-1] * 2))
+    fp = grader_fingerprint()  # the child's grader: this checkout's
+    for t in suite:
+        _save(out, _result(t, admitted=t.contract.id != "tiny-b", grader=fp))
     proc = _admit("--resume", str(out), "--record")
     assert proc.returncode == 1, proc.stderr  # tiny-b is not admitted
     assert "3 task(s) kept, 0 to admit" in proc.stderr
@@ -110,11 +151,32 @@ def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
     assert sorted(record.tasks) == ["tiny-a", "tiny-c"]  # a refusal is never recorded
     assert record.tasks["tiny-a"].contract == suite[0].contract_hash
     assert record.tasks["tiny-a"].repeat == 3 and record.tasks["tiny-a"].source == str(out)
-    # Each kept verdict is recorded with the grader that reached it, not this process's.
-    assert (record.tasks["tiny-a"].grader, record.tasks["tiny-c"].grader) == ("aa", "cc")
+    assert (record.tasks["tiny-a"].grader, record.tasks["tiny-c"].grader) == (fp, fp)
     assert unadmitted(suite, record) == [
         f"tiny-b: contract {suite[1].contract_hash[:12]} has no recorded admission"
     ]
+
+
+def test_admit_cache_keeps_what_the_store_holds_for_this_grader(
+    suite: list[TaskPackage], tmp_path: Path
+) -> None:
+    """`admit --cache` twice (an interrupted run, or another clone): what the store holds
+    for this grader is kept, so with every verdict there nothing is admitted (no Docker,
+    no browser here); a busy store is refused in one line."""
+    fp = grader_fingerprint()
+    cache = tmp_path / "cache"
+    store = admission_store(fp, {"XDG_CACHE_HOME": str(cache)})
+    for t in suite:
+        _save(store, _result(t, grader=fp))
+    tasks = ("--tasks-dir", str(tmp_path / "tasks"))
+    proc = _admit("--cache", "--repeat", "3", *tasks, XDG_CACHE_HOME=str(cache))
+    assert proc.returncode == 0, proc.stderr
+    assert "3 task(s) kept, 0 to admit" in proc.stderr
+    assert f"admission written to {store}" in proc.stderr
+    with admission_lock(store):
+        proc = _admit("--cache", "--repeat", "3", *tasks, XDG_CACHE_HOME=str(cache))
+    assert proc.returncode == 2 and proc.stderr.strip().endswith("wait for it"), proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(
@@ -123,6 +185,7 @@ def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
         (("--resume", "{tmp}"), "not an admission directory"),
         (("--resume", "{tmp}/adm", "tiny-a"), "name none"),
         (("--resume", "{tmp}/adm", "--out", "{tmp}/x"), "--resume DIR and --out"),
+        (("--cache", "--out", "{tmp}/x"), "expected no --out or --resume"),
         (("--record", "--out", "{tmp}/new", "--tasks-dir", "{tmp}/tasks"), "--repeat 3 or more"),
         (("--repeat", "0", "--out", "{tmp}/new", "--tasks-dir", "{tmp}/tasks"), "--repeat 0"),
     ],
