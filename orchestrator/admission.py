@@ -31,6 +31,7 @@ from . import faults
 from .cell import CellContext, CellReport, run_cell, run_suite
 from .contract import COMPLETION_GATES, Negative, TaskPackage
 from .events import CheckpointSummary
+from .grader import Grader, grader_of
 from .results import A11ySnapshot, CheckResult, VerifyReport
 from .solvers import ReferenceSolver
 from .verifier import BrowserPool, BrowserVerifier, read_a11y_evidence, with_a11y_continuity
@@ -321,12 +322,12 @@ async def admit_all(
     repeat: int,
     limit: int,
     negatives: Mapping[str, Collection[str]] | None = None,
-    grader: str = "",
+    grader: Grader = "",
 ) -> list[TaskAdmission]:
     """Admit every task, `limit` at a time; each task's result is also written to
     `<out>/<task>/admission.json` as soon as it is known. `negatives`: for a task it
     names, only those negatives run (CI's partial admissions, `suite.py`); `grader`: the
-    fingerprint each result carries."""
+    fingerprint each result carries (a task's own: `grader.task_grader`)."""
     only = negatives or {}
     results: dict[str, TaskAdmission] = {}
     # Longest first, on `limit` workers that each take the next task when free: the run
@@ -339,7 +340,7 @@ async def admit_all(
         async def worker() -> None:
             for task in queue:
                 result = await admit_one(admitter, task, repeat, only.get(task.contract.id))
-                result = msgspec.structs.replace(result, grader=grader)
+                result = msgspec.structs.replace(result, grader=grader_of(grader, task))
                 results[task.contract.id] = result
                 path = out / task.contract.id / "admission.json"
                 path.parent.mkdir(parents=True, exist_ok=True)

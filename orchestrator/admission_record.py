@@ -23,7 +23,8 @@ An admission's results are kept where a later run finds them (`kept_admission`):
 task's `<dir>/<task>/admission.json` stands for its current contract at that repeat,
 made by this grader, and not ended by a fault of the machine or of ours. The **store**
 (`admission_store`: `$XDG_CACHE_HOME/pwb/admissions/<grader>/`, `admit --cache`, the full
-tier's whole-suite admission) is such a directory per grader fingerprint: a whole-suite
+tier's whole-suite admission) is such a directory per grader (its code and rendering
+environment, `grader.common_fingerprint`; each result carries its task's fingerprint): a whole-suite
 admission takes hours, and what it has admitted under a grader is never paid for again,
 across sittings and clones. One process at a time admits into a directory
 (`admission_lock`).
@@ -42,6 +43,7 @@ import msgspec
 
 from .admission import TaskAdmission
 from .contract import TaskPackage
+from .grader import Grader, grader_of
 
 RECORD_NAME = "ADMISSION.json"
 MIN_REPEAT = 3
@@ -116,16 +118,17 @@ def unadmitted(tasks: Iterable[TaskPackage], record: AdmissionRecord) -> list[st
     return problems
 
 
-def current(record: AdmissionRecord, tasks: Iterable[TaskPackage], grader: str) -> set[str]:
+def current(record: AdmissionRecord, tasks: Iterable[TaskPackage], grader: Grader) -> set[str]:
     """Tasks whose current contract was recorded with `--repeat` >= `MIN_REPEAT` by the
-    grader whose fingerprint is `grader` (never by an unknown one: "")."""
+    grader whose fingerprint is `grader`'s for the task (never by an unknown one: "")."""
     out = set()
     for t in tasks:
         got = record.tasks.get(t.contract.id)
+        fingerprint = grader_of(grader, t)
         if (
             got is not None
-            and grader
-            and got.grader == grader
+            and fingerprint
+            and got.grader == fingerprint
             and got.contract == t.contract_hash
             and got.repeat >= MIN_REPEAT
         ):
@@ -201,7 +204,9 @@ def write_record(path: Path, record: AdmissionRecord) -> None:
     tmp.replace(path)
 
 
-def kept_admission(out: Path, task: TaskPackage, repeat: int, grader: str) -> TaskAdmission | None:
+def kept_admission(
+    out: Path, task: TaskPackage, repeat: int, grader: Grader
+) -> TaskAdmission | None:
     """The verdict an earlier run in `out` reached on `task`'s current contract at
     `repeat` under `grader`, if any (module docstring)."""
     try:
@@ -210,18 +215,21 @@ def kept_admission(out: Path, task: TaskPackage, repeat: int, grader: str) -> Ta
         )
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
-    if got.contract_hash != task.contract_hash or got.repeat != repeat or got.grader != grader:
+    if got.contract_hash != task.contract_hash or got.repeat != repeat:
+        return None
+    if got.grader != grader_of(grader, task):
         return None
     if got.error.startswith(("infra_error", "harness_error")):
         return None  # no verdict: admitted again, like a sweep's --resume
     return got
 
 
-def admission_store(grader: str, env: Mapping[str, str] | None = None) -> Path:
-    """The user's store of admissions made by `grader` (module docstring)."""
+def admission_store(common: str, env: Mapping[str, str] | None = None) -> Path:
+    """The user's store of admissions made by the grader whose common part is `common`
+    (`grader.common_fingerprint`; module docstring)."""
     env = os.environ if env is None else env
     cache = Path(env.get("XDG_CACHE_HOME") or Path(env.get("HOME", "~")) / ".cache")
-    return cache.expanduser() / "pwb" / "admissions" / grader
+    return cache.expanduser() / "pwb" / "admissions" / common
 
 
 class AdmissionBusy(RuntimeError):

@@ -26,13 +26,19 @@ The fingerprint is sha256 over three parts, each itself a sha256 (`GraderParts`)
   "missing" when a font is) and Chromium's major version from its Debian package
   (`env.json`'s `browser_major`). `env.json`'s calibration render needs a browser: it is
   left out (`verify` compares it with each task's evidence before a visual check anyway).
-- `images`: every file of each stack's build context (`images/<stack>/`) and of the base
-  image's (`images/base/`): the inputs of a stack image's tag hash
-  (`sandbox/_docker_images.py`) that are the repository's. Not the image ids: the base
+- `images`: every file of the task's stack's build context (`images/<stack>/`) and of the
+  base image's (`images/base/`): the inputs of that stack image's tag hash
+  (`sandbox/_docker_images.py`) that are the repository's. So a fingerprint is a task's
+  (`task_grader`): a new stack, or another stack's Dockerfile, leaves every other task's
+  records current. Not the image ids: the base
   image is bootstrapped on each machine (debootstrap, or the registry's latest
   bookworm-slim) and the tag hash covers its id and the host's CA bundle, so ids differ
   between any two machines. A record made on a developer's machine would never match on
   CI's, and every changed task would be admitted whole forever.
+
+`common` (code and render, no images) keys the admission store (`admission_record.py`):
+one store a grader, whatever stacks it holds; each result in it carries its task's
+fingerprint.
 
 A part that cannot be read is a fixed word ("missing", "unknown"): the fingerprint then
 differs from one made where it could, and CI admits the task whole (the safe side).
@@ -51,6 +57,7 @@ import msgspec
 
 from sandbox import stacks
 
+from .contract import TaskPackage
 from .verifier import PINNED_FONTS, fonts_digest, missing_fonts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,6 +85,12 @@ class GraderParts(msgspec.Struct, frozen=True, kw_only=True):
     def digest(self) -> str:
         """The fingerprint an admission record carries (`RecordedAdmission.grader`)."""
         text = f"code {self.code}\nrender {self.render}\nimages {self.images}\n"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    @property
+    def common(self) -> str:
+        """Code and render alone: what every task's fingerprint shares (the store's key)."""
+        text = f"code {self.code}\nrender {self.render}\n"
         return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -155,9 +168,10 @@ def render_digest(
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def images_digest(images_dir: Path) -> str:
-    """Every file of each stack's build context and of the base image's."""
-    folders = [images_dir / s for s in stacks(images_dir)] + [images_dir / "base"]
+def images_digest(images_dir: Path, stack: str | None = None) -> str:
+    """Every file of `stack`'s build context (None: every stack's) and of the base image's."""
+    names = stacks(images_dir) if stack is None else [stack]
+    folders = [images_dir / s for s in names] + [images_dir / "base"]
     files = [p for d in folders if d.is_dir() for p in d.rglob("*") if p.is_file()]
     return _files_digest(images_dir, files)
 
@@ -165,17 +179,42 @@ def images_digest(images_dir: Path) -> str:
 def grader_parts(
     root: Path = ROOT,
     *,
+    stack: str | None = None,
     fonts: tuple[str, ...] = PINNED_FONTS,
     browser: Callable[[], str] = chromium_major,
 ) -> GraderParts:
     return GraderParts(
         code=code_digest(root),
         render=render_digest(fonts, browser),
-        images=images_digest(root / "images"),
+        images=images_digest(root / "images", stack),
     )
 
 
 @functools.cache
-def grader_fingerprint(root: Path = ROOT) -> str:
-    """This checkout's grader fingerprint, computed once a process."""
-    return grader_parts(root).digest
+def _parts(stack: str | None, root: Path) -> GraderParts:
+    return grader_parts(root, stack=stack)
+
+
+def grader_fingerprint(stack: str | None = None, root: Path = ROOT) -> str:
+    """This checkout's fingerprint for a task on `stack` (None: every stack's images),
+    computed once a process."""
+    return _parts(stack, root).digest
+
+
+def task_grader(task: TaskPackage) -> str:
+    """The fingerprint `task`'s admission is recorded with: its stack's."""
+    return grader_fingerprint(task.contract.stack)
+
+
+def common_fingerprint(root: Path = ROOT) -> str:
+    """The fingerprint every task's shares (`GraderParts.common`): the store's key."""
+    return _parts(None, root).common
+
+
+# A grader, as the admission and its record take it: one fingerprint for every task (a
+# test's), or a task's own (`task_grader`).
+Grader = str | Callable[[TaskPackage], str]
+
+
+def grader_of(grader: Grader, task: TaskPackage) -> str:
+    return grader(task) if callable(grader) else grader

@@ -62,7 +62,7 @@ from .admission_record import (
     write_record,
 )
 from .contract import Contract, ContractError, TaskPackage, load_task, twin_problems
-from .grader import grader_fingerprint
+from .grader import Grader, task_grader
 
 # Admitted on every CI run: the cheapest set (states x controls) with a task on each of
 # the 8 stacks whose negatives fail every gate the suite's negatives fail.
@@ -257,7 +257,7 @@ def ci_selection_from_env(
     env: Mapping[str, str] = os.environ,
     now: datetime | None = None,
     root: Path | None = None,
-    grader: str | None = None,
+    grader: Grader | None = None,
 ) -> Selection:
     """`ci_selection` as CI runs it: rotation = UTC day number, overridable. Given the
     repository `root`, the changed tasks are those `root/tasks/ADMISSION.json` says CI
@@ -284,7 +284,7 @@ def ci_selection_from_env(
             changed = ids if found is None else found
         else:
             changed = unverified(record, tasks)
-        fresh = current(record, tasks, grader_fingerprint() if grader is None else grader)
+        fresh = current(record, tasks, task_grader if grader is None else grader)
     return ci_selection(ids, rotation, size, changed, whole=everything == "1", current=fresh)
 
 

@@ -39,7 +39,7 @@ from ..admission_record import (
     write_record,
 )
 from ..contract import ContractError, TaskPackage, discover_tasks, load_task
-from ..grader import grader_fingerprint
+from ..grader import common_fingerprint, task_grader
 from ..report import wilson
 from ..suite import suite_twin_problems
 from ..verifier import BrowserPool, EnvironmentDrift, check_environment, load_a11y_evidence
@@ -175,10 +175,10 @@ async def _admit(args: argparse.Namespace, tasks: list[TaskPackage]) -> list[Tas
     ) as pool:
         for warning in await check_environment(pool, tasks):
             print(warning, file=sys.stderr)
-        # The grader of this process: its code was imported before anything is admitted.
-        grader = grader_fingerprint()
+        # The grader of this process (its code was imported before anything is admitted),
+        # each task's fingerprint with its stack's images.
         return await admit_all(
-            tasks, backend, pool, args.out, args.repeat, args.parallel, grader=grader
+            tasks, backend, pool, args.out, args.repeat, args.parallel, grader=task_grader
         )
 
 
@@ -221,7 +221,7 @@ def _check_args(args: argparse.Namespace) -> None:
     if args.resume is not None:
         _resume_selection(args)
     elif args.cache:
-        args.out = admission_store(grader_fingerprint())
+        args.out = admission_store(common_fingerprint())
     else:
         args.out = _out_dir(args.out)
     if args.repeat < 1 or args.parallel < 1:
@@ -266,9 +266,12 @@ def _admit_unkept(
         roots = [str(t.root) for t in tasks]
         selection = AdmitPlan(tasks=roots, repeat=args.repeat)
         (args.out / PLAN_NAME).write_bytes(msgspec.json.encode(selection))
-    grader = grader_fingerprint()
     kept = (
-        {t.contract.id: k for t in tasks if (k := kept_admission(args.out, t, args.repeat, grader))}
+        {
+            t.contract.id: k
+            for t in tasks
+            if (k := kept_admission(args.out, t, args.repeat, task_grader))
+        }
         if args.resume is not None or args.cache
         else {}  # a fresh admission's directory is new or empty: nothing to keep
     )

@@ -32,7 +32,7 @@ from orchestrator.admission_record import (
 )
 from orchestrator.commands.admit import PLAN_NAME, AdmitPlan
 from orchestrator.contract import TaskPackage, load_task
-from orchestrator.grader import grader_fingerprint
+from orchestrator.grader import common_fingerprint, task_grader
 from tests.fixtures.tinytask import make_tiny_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,9 +138,8 @@ def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
     out.mkdir()
     roots = [str(t.root) for t in suite]
     (out / PLAN_NAME).write_bytes(msgspec.json.encode(AdmitPlan(tasks=roots, repeat=3)))
-    fp = grader_fingerprint()  # the child's grader: this checkout's
-    for t in suite:
-        _save(out, _result(t, admitted=t.contract.id != "tiny-b", grader=fp))
+    for t in suite:  # the child's grader: this checkout's, the task's stack's
+        _save(out, _result(t, admitted=t.contract.id != "tiny-b", grader=task_grader(t)))
     proc = _admit("--resume", str(out), "--record")
     assert proc.returncode == 1, proc.stderr  # tiny-b is not admitted
     assert "3 task(s) kept, 0 to admit" in proc.stderr
@@ -151,7 +150,7 @@ def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
     assert sorted(record.tasks) == ["tiny-a", "tiny-c"]  # a refusal is never recorded
     assert record.tasks["tiny-a"].contract == suite[0].contract_hash
     assert record.tasks["tiny-a"].repeat == 3 and record.tasks["tiny-a"].source == str(out)
-    assert (record.tasks["tiny-a"].grader, record.tasks["tiny-c"].grader) == (fp, fp)
+    assert record.tasks["tiny-a"].grader == task_grader(suite[0])
     assert unadmitted(suite, record) == [
         f"tiny-b: contract {suite[1].contract_hash[:12]} has no recorded admission"
     ]
@@ -163,11 +162,10 @@ def test_admit_cache_keeps_what_the_store_holds_for_this_grader(
     """`admit --cache` twice (an interrupted run, or another clone): what the store holds
     for this grader is kept, so with every verdict there nothing is admitted (no Docker,
     no browser here); a busy store is refused in one line."""
-    fp = grader_fingerprint()
     cache = tmp_path / "cache"
-    store = admission_store(fp, {"XDG_CACHE_HOME": str(cache)})
+    store = admission_store(common_fingerprint(), {"XDG_CACHE_HOME": str(cache)})
     for t in suite:
-        _save(store, _result(t, grader=fp))
+        _save(store, _result(t, grader=task_grader(t)))
     tasks = ("--tasks-dir", str(tmp_path / "tasks"))
     proc = _admit("--cache", "--repeat", "3", *tasks, XDG_CACHE_HOME=str(cache))
     assert proc.returncode == 0, proc.stderr

@@ -12,6 +12,7 @@ import pytest
 from orchestrator.grader import (
     GRADER_SOURCES,
     ROOT,
+    GraderParts,
     chromium_major,
     grader_fingerprint,
     grader_parts,
@@ -171,3 +172,23 @@ def test_the_agent_layer_is_no_stack_image_input(checkout: Path, fonts: tuple[st
 def test_chromium_major_is_a_number_or_unknown() -> None:
     got = chromium_major()
     assert got == "unknown" or got.isdigit()
+
+
+def test_a_tasks_fingerprint_covers_its_own_stack_and_the_base_alone(
+    checkout: Path, fonts: tuple[str, ...]
+) -> None:
+    """A new stack, or another stack's image inputs, leave a task's record current; its
+    own stack's and the base image's change it. The store's key (`common`) holds no image."""
+
+    def fp(stack: str) -> GraderParts:
+        return grader_parts(checkout, stack=stack, fonts=fonts, browser=lambda: "156")
+
+    static, php = fp("static"), fp("php")
+    assert static.digest != php.digest and static.common == php.common
+    _flip_a_byte(checkout / "images" / "php" / "Dockerfile")
+    (checkout / "images" / "astro").mkdir()
+    (checkout / "images" / "astro" / "Dockerfile").write_text("FROM pwb-base:bookworm\n")
+    assert fp("static") == static and fp("php").digest != php.digest
+    assert fp("php").common == php.common
+    _flip_a_byte(checkout / "images" / "base" / "bootstrap.sh")
+    assert fp("static").digest != static.digest and fp("static").common == static.common

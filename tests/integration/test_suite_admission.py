@@ -37,7 +37,7 @@ from orchestrator.contract import (
     discover_tasks,
     load_task,
 )
-from orchestrator.grader import grader_fingerprint
+from orchestrator.grader import common_fingerprint, task_grader
 from orchestrator.suite import (
     MIN_TASKS_FOR_INTERVAL,
     ci_selection_from_env,
@@ -161,12 +161,11 @@ async def test_the_whole_suite_is_admitted_three_times(
     shared with `admit --cache`): a task the store holds on its current contract is not
     admitted again, and the tier completes across several runs."""
     tasks = [load_task(root) for root in TASKS]
-    grader = grader_fingerprint()
-    store = admission_store(grader)
+    store = admission_store(common_fingerprint())
     with admission_lock(store):
-        kept = {t.contract.id: k for t in tasks if (k := kept_admission(store, t, 3, grader))}
+        kept = {t.contract.id: k for t in tasks if (k := kept_admission(store, t, 3, task_grader))}
         todo = [t for t in tasks if t.contract.id not in kept]
-        fresh = await admit_all(todo, DockerBackend(), pool, store, 3, 3, grader=grader)
+        fresh = await admit_all(todo, DockerBackend(), pool, store, 3, 3, grader=task_grader)
     by_id = kept | {r.task: r for r in fresh}
     results = [by_id[t.contract.id] for t in tasks]
     assert _problems(tasks, results, store) == {}

@@ -1,7 +1,7 @@
 """Per-state replay cost, side by side in one run: a bare Playwright script, the verifier
 now, and the verifier of an earlier commit (default 8b14758, before #51).
 
-Run: `python tests/perf/bench_replay.py [--rounds N] [--against REV]`.
+Run: `python tests/perf/bench_replay.py [--rounds N] [--against REV] [--decompose]`.
 
 Each contender is a long-lived child process with its own browser, driven round by round
 (the order rotated each round, so drift hits every contender alike); `REV`'s code runs
@@ -14,7 +14,11 @@ replays the same page (goto `/shop.html`, click a chip, screenshot) served by on
   gates and the keyboard replay of the clicked state included) with every rule on (the
   accessibility snapshot: axe-core, the focus walk, form state, live regions: what a
   full-suite checkpoint takes per state), in the pool each commit's sweep uses by default;
-- `now 1 slot`: the same with the pool held to one state at a time.
+- `now 1 slot`: the same with the pool held to one state at a time;
+- with `--decompose`, where the rest of `now`'s wall goes (measurement aids, never a
+  shipped configuration): `no a11y` (no accessibility snapshot), `no windows`
+  (`ReplayOptions(quiet_ms=0)`: no quiet window after the load or the action), and
+  `neither`.
 
 Per contender: the median wall per state, and the host's busy CPU-seconds during it
 (`/proc/stat`; the machine should be otherwise idle). Ratios are to `bare` and to `REV`,
@@ -77,14 +81,17 @@ def _contract_raw() -> dict[str, Any]:
     }
 
 
-async def _child(tree: Path, kind: str, url: str, slots: int) -> None:
+async def _child(tree: Path, kind: str, url: str, slots: int, aid: str = "") -> None:
     """One contender: read a line per round, answer with its (wall, busy ticks) as JSON."""
     sys.path.insert(0, str(tree))
     import anyio
     import msgspec
 
     from orchestrator.contract import Contract, TaskPackage, Viewport
-    from orchestrator.verifier import BrowserPool, verify
+    from orchestrator.verifier import BrowserPool, ReplayOptions, verify
+
+    a11y = aid not in ("no-a11y", "neither")
+    options = ReplayOptions(quiet_ms=0) if aid in ("no-windows", "neither") else ReplayOptions()
 
     with tempfile.TemporaryDirectory() as tmp:
         task = TaskPackage(
@@ -107,7 +114,9 @@ async def _child(tree: Path, kind: str, url: str, slots: int) -> None:
                 if kind == "bare":
                     await pool.run(url, Viewport(width=1280, height=800), bare)
                 else:
-                    report = await verify(pool, task, url, artifacts=art, a11y=True)
+                    report = await verify(
+                        pool, task, url, artifacts=art, a11y=a11y, options=options
+                    )
                     assert report.check("filtered") is not None
                     assert report.check("filtered").passed  # type: ignore[union-attr]
                 wall = time.perf_counter() - t
@@ -141,9 +150,9 @@ def _serve() -> tuple[ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
-def _spawn(tree: Path, kind: str, url: str, slots: int) -> subprocess.Popen[str]:
+def _spawn(tree: Path, kind: str, url: str, slots: int, aid: str = "") -> subprocess.Popen[str]:
     cmd = [sys.executable, __file__, "--child", kind, "--tree", str(tree), "--url", url]
-    cmd += ["--slots", str(slots)]
+    cmd += ["--slots", str(slots), "--aid", aid]
     return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
@@ -155,7 +164,10 @@ def _round(proc: subprocess.Popen[str]) -> dict[str, float]:
     return out
 
 
-def _run(rounds: int, rev: str) -> dict[str, Any]:
+AIDS = {"no a11y": "no-a11y", "no windows": "no-windows", "neither": "neither"}
+
+
+def _run(rounds: int, rev: str, decompose: bool = False) -> dict[str, Any]:
     old = _worktree(rev)
     server, url = _serve()
     names = ["bare", "now", "now 1 slot", rev]
@@ -165,6 +177,9 @@ def _run(rounds: int, rev: str) -> dict[str, Any]:
         "now 1 slot": _spawn(ROOT, "verify", url, 1),
         rev: _spawn(old, "verify", url, 0),
     }
+    if decompose:
+        names += list(AIDS)
+        procs |= {name: _spawn(ROOT, "verify", url, 0, aid) for name, aid in AIDS.items()}
     got: dict[str, list[dict[str, float]]] = {n: [] for n in names}
     try:
         for i in range(rounds + 2):
@@ -209,6 +224,8 @@ def _print(result: dict[str, Any]) -> None:
             f" {c['wall_vs_bare']:>8.2f} {c['wall_vs_' + rev]:>10.2f}"
         )
     print("target: `now` <= 1.5 x bare, every rule on (#51)")
+    if "neither" in result["contenders"]:
+        print("no a11y / no windows / neither: measurement aids (what the rules and windows cost)")
 
 
 def main() -> int:
@@ -219,13 +236,15 @@ def main() -> int:
     parser.add_argument("--tree", type=Path, default=ROOT)
     parser.add_argument("--url", default="")
     parser.add_argument("--slots", type=int, default=0)
+    parser.add_argument("--aid", default="", choices=("", *AIDS.values()))
+    parser.add_argument("--decompose", action="store_true", help="add the measurement aids")
     args = parser.parse_args()
     if args.child:
         import anyio
 
-        anyio.run(_child, args.tree, args.child, args.url, args.slots, backend="asyncio")
+        anyio.run(_child, args.tree, args.child, args.url, args.slots, args.aid, backend="asyncio")
         return 0
-    result = _run(args.rounds, args.against)
+    result = _run(args.rounds, args.against, args.decompose)
     head = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
