@@ -297,12 +297,18 @@ def _report(
     print(f"admission written to {args.out}", file=sys.stderr)
     if record is not None:
         try:
+            before = load_record(record).tasks
             updated = with_results(load_record(record), results, args.repeat, str(args.out))
         except AdmissionRecordError as exc:
             print(exc, file=sys.stderr)
             return 2
         write_record(record, updated)
-        print(f"admission recorded in {record}", file=sys.stderr)
+        # Only what was admitted whole is recorded (`with_results`): say which, or none.
+        written = sorted(t for t, got in updated.tasks.items() if got != before.get(t))
+        if written:
+            print(f"admission recorded in {record}: {', '.join(written)}", file=sys.stderr)
+        else:
+            print(f"nothing new recorded in {record}", file=sys.stderr)
     bad = [r.task for r in results if not r.admitted]
     if bad:
         print(f"not admitted: {', '.join(bad)}", file=sys.stderr)

@@ -144,6 +144,9 @@ def test_a_resumed_admission_with_every_verdict_kept_admits_nothing_and_records(
     assert proc.returncode == 1, proc.stderr  # tiny-b is not admitted
     assert "3 task(s) kept, 0 to admit" in proc.stderr
     assert "not admitted: tiny-b" in proc.stderr
+    assert "admission recorded in " in proc.stderr and ": tiny-a, tiny-c" in proc.stderr
+    again = _admit("--resume", str(out), "--record")  # the same verdicts: nothing new
+    assert f"nothing new recorded in {record_path(tmp_path / 'tasks')}" in again.stderr
     report = (out / "admission.md").read_text()
     assert all(f"| {t.contract.id} | reference |" in report for t in suite)
     record = load_record(record_path(tmp_path / "tasks"))
