@@ -1,4 +1,5 @@
-"""Build manifest rows for tests: an outcome from a status, a result from a few scores."""
+"""Build manifest rows for tests: an outcome from a status, a result from a few scores, a
+row of one cell (`row`, `manifest_row`)."""
 
 from __future__ import annotations
 
@@ -93,4 +94,24 @@ def manifest_row(
         repeat=repeat,
         outcome=outcome(status, error, res),
         attempts=attempts,
+    )
+
+
+LABELS = TaskLabels(
+    regime="change", capability="edit", facet="state", stack="static", framework="html"
+)
+
+
+def row(cell: str, status: str = "ok", contract: str = "c1", config: str = "k1") -> ManifestRow:
+    """A row of cell `cell` of task `t` (solver `noop`, staged), its hashes given."""
+    return ManifestRow(
+        sweep="s",
+        cell=cell,
+        task="t",
+        labels=LABELS,
+        contract_hash=contract,
+        config_hash=config,
+        solver="noop",
+        arm="staged",
+        outcome=outcome(status),
     )

@@ -1,5 +1,5 @@
 """Accessibility from the evidence (#53) in milliseconds: whole cells through `run_cell`
-with the scripted site of `tests/mutants/test_staged_rules.py`, which also takes an
+with the scripted site of `tests/fixtures/staged.py`, which also takes an
 accessibility snapshot of every state on a full suite (the `label` rule on `#q` fails
 once `break:label` is in the work tree). A task with `evidence/a11y.json` is graded
 against it with or without the sweep's baseline, and its baseline R0 replays without
@@ -33,10 +33,10 @@ from orchestrator.verifier import (
     write_a11y_side,
 )
 from sandbox import Labels
-from tests.mutants.test_staged_rules import A, G, P, Scripted, Site, _fix, tiny_task
+from tests.fixtures.staged import A, G, P, Scripted, Site, fix, tiny_task
 
 pytestmark = pytest.mark.anyio
-FIXED = _fix(G, A, P)  # every unit cleared: the final differs from the reference only in `break:`
+FIXED = fix(G, A, P)  # every unit cleared: the final differs from the reference only in `break:`
 
 
 @pytest.fixture
@@ -117,7 +117,7 @@ async def cell(
         baseline=BaselineCache(tmp / "baseline") if baseline else None,
         verifier=site,
     )
-    lines = ((_fix(G), "done"), (_fix(G, A), "done"), (last, "done"))
+    lines = ((fix(G), "done"), (fix(G, A), "done"), (last, "done"))
     report = await run_cell(ctx, Scripted(*lines), "staged")  # type: ignore[arg-type]
     final = [e for e in read_events(tmp / "cell" / "events.jsonl") if isinstance(e, Final)]
     return report, site, final[-1]

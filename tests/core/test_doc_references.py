@@ -158,7 +158,7 @@ PLANTED: dict[str, tuple[str, Callable[[str], str], str]] = {
         "orchestrator/authoring/__init__.py:1: docs/AUTHORING.md",
     ),
     "a comment citing a moved note": (
-        "tests/core/test_layers.py",
+        "tests/layers.py",
         lambda t: t.replace("# Top first.", "# Top first (LAYERS.md).", 1),
         ": LAYERS.md",
     ),

@@ -13,8 +13,8 @@ from orchestrator.report._aggregate import header
 from orchestrator.report._tables import header_note
 from orchestrator.results import GateResult, VerifyReport
 from orchestrator.solver_cards import SolverCard
-from tests.core import test_outcomes
 from tests.fakes import FakeVerifier
+from tests.fixtures import cellsweep
 
 DRIFT = "environment drift: fonts 0123 here, abcd in the evidence"
 
@@ -29,8 +29,8 @@ class _DriftedVerifier(FakeVerifier):
 def test_drift_reason_reaches_the_row_and_the_report_header(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(test_outcomes, "FakeVerifier", _DriftedVerifier)
-    rows, _ = test_outcomes._sweep(tmp_path, lambda p, c, n: None)
+    monkeypatch.setattr(cellsweep, "FakeVerifier", _DriftedVerifier)
+    rows, _ = cellsweep.cell_sweep(tmp_path, lambda p, c, n: None)
     assert [r.status for r in rows] == ["ok"]
     result = rows[0].result
     assert result is not None and result.not_applicable == {"visual_regression": DRIFT}

@@ -2,11 +2,12 @@
 
 Every import in `orchestrator/` and `sandbox/` (lazy and `TYPE_CHECKING` ones included)
 is an arrow between two *units*: a subpackage of `orchestrator` (`sweep`, `llm`, ...), a
-top-level module of it (`config`, `budget`, ...), or `sandbox` as a whole. `LAYERS` lists
-the units top first; an arrow may only point to a lower layer, so units of one layer are
-independent of each other and an arrow running back up fails here with its file and line.
-A new unit must be placed in `LAYERS` before it can import or be imported. `APART`
-forbids a few arrows the order would allow (the report never imports a solver).
+top-level module of it (`config`, `budget`, ...), or `sandbox` as a whole. `LAYERS`
+(`tests/layers.py`) lists the units top first; an arrow may only point to a lower layer,
+so units of one layer are independent of each other and an arrow running back up fails
+here with its file and line. A new unit must be placed in `LAYERS` before it can import
+or be imported. `APART` forbids a few arrows the order would allow (the report never
+imports a solver).
 
 Besides the order: no import cycle among the modules of one folder, and no private name
 (`_x`, or anything from a `_x` module) imported from another package: a package's
@@ -22,26 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.layers import LAYERS
+
 ROOT = Path(__file__).resolve().parents[2]
 TOPS = ("orchestrator", "sandbox")
-
-# Top first. A unit may import only units of lower layers.
-LAYERS: list[set[str]] = [
-    {"__main__"},
-    {"cli"},  # loads `commands` by name (importlib): no static arrow
-    {"commands"},
-    {"suite"},  # which tasks CI admits: reads the admission record and the grader
-    {"admission_record", "regrade"},  # admitted contracts; grading recorded trajectories
-    {"admission", "audit", "sweep"},  # many cells: admission, a sweep, a run's audit
-    {"cell", "report"},  # one cell; the report over a run's rows
-    {"solvers", "solver_cards"},
-    {"config", "faults"},
-    {"checkpoint", "events", "grader", "manifest", "scoring", "trajectory"},
-    {"gateway", "persona", "records", "verifier"},
-    {"authoring", "cluster_ledger", "lint", "llm", "results", "workspace"},
-    # The bottom: the contract and the sandbox import neither `orchestrator` nor each other.
-    {"budget", "contract", "cpu", "jsonl", "private_dir", "sandbox", "usage"},
-]
 
 # Arrows the order allows but the design does not: the report reads a run's rows and
 # events, never the machinery that produced them.

@@ -15,7 +15,7 @@ from orchestrator.cli import main
 from orchestrator.manifest import read_rows
 from orchestrator.records import cell_dir_name
 from tests.fakesweep import fake_engine
-from tests.integration.test_sweep import bench
+from tests.fixtures.bench import bench
 
 
 def _tree(root: Path) -> dict[str, bytes]:

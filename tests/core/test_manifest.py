@@ -5,27 +5,8 @@ from pathlib import Path
 import pytest
 
 from orchestrator.manifest import Manifest, RunLocked, read_rows
-from orchestrator.records import ManifestRow, TaskLabels
 from orchestrator.sweep import Job, pending_jobs
-from tests.rows import outcome
-
-LABELS = TaskLabels(
-    regime="change", capability="edit", facet="state", stack="static", framework="html"
-)
-
-
-def row(cell: str, status: str = "ok", contract: str = "c1", config: str = "k1") -> ManifestRow:
-    return ManifestRow(
-        sweep="s",
-        cell=cell,
-        task="t",
-        labels=LABELS,
-        contract_hash=contract,
-        config_hash=config,
-        solver="noop",
-        arm="staged",
-        outcome=outcome(status),
-    )
+from tests.rows import row
 
 
 def test_torn_last_line_is_dropped_and_cut_before_appending(tmp_path: Path) -> None:

@@ -6,25 +6,19 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-import anyio
 import pytest
 
 from orchestrator import events as ev
-from orchestrator.budget import Ledger
-from orchestrator.cell import BaselineCache
-from orchestrator.config import BenchConfig, SolverConfig, SweepConfig
-from orchestrator.contract import TaskPackage, load_task
 from orchestrator.events import read_events
-from orchestrator.llm import ProviderOutage, ProviderPool
+from orchestrator.llm import ProviderOutage
 from orchestrator.records import HarnessError, ManifestRow
-from orchestrator.solvers import Solver, SolverTurn, UserMessage, make_solver
-from orchestrator.sweep import Scheduler, plan_jobs
+from orchestrator.solvers import SolverTurn, UserMessage
 from orchestrator.sweep._runner import SweepResources
-from orchestrator.verifier import BrowserPool, VerifierInfraError
+from orchestrator.verifier import VerifierInfraError
 from orchestrator.workspace import Workspace
-from sandbox import ContainerError, ImageBuilder
-from tests.fakes import FakeBackend, FakeVerifier, Faults, Injector, Point
-from tests.fixtures.tinytask import make_tiny_task
+from sandbox import ContainerError
+from tests.fakes import Injector, Point
+from tests.fixtures.cellsweep import cell_sweep
 
 pytestmark = pytest.mark.anyio
 
@@ -48,45 +42,6 @@ class _BreaksWorkTree:
         return None
 
 
-def _sweep(
-    tmp: Path, inject: Injector, *, repeats: int = 1, solver: Solver | None = None
-) -> tuple[list[ManifestRow], SweepResources]:
-    task: TaskPackage = load_task(make_tiny_task(tmp / "tasks", turns=1))
-    cfg = BenchConfig(
-        sweep=SweepConfig(repeats=repeats, baseline=False, infra_retries=2),
-        solvers=(SolverConfig(name="reference", kind="reference"),),
-    )
-    faults = Faults(inject=inject)
-
-    def factory(*args: object) -> Solver:
-        return solver or make_solver(*args)  # type: ignore[arg-type]
-
-    res = SweepResources(
-        cfg=cfg,
-        run_dir=tmp / "run",
-        backend=FakeBackend(faults),
-        pool=BrowserPool(),  # never entered: the fake verifier stands in
-        providers=ProviderPool(()),
-        ledger=Ledger(),
-        baseline=BaselineCache(tmp / "run" / "baseline"),
-        sandbox_limiter=anyio.CapacityLimiter(4),
-        image_builder=ImageBuilder(),
-        tasks={task.contract.id: task},
-        solvers={s.name: s for s in cfg.solvers},
-        verifier=FakeVerifier(faults),
-        solver_factory=factory,
-    )
-    jobs = plan_jobs(cfg, [task], list(cfg.solvers), "s")
-    rows: list[ManifestRow] = []
-
-    async def go() -> None:
-        sched = Scheduler(rows.append, concurrency=4, infra_retries=2, retry_delay_s=0)
-        await sched.run(jobs, res.attempt)
-
-    anyio.run(go)
-    return rows, res
-
-
 def _at(point: Point, exc: BaseException, *, calls: tuple[int, ...] = (1,)) -> Injector:
     return lambda p, cell, n: exc if p == point and n in calls else None
 
@@ -97,7 +52,7 @@ def _errors(res: SweepResources, row: ManifestRow) -> list[ev.Error]:
 
 
 def test_healthy_fakes_give_ok_with_checkpoint_durations(tmp_path: Path) -> None:
-    rows, res = _sweep(tmp_path, lambda p, c, n: None)
+    rows, res = cell_sweep(tmp_path, lambda p, c, n: None)
     assert [(r.status, r.attempts, r.backend) for r in rows] == [("ok", 1, "")]
     assert rows[0].result is not None and rows[0].result.scores.whole_task
     events = read_events(res.cell_dir(rows[0].cell) / "events.jsonl")
@@ -112,19 +67,19 @@ def test_a_misspelled_event_field_cannot_be_written() -> None:
 
 def test_docker_timeout_in_serve_is_infra_retried_not_budget(tmp_path: Path) -> None:
     # What aiodocker raises when the daemon is slow: asyncio.TimeoutError.
-    rows, res = _sweep(tmp_path, _at("serve", TimeoutError()))
+    rows, res = cell_sweep(tmp_path, _at("serve", TimeoutError()))
     assert [(r.status, r.attempts) for r in rows] == [("ok", 2)]
     assert [e.cause for e in _errors(res, rows[0])] == ["infra"]
 
 
 def test_sandbox_error_every_attempt_ends_infra_error(tmp_path: Path) -> None:
-    rows, _ = _sweep(tmp_path, _at("open", ContainerError("gone"), calls=(1, 2, 3)))
+    rows, _ = cell_sweep(tmp_path, _at("open", ContainerError("gone"), calls=(1, 2, 3)))
     assert [(r.status, r.attempts) for r in rows] == [("infra_error", 3)]
     assert "ContainerError: gone" in rows[0].error
 
 
 def test_solver_that_breaks_its_work_tree_is_its_own_ok_result(tmp_path: Path) -> None:
-    rows, res = _sweep(tmp_path, lambda p, c, n: None, solver=_BreaksWorkTree())
+    rows, res = cell_sweep(tmp_path, lambda p, c, n: None, solver=_BreaksWorkTree())
     (row,) = rows
     assert (row.status, row.attempts) == ("ok", 1)  # graded, never retried or excluded
     assert row.result is not None and "work tree" in row.result.broken
@@ -140,7 +95,7 @@ def test_a_bug_inside_an_exception_group_is_a_harness_error_not_retried_infra(
     group = ExceptionGroup(
         "verify", [VerifierInfraError("browser gone"), KeyError("bug in a gate")]
     )
-    rows, res = _sweep(tmp_path, _at("verify", group))
+    rows, res = cell_sweep(tmp_path, _at("verify", group))
     (row,) = rows
     assert (row.status, row.attempts) == ("harness_error", 1)
     assert isinstance(row.outcome, HarnessError) and row.outcome.error.startswith("KeyError")
@@ -152,7 +107,7 @@ def test_a_bug_inside_an_exception_group_is_a_harness_error_not_retried_infra(
 
 def test_infra_only_exception_group_is_retried(tmp_path: Path) -> None:
     group = ExceptionGroup("tg", [VerifierInfraError("a"), ContainerError("b")])
-    rows, res = _sweep(tmp_path, _at("verify", group))
+    rows, res = cell_sweep(tmp_path, _at("verify", group))
     assert [(r.status, r.attempts) for r in rows] == [("ok", 2)]
     assert sorted(e.cause for e in _errors(res, rows[0])) == ["infra", "infra"]
 
@@ -163,7 +118,7 @@ def test_unexpected_exception_in_one_of_8_cells_gives_8_rows_1_harness_error(
     def inject(point: Point, cell: str, n: int) -> BaseException | None:
         return RuntimeError("bug") if point == "serve" and cell.endswith("/3") else None
 
-    rows, res = _sweep(tmp_path, inject, repeats=8)
+    rows, res = cell_sweep(tmp_path, inject, repeats=8)
     assert len(rows) == 8 and len({r.cell for r in rows}) == 8
     assert Counter(r.status for r in rows) == Counter({"ok": 7, "harness_error": 1})
     (bad,) = [r for r in rows if r.status == "harness_error"]
@@ -175,7 +130,9 @@ def test_unexpected_exception_in_one_of_8_cells_gives_8_rows_1_harness_error(
 def test_an_unknown_stack_is_a_permanent_task_problem_not_retried(tmp_path: Path) -> None:
     from sandbox import UnknownStack
 
-    rows, _ = _sweep(tmp_path, _at("open", UnknownStack("no stack image 'cobol'"), calls=(1, 2)))
+    rows, _ = cell_sweep(
+        tmp_path, _at("open", UnknownStack("no stack image 'cobol'"), calls=(1, 2))
+    )
     assert [(r.status, r.attempts) for r in rows] == [("task_error", 1)]
     assert rows[0].error.startswith("task package:")
 
@@ -195,7 +152,7 @@ def test_daemon_loss_waits_for_the_daemon_then_retries(tmp_path: Path) -> None:
     original = runner.SweepResources._await_daemon
     runner.SweepResources._await_daemon = fake_wait  # type: ignore[method-assign]
     try:
-        rows, _ = _sweep(tmp_path, _at("open", BackendUnavailable("no Docker daemon socket")))
+        rows, _ = cell_sweep(tmp_path, _at("open", BackendUnavailable("no Docker daemon socket")))
     finally:
         runner.SweepResources._await_daemon = original  # type: ignore[method-assign]
     assert [(r.status, r.attempts) for r in rows] == [("ok", 2)]
@@ -220,6 +177,6 @@ class _AgentInOutage:
 def test_an_agent_held_through_an_outage_ends_outage_for_resume_not_llm_error(
     tmp_path: Path,
 ) -> None:
-    rows, _ = _sweep(tmp_path, lambda *a: None, solver=_AgentInOutage())
+    rows, _ = cell_sweep(tmp_path, lambda *a: None, solver=_AgentInOutage())
     assert [r.status for r in rows] == ["outage"], [(r.status, r.error) for r in rows]
     assert "pause bound" in (rows[0].error or "")

@@ -1,4 +1,4 @@
-"""The README's "Layout" is the layer map `LAYERS` of `test_layers.py` (#57): its table
+"""The README's "Layout" is the layer map `LAYERS` of `tests/layers.py` (#57): its table
 has one row per layer, top first, and each row names exactly that layer's units, a
 package written `name/` and a module `name`. A unit added to `LAYERS` and not to the
 README (or the reverse, or moved between rows) fails here.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_layers import LAYERS
+from tests.layers import LAYERS
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

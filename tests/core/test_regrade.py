@@ -1,5 +1,5 @@
 """Trajectories and `regrade` in milliseconds: whole cells through `run_cell` with the
-scripted site of `tests/mutants/test_staged_rules.py` (checks read the work tree), each
+scripted site of `tests/fixtures/staged.py` (checks read the work tree), each
 recorded, then graded again from its trajectory alone; and every hostile submission
 refused for its own cell, nothing else affected.
 """
@@ -40,7 +40,7 @@ from orchestrator.sweep import SweepIds, SweepResources
 from orchestrator.verifier import BrowserPool, RunHealth
 from sandbox import ImageBuilder, Labels, Limits, Sandbox, ServeSpec
 from tests.fakes import FakeSandbox, Faults
-from tests.mutants.test_staged_rules import A, G, P, Scripted, Site, _fix, tiny_task
+from tests.fixtures.staged import A, G, P, Scripted, Site, fix, tiny_task
 
 pytestmark = pytest.mark.anyio
 ALLOWED = ("*.html", "css/**")
@@ -178,7 +178,7 @@ async def test_the_trajectory_records_reveals_turns_patches_checkpoints_and_usag
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
     solver = Scripted(
-        (_fix(G), "done"), (None, "question"), (_fix(A), "done"), (_fix(G, A, P), "done")
+        (fix(G), "done"), (None, "question"), (fix(A), "done"), (fix(G, A, P), "done")
     )
     report, traj = await _record(tmp_path, solver, tiny)
     h = traj.header
@@ -219,7 +219,7 @@ async def test_a_regrade_from_the_trajectory_alone_gives_identical_verdicts(
 ) -> None:
     # u1 clears; u2: a question, then its fix breaks u1's check (a flip) and clears;
     # u3's fix repairs it. Every rule that decides a score is exercised.
-    script = ((_fix(G), "done"), (None, "question"), (_fix(A), "done"), (_fix(G, A, P), "done"))
+    script = ((fix(G), "done"), (None, "question"), (fix(A), "done"), (fix(G, A, P), "done"))
     original, traj = await _record(tmp_path, Scripted(*script), tiny)
     assert original.result.flips and original.result.flips[0].repaired_at is not None
     again, solver = await _replay(tmp_path, traj, tiny)
@@ -251,14 +251,14 @@ async def test_a_regrade_from_the_trajectory_alone_gives_identical_verdicts(
 async def test_a_budget_stop_and_the_full_spec_arm_regrade_identically(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    stopped, traj = await _record(tmp_path, Scripted((_fix(G), "done"), raise_at=2), tiny)
+    stopped, traj = await _record(tmp_path, Scripted((fix(G), "done"), raise_at=2), tiny)
     assert stopped.stopped and traj.stop() is not None
     again, _ = await _replay(tmp_path, traj, tiny)
     _same(stopped, again)
     assert again.stopped_by == stopped.stopped_by == "tokens"
     assert again.stopped == stopped.stopped == "tokens budget exceeded: scripted"
     full, ftraj = await _record(
-        tmp_path, Scripted((_fix(G, A), "edited"), (_fix(G, A, P), "done")), tiny, "f", "full-spec"
+        tmp_path, Scripted((fix(G, A), "edited"), (fix(G, A, P), "done")), tiny, "f", "full-spec"
     )
     fagain, _ = await _replay(tmp_path, ftraj, tiny, name="fre", arm="full-spec")
     _same(full, fagain)
@@ -273,7 +273,7 @@ def _summaries(cell_dir: Path) -> list:  # type: ignore[type-arg]
 async def test_a_planted_verifier_change_shows_in_the_diff_and_only_there(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    script = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P), "done"))
+    script = ((fix(G), "done"), (fix(G, A), "done"), (fix(G, A, P), "done"))
     original, traj = await _record(tmp_path, Scripted(*script), tiny)
     assert original.result.scores.whole_task
     again, solver = await _replay(tmp_path, traj, tiny, site=Planted(), version="planted")
@@ -314,7 +314,7 @@ async def test_a_planted_verifier_change_shows_in_the_diff_and_only_there(
 async def test_a_verdict_that_changes_the_protocol_is_named_as_a_divergence(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    script = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P), "done"))
+    script = ((fix(G), "done"), (fix(G, A), "done"), (fix(G, A, P), "done"))
     _, traj = await _record(tmp_path, Scripted(*script), tiny)
     site = Planted()
     site.check = A  # u2's own check: u2 never clears, u3 is never revealed
@@ -430,7 +430,7 @@ async def test_a_hostile_submission_is_refused_cell_by_cell(
     run = tmp_path / "run"
     key = "tiny-shop/scripted/staged/0"
     cell = run / "cells" / key.replace("/", "__")
-    script = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P), "done"))
+    script = ((fix(G), "done"), (fix(G, A), "done"), (fix(G, A, P), "done"))
     original = await run_cell(_ctx(tiny, Site(), cell), Scripted(*script), "staged")  # type: ignore[arg-type]
     with Manifest(run) as m:
         m.append(_row(original, tiny, key))

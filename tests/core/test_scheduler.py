@@ -12,8 +12,7 @@ from orchestrator.cell import CellReport
 from orchestrator.records import InfraError, LlmError, ManifestRow
 from orchestrator.solvers import Usage
 from orchestrator.sweep import CellFailure, Job, Scheduler, StopSweep
-from tests.core.test_manifest import row
-from tests.rows import result
+from tests.rows import result, row
 
 DONE = CellReport(result=result(), usage=Usage())
 

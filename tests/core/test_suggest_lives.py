@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from orchestrator.authoring import scaffold, suggest
-from orchestrator.contract import CANARY, load_task
-
-
-def _evidence(root: Path, side: str, sid: str, lives: list[dict[str, Any]] | None) -> None:
-    data: dict[str, Any] = {"canary": CANARY, "state": sid, "anchors": [], "navs": []}
-    if lives is not None:
-        data["lives"] = lives
-    path = root / "evidence" / side / f"{sid}.anchors.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data))
-
-
-def _region(tag: str, id_: str = "", role: str = "", aria_live: str = "") -> dict[str, Any]:
-    return {"tag": tag, "id": id_, "role": role, "aria_live": aria_live, "text": "Saved."}
+from orchestrator.contract import load_task
+from tests.fixtures.liveregions import evidence, region
 
 
 def test_live_regions_the_reference_keeps_are_proposed_and_the_rest_skipped(
@@ -31,16 +17,16 @@ def test_live_regions_the_reference_keeps_are_proposed_and_the_rest_skipped(
     task = load_task(root)
     sid = task.contract.states[0].id
     r0 = [
-        _region("p", "notice", role="status"),
-        _region("div", aria_live="polite"),
-        _region("div", aria_live="assertive"),
-        _region("output"),
-        _region("span", "gone", role="alert"),
+        region("p", "notice", role="status"),
+        region("div", aria_live="polite"),
+        region("div", aria_live="assertive"),
+        region("output"),
+        region("span", "gone", role="alert"),
     ]
     # The reference keeps all but the alert, which it turns into a plain status.
-    ref = [*r0[:4], _region("span", "gone", role="status")]
-    _evidence(root, "r0", sid, r0)
-    _evidence(root, "reference", sid, ref)
+    ref = [*r0[:4], region("span", "gone", role="status")]
+    evidence(root, "r0", sid, r0)
+    evidence(root, "reference", sid, ref)
     toml, skipped = suggest(load_task(root))
     checks = [c for c in toml.split("[[checks]]") if "keep-live" in c]
     assert len(checks) == 4, toml
@@ -60,7 +46,7 @@ def test_evidence_without_live_regions_says_to_capture_again(tmp_path: Path) -> 
     root = tmp_path / "demo"
     scaffold(root, "demo", "static")
     sid = load_task(root).contract.states[0].id
-    _evidence(root, "r0", sid, None)
+    evidence(root, "r0", sid, None)
     toml, skipped = suggest(load_task(root))
     assert "keep-live" not in toml
     assert f"{sid}: live regions: evidence captured before they were (capture)" in skipped

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from orchestrator.authoring import scaffold, suggest_negatives
 from orchestrator.contract import load_task
-
-from .test_suggest_lives import _evidence, _region
+from tests.fixtures.liveregions import evidence, region
 
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": "/nonexistent"}
 
@@ -21,13 +20,13 @@ def _demo(tmp_path: Path) -> Path:
     scaffold(root, "demo", "static")  # both pages have <p id="notice" role="status">
     sid = load_task(root).contract.states[0].id
     lives = [
-        _region("p", "notice", role="status"),
-        _region("span", "gone", role="alert"),  # in no source file
-        _region("div", aria_live="polite"),  # no id to find it by
-        _region("p", "clock", role="timer"),  # announces nothing
+        region("p", "notice", role="status"),
+        region("span", "gone", role="alert"),  # in no source file
+        region("div", aria_live="polite"),  # no id to find it by
+        region("p", "clock", role="timer"),  # announces nothing
     ]
-    _evidence(root, "r0", sid, lives)
-    _evidence(root, "reference", sid, lives)
+    evidence(root, "r0", sid, lives)
+    evidence(root, "reference", sid, lives)
     return root
 
 

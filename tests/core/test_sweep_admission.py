@@ -21,7 +21,7 @@ from orchestrator.cli import main
 from orchestrator.contract import load_task
 from orchestrator.manifest import read_rows
 from tests.fakesweep import fake_engine
-from tests.integration.test_sweep import bench
+from tests.fixtures.bench import bench
 
 
 def _strict(tmp: Path) -> Path:

@@ -16,7 +16,7 @@ from orchestrator.manifest import read_rows
 from orchestrator.report import load_run
 from orchestrator.report._aggregate import aggregate
 from tests.fakesweep import fake_engine
-from tests.integration.test_sweep import bench
+from tests.fixtures.bench import bench
 
 R0_S = 1.5
 

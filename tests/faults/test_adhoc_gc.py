@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.test_gc_docker import _gc, _resources
+from tests.fixtures.dockergc import docker_resources, run_gc
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.docker]
@@ -53,21 +53,21 @@ def test_gc_removes_a_killed_adhoc_runs_resources_and_keeps_a_live_ones(
         assert child.stdout is not None
         sweep = child.stdout.readline().strip()
         assert sweep.startswith("pytest-adhoc-kill-"), sweep
-        before = _resources(sweep)
+        before = docker_resources(sweep)
         assert len(before) == 2, before  # its container and its network
 
-        out = _gc("--sweep", sweep)  # named, but alive: its lock is held
-        assert _resources(sweep) == before, out
+        out = run_gc("--sweep", sweep)  # named, but alive: its lock is held
+        assert docker_resources(sweep) == before, out
 
         child.kill()
         child.wait()
-        out = _gc()  # not named, not expired: only the free lock says it is dead
+        out = run_gc()  # not named, not expired: only the free lock says it is dead
         # Gone, container and network. This gc removed them, or the gc at the start of
         # another test's sweep did within the same second (each reaps every run whose
         # lock is free): either way only the freed lock said this run was dead.
-        assert _resources(sweep) == [], out
+        assert docker_resources(sweep) == [], out
     finally:
         child.kill()
         child.wait()
         if sweep:
-            _gc("--sweep", sweep, "--force")
+            run_gc("--sweep", sweep, "--force")

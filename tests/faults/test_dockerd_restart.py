@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.manifest import read_rows
-from tests.integration.test_sweep import bench
+from tests.fixtures.bench import bench
 
 ROOT = Path(__file__).resolve().parents[2]
 CELLS = 4

@@ -20,8 +20,8 @@ import pytest
 
 from orchestrator.manifest import Manifest
 from sandbox import DockerBackend, ImageBuilder, Labels, ServeSpec, unique_sweep
+from tests.fixtures.dockergc import docker_resources, run_gc
 
-ROOT = Path(__file__).resolve().parents[2]
 SPEC = ServeSpec(stack="static", start="python3 -m http.server $PORT --bind 0.0.0.0")
 pytestmark = [pytest.mark.anyio, pytest.mark.docker]
 
@@ -29,38 +29,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.docker]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def _resources(sweep: str) -> list[str]:
-    found = []
-    for kind in (("ps", "-a"), ("network", "ls")):
-        out = subprocess.run(
-            [
-                "docker",
-                *kind,
-                "--filter",
-                f"label=pwb.sweep={sweep}",
-                "--format",
-                "{{.Names}}" if kind[0] == "ps" else "{{.Name}}",
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        found += [f"{kind[0]}:{name}" for name in out.split()]
-    return sorted(found)
-
-
-def _gc(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "orchestrator", "gc", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def _hold(lock: Path) -> subprocess.Popen[bytes]:
@@ -100,24 +68,24 @@ async def test_gc_keeps_a_live_sweeps_resources_and_removes_a_dead_ones(
                     labels = Labels(sweep=sweep, cell="c", lock=str(lock))
                     await stack.enter_async_context(backend.open(ws, SPEC, labels))
                 _die(holder)
-                before = {s: _resources(s) for s in (live, dead)}
+                before = {s: docker_resources(s) for s in (live, dead)}
                 assert all(len(r) == 2 for r in before.values()), before  # container + net
 
-                out = _gc("--sweep", live) + _gc("--sweep", dead) + _gc("--expired")
-                assert _resources(live) == before[live], out  # alive: its lock is held
-                assert _resources(dead) == [], out  # dead: gone, container and network
+                out = run_gc("--sweep", live) + run_gc("--sweep", dead) + run_gc("--expired")
+                assert docker_resources(live) == before[live], out  # alive: its lock is held
+                assert docker_resources(dead) == [], out  # dead: gone, container and network
                 # Removed by these gc runs, or by another process's: every sweep's start
                 # runs gc, which reaps any sweep whose lock is free (seen in a ci tier
                 # run beside an admission). A live sweep is in nobody's output.
                 assert "sweep=" + live not in out
 
-                _gc("--sweep", live, "--force")  # --force removes even a live sweep's
-                assert _resources(live) == []
+                run_gc("--sweep", live, "--force")  # --force removes even a live sweep's
+                assert docker_resources(live) == []
     finally:
         _die(holder)
         for sweep in (live, dead):  # whatever failed above, leave nothing behind
-            _gc("--sweep", sweep, "--force")
-    assert json.dumps(_resources(live) + _resources(dead)) == "[]"
+            run_gc("--sweep", sweep, "--force")
+    assert json.dumps(docker_resources(live) + docker_resources(dead)) == "[]"
 
 
 async def test_a_dead_sweeps_gateway_network_and_firewall_chain_are_reaped(
@@ -155,9 +123,9 @@ async def test_a_dead_sweeps_gateway_network_and_firewall_chain_are_reaped(
             ).stdout.split()
             assert len(nets) == 2 and nets[1] == str(lock), nets
             assert nets[0][:12] in await installed()
-            out = _gc("--sweep", sweep)
-            assert _resources(sweep) == [], out
+            out = run_gc("--sweep", sweep)
+            assert docker_resources(sweep) == [], out
             assert nets[0][:12] not in await installed(), out
     finally:
         _die(holder)
-        _gc("--sweep", sweep, "--force")
+        run_gc("--sweep", sweep, "--force")

@@ -20,20 +20,20 @@ from orchestrator.config import load_config
 from orchestrator.manifest import read_rows
 from orchestrator.sweep import SweepOptions, run_sweep
 from sandbox import ContainerError
-from tests.core.test_outcomes import _sweep
 from tests.fakes import Point
-from tests.integration.test_sweep import bench
+from tests.fixtures.bench import bench
+from tests.fixtures.cellsweep import cell_sweep
 
 
 def test_sandbox_lost_before_a_checkpoint_is_retried_with_undisturbed_scores(
     tmp_path: Path,
 ) -> None:
-    calm, _ = _sweep(tmp_path / "calm", lambda p, c, n: None)
+    calm, _ = cell_sweep(tmp_path / "calm", lambda p, c, n: None)
 
     def lose_second_checkpoint(point: Point, cell: str, n: int) -> BaseException | None:
         return ContainerError("container abc is gone") if point == "alive" and n == 3 else None
 
-    rows, _ = _sweep(tmp_path / "lost", lose_second_checkpoint)
+    rows, _ = cell_sweep(tmp_path / "lost", lose_second_checkpoint)
     assert [(r.status, r.attempts) for r in rows] == [("ok", 2)]
     assert rows[0].result == calm[0].result  # graded only on the undisturbed attempt
 

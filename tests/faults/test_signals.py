@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_sweep import ROOT, bench
+from tests.fixtures.bench import ROOT, bench
 
 CLI = (sys.executable, "-m", "orchestrator")
 

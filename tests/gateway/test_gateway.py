@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx
 import pytest
 
 from orchestrator.budget import Ledger
-from orchestrator.gateway import Account, Gateway, Upstream
-from orchestrator.llm import FakeProvider, Fault, ProviderConfig
+from orchestrator.llm import FakeProvider, Fault
+from tests.fixtures.gatewayhttp import KEY, KEY_ENV, MESSAGES, PRICES, gateway, post
 
 pytestmark = pytest.mark.anyio
-KEY_ENV = "PWB_TEST_GATEWAY_KEY"
-KEY = "sk-pwb-GATEWAY-SECRET-93c1"
-PRICES = {"price_in_per_mtok": 1000.0, "price_out_per_mtok": 2000.0}
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "hello"}]}
-MESSAGES = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "hello"}]}
 
 
 @pytest.fixture(params=["asyncio", "trio"])
@@ -30,34 +23,6 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(autouse=True)
 def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, KEY)
-
-
-@asynccontextmanager
-async def gateway(fake: FakeProvider, kind: str = "openai", **cfg: Any) -> AsyncIterator[Gateway]:
-    base = fake.base_url if kind == "openai" else fake.anthropic_base_url
-    provider = ProviderConfig(
-        name="p",
-        kind=kind,
-        model="m",
-        base_url=base,
-        api_key_env=KEY_ENV,  # type: ignore[arg-type]
-        **{**PRICES, **cfg},
-    )
-    async with Gateway({"p": Upstream(provider=provider, base_url=base)}) as gw:
-        yield gw
-
-
-async def post(
-    gw: Gateway, acct: Account | str, path: str, body: Any, anthropic: bool = False
-) -> httpx.Response:
-    token = acct if isinstance(acct, str) else acct.token
-    headers = (
-        {"x-api-key": token, "anthropic-version": "2023-06-01"}
-        if anthropic
-        else {"authorization": f"Bearer {token}"}
-    )
-    async with httpx.AsyncClient(trust_env=False) as client:
-        return await client.post(gw.url() + path, json=body, headers=headers, timeout=30)
 
 
 def cost(tin: int, tout: int) -> float:

@@ -30,7 +30,7 @@ from orchestrator.llm import (
     ProviderRefused,
     UserMsg,
 )
-from tests.gateway.test_gateway import KEY, KEY_ENV, MESSAGES, PRICES, post
+from tests.fixtures.gatewayhttp import KEY, KEY_ENV, MESSAGES, PRICES, post
 
 pytestmark = pytest.mark.anyio
 CHAT = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "hello"}]}

@@ -14,8 +14,8 @@ from orchestrator.budget import Ledger
 from orchestrator.contract import load_task
 from orchestrator.llm import FakeProvider, Fault
 from orchestrator.llm._fake_text import SIDE_REPLY
+from tests.fixtures.gatewayhttp import KEY, KEY_ENV, gateway, post
 from tests.fixtures.tinytask import make_tiny_task
-from tests.gateway.test_gateway import KEY, KEY_ENV, gateway, post
 
 pytestmark = pytest.mark.anyio
 

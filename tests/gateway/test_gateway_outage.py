@@ -14,7 +14,7 @@ import pytest
 
 from orchestrator.gateway import Gateway, Upstream
 from orchestrator.llm import Breaker, FakeProvider, Fault, LLMError, ProviderConfig, ProviderOutage
-from tests.gateway.test_scaffold_local import run
+from tests.fixtures.scaffoldrun import run
 
 pytestmark = pytest.mark.anyio
 

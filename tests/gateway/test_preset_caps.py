@@ -37,8 +37,8 @@ from orchestrator.gateway import Gateway, Upstream
 from orchestrator.llm import FakeProvider
 from orchestrator.report import write_report
 from orchestrator.sweep._core import Job, Scheduler
+from tests.fixtures.gatewayhttp import KEY, KEY_ENV, post
 from tests.fixtures.tinytask import make_tiny_task
-from tests.gateway.test_gateway import KEY, KEY_ENV, post
 from tests.report.report_run import make_task, row
 
 pytestmark = pytest.mark.anyio

@@ -8,43 +8,19 @@ promises that backend has to keep on its own.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 import pytest
 
-from orchestrator.budget import BudgetExceeded, Ledger
-from orchestrator.config import ScaffoldConfig
-from orchestrator.events import Agent, EventLog, read_events
+from orchestrator.budget import BudgetExceeded
+from orchestrator.events import Agent, read_events
 from orchestrator.gateway import Gateway, Upstream
 from orchestrator.llm import FakeProvider, Fault, LLMError, ProviderConfig
-from orchestrator.solvers import UserMessage
-from orchestrator.solvers._scaffold import ScaffoldSolver
-from orchestrator.workspace import Workspace
-from sandbox import Labels, LocalBackend, ServeSpec
+from tests.fixtures.scaffoldrun import run
 
 pytestmark = pytest.mark.anyio
-SPEC = ServeSpec(stack="static", start="true")
-MESSAGE = UserMessage(kind="full_spec", text="Do the task.", unit_id="u1", unit_index=0)
-
-AGENT = r"""
-import json, os, subprocess, sys, urllib.error, urllib.request
-print("env", " ".join(sorted(os.environ)), flush=True)
-child = subprocess.Popen(["sleep", "300"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    start_new_session=bool(os.environ.get("DETACH")))
-open(os.environ["PIDS"], "w").write(str(child.pid))
-body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
-req = urllib.request.Request(os.environ["BASE"] + "/chat/completions", data=body,
-    headers={"authorization": "Bearer " + os.environ["TOKEN"], "content-type": "application/json"})
-try:
-    print("status", urllib.request.urlopen(req, timeout=30).status, flush=True)
-except urllib.error.HTTPError as exc:
-    print("status", exc.code, flush=True)
-open(".aider.chat.history.md", "w").write("state")
-sys.exit(int(os.environ.get("EXIT", "0")))
-"""
 
 
 @pytest.fixture
@@ -60,30 +36,6 @@ async def gateway() -> AsyncIterator[tuple[Gateway, FakeProvider]]:
         )
         async with Gateway({"p": Upstream(provider=cfg, base_url=fake.base_url)}) as gw:
             yield gw, fake
-
-
-async def run(
-    tmp_path: Path, gw: Gateway, **over: object
-) -> tuple[ScaffoldSolver, Workspace, list[str]]:
-    repo = tmp_path / "r0"
-    repo.mkdir(exist_ok=True)
-    (repo / "index.html").write_text("<p>hi</p>\n")
-    ws = await Workspace.create(repo, tmp_path / "ws", ["*.html"])
-    env = {"BASE": "{openai_base_url}", "TOKEN": "{token}", "PIDS": str(tmp_path / "pids")}
-    cfg = ScaffoldConfig(
-        command=over.pop("command", (sys.executable, "-c", AGENT)),  # type: ignore[arg-type]
-        env={**env, **over.pop("env", {})},  # type: ignore[dict-item]
-        pass_env=("PWB_PASSED",),
-        state=(".aider*",),
-        **over,  # type: ignore[arg-type]
-    )
-    solver = ScaffoldSolver("standin", cfg, Ledger(), "p")
-    with EventLog(tmp_path / "events.jsonl") as log:
-        async with LocalBackend().open(ws.root, SPEC, Labels(sweep="t", cell="c")) as box:
-            solver.attach_sandbox(box, log)
-            solver.attach_gateway(gw, "", "cell-1")
-            await solver.respond(MESSAGE, ws)
-    return solver, ws, [line for r in solver.runs for line in r.output]
 
 
 def alive(pid: int) -> bool:

@@ -27,8 +27,8 @@ from orchestrator.llm import FakeProvider
 from orchestrator.manifest import read_rows
 from orchestrator.sweep import SweepOptions, run_sweep
 from orchestrator.sweep._delivery import staging_root
+from tests.fixtures.bench import bench
 from tests.fixtures.raycluster import add_worker, start_head
-from tests.integration.test_sweep import bench
 
 ray = pytest.importorskip("ray") if os.environ.get("CI") != "true" else __import__("ray")
 pytestmark = [pytest.mark.full, pytest.mark.browser, pytest.mark.anyio]

@@ -44,9 +44,9 @@ from orchestrator.sweep._delivery import staging_root
 from orchestrator.sweep._packages import default_cache
 from orchestrator.workspace import PROMPT_FILE
 from sandbox import collect_garbage, lock_held
+from tests.fixtures.bench import ROOT, bench, cli
 from tests.fixtures.raycluster import add_worker, start_head
 from tests.fixtures.tinytask import make_tiny_task
-from tests.integration.test_sweep import ROOT, _cli, bench
 
 ray = pytest.importorskip("ray") if os.environ.get("CI") != "true" else __import__("ray")
 
@@ -499,7 +499,7 @@ async def test_worker_node_lost_mid_sweep_retries_its_cells(
 
 def _driver(config: Path, address: str, *extra: str) -> list[str]:
     """The sweep's driver as a user runs it, against the test's cluster."""
-    return [*_cli(config, "--engine", "ray", "--ray-address", address), *extra]
+    return [*cli(config, "--engine", "ray", "--ray-address", address), *extra]
 
 
 @pytest.mark.full

@@ -6,7 +6,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -16,83 +15,7 @@ import pytest
 from orchestrator.config import load_config
 from orchestrator.manifest import FINAL_STATUSES, read_rows
 from orchestrator.sweep import SweepOptions, is_run_dir, run_sweep
-from tests.fixtures.tinytask import make_tiny_task
-
-ROOT = Path(__file__).resolve().parents[2]
-
-BENCH = """
-[sweep]
-name = "{name}"
-runs_dir = "{runs}"
-tasks_dir = "{tasks}"
-allow_unadmitted = true  # fixture tasks: never admitted
-arms = ["staged"]
-repeats = {repeats}
-concurrency = {concurrency}
-backend = "{backend}"
-baseline = false
-browser_contexts = 2
-{extra}
-
-[[providers]]
-name = "fake"
-kind = "fake"
-model = "scripted"
-price_in_per_mtok = 1000.0
-price_out_per_mtok = 1000.0
-
-[[solvers]]
-name = "{solver}"
-kind = "{kind}"
-{solver_extra}
-"""
-
-
-def bench(
-    tmp: Path,
-    *,
-    repeats: int,
-    concurrency: int,
-    backend: str = "local",
-    solver: str = "reference",
-    kind: str = "reference",
-    extra: str = "",
-    solver_extra: str = "",
-    turns: int = 1,
-) -> Path:
-    tasks = tmp / "tasks"
-    if not tasks.exists():
-        make_tiny_task(tasks, turns=turns)
-    path = tmp / "bench.toml"
-    path.write_text(
-        BENCH.format(
-            name=tmp.name[:20],
-            runs=tmp / "runs",
-            tasks=tasks,
-            repeats=repeats,
-            concurrency=concurrency,
-            backend=backend,
-            extra=extra,
-            solver=solver,
-            kind=kind,
-            solver_extra=solver_extra,
-        )
-    )
-    return path
-
-
-def _cli(config: Path, *extra: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "orchestrator",
-        "--config",
-        str(config),
-        "--progress",
-        "jsonl",
-        "--no-report",
-        *extra,
-    ]
+from tests.fixtures.bench import ROOT, bench, cli
 
 
 @pytest.mark.browser
@@ -123,9 +46,9 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(
     for attempt in range(3):
         # Killed before it wrote anything (start-up), a run does not exist yet: start it.
         args = (
-            _cli(config, "--resume", str(run_dir))
+            cli(config, "--resume", str(run_dir))
             if attempt and is_run_dir(run_dir)
-            else _cli(config, "--run-dir", str(run_dir))
+            else cli(config, "--run-dir", str(run_dir))
         )
         proc = subprocess.Popen(
             args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -140,7 +63,7 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(
         assert finished_before <= set(counts)  # nothing lost
         finished_before = set(counts)
     done = subprocess.run(
-        _cli(config, "--resume" if is_run_dir(run_dir) else "--run-dir", str(run_dir)),
+        cli(config, "--resume" if is_run_dir(run_dir) else "--run-dir", str(run_dir)),
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -162,7 +85,7 @@ def test_sigint_tears_down_every_container_and_leaves_a_valid_manifest(
     )
     run_dir = tmp_path / "run"
     proc = subprocess.Popen(
-        _cli(config, "--run-dir", str(run_dir)),
+        cli(config, "--run-dir", str(run_dir)),
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -1,4 +1,5 @@
-"""Fixtures of the LLM path's tests: both async backends, a tiny task, a key, a pool."""
+"""Fixtures of the LLM path's tests: both async backends, a tiny task, a key, a pool; a
+unit revealed as the simulated user words it, and a task's work tree."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from typing import Any
 
 import pytest
 
+from orchestrator.contract import TaskPackage
 from orchestrator.llm import ChatClient, FakeProvider, Fault, ProviderConfig, ProviderPool
+from orchestrator.solvers import UserMessage
+from orchestrator.workspace import Workspace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KEY_ENV = "PWB_TEST_LLM_KEY"
@@ -74,3 +78,13 @@ def replay(name: str, times: int = 1) -> Fault:
         headers=data["headers"],
         body=json.dumps(data["body"]),
     )
+
+
+def reveal(task: TaskPackage, i: int, **kw: Any) -> UserMessage:
+    unit = task.contract.units[i]
+    text = f"Hi! Next thing on the list:\n\n{unit.request}\n\nThanks!"
+    return UserMessage(kind="reveal", text=text, unit_id=unit.id, unit_index=i, **kw)
+
+
+async def workspace(task: TaskPackage, tmp: Path, name: str = "ws") -> Workspace:
+    return await Workspace.create(task.repo, tmp / name, task.contract.allowed_paths)

@@ -22,7 +22,7 @@ from orchestrator.records import ConfigRefusal
 from orchestrator.report import load_run
 from orchestrator.report._aggregate import aggregate
 from tests.fakesweep import fake_engine, serving
-from tests.integration.test_sweep import bench
+from tests.fixtures.bench import bench
 
 KEY_ENV = "PWB_TEST_CONFIG_KEY"
 KEY = "sk-config-test-5d2e"

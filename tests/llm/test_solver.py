@@ -25,9 +25,8 @@ from orchestrator.solvers import UserMessage
 from orchestrator.solvers._llm import LLMSolver
 from orchestrator.solvers._llm_tools import run_tool
 from orchestrator.suite import SENTINELS
-from orchestrator.workspace import Workspace
 
-from .conftest import KEY, open_client
+from .conftest import KEY, open_client, reveal, workspace
 
 pytestmark = pytest.mark.anyio
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -39,16 +38,6 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
     if request.param == "trio" and tuple(map(int, trio.__version__.split(".")[:2])) < (0, 32):
         pytest.skip(f"trio {trio.__version__} is too old for anyio.to_thread")
     return str(request.param)
-
-
-def reveal(task: TaskPackage, i: int, **kw: Any) -> UserMessage:
-    unit = task.contract.units[i]
-    text = f"Hi! Next thing on the list:\n\n{unit.request}\n\nThanks!"
-    return UserMessage(kind="reveal", text=text, unit_id=unit.id, unit_index=i, **kw)
-
-
-async def workspace(task: TaskPackage, tmp: Path, name: str = "ws") -> Workspace:
-    return await Workspace.create(task.repo, tmp / name, task.contract.allowed_paths)
 
 
 def texts(root: Path) -> dict[str, str]:

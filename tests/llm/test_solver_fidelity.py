@@ -11,8 +11,7 @@ from orchestrator.contract import load_task
 from orchestrator.llm import AgentOptions, FakeProvider, Fault, LLMError
 from orchestrator.solvers._llm import LLMSolver
 
-from .conftest import open_client, replay
-from .test_solver import reveal, workspace
+from .conftest import open_client, replay, reveal, workspace
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ from orchestrator.config import load_config
 from orchestrator.llm import FakeProvider, Fault
 from orchestrator.manifest import read_rows
 from orchestrator.sweep import SweepOptions, run_sweep
-from tests.integration.test_sweep import bench
+from tests.fixtures.bench import bench
 
 from .conftest import KEY_ENV
 

@@ -27,7 +27,7 @@ from orchestrator.verifier import RunHealth
 from orchestrator.verifier._gates import gate_results, run_health
 from sandbox import ExecResult, ServeOutcome
 from tests.fakes import CommandFails, FakeSandbox, Faults, Point
-from tests.mutants.test_staged_rules import tiny_task
+from tests.fixtures.staged import tiny_task
 
 pytestmark = pytest.mark.anyio
 

@@ -6,7 +6,6 @@ applicability rule, and the visual threshold, in milliseconds."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from orchestrator.results import CheckResult
 from orchestrator.verifier import _gates, _visual
 from orchestrator.verifier._health import RunHealth
 from orchestrator.verifier._observe import PageHealth, StateObservation
+from tests.fixtures.pngs import png
 
 
 def _obs(**kw: object) -> StateObservation:
@@ -238,22 +238,10 @@ def test_gates_report_fail_when_one_check_fails() -> None:
 # ------------------------------------------------------------------ visual diff
 
 
-def _png(w: int, h: int, paint: list[tuple[int, int, int, int, tuple[int, int, int]]]) -> bytes:
-    from PIL import Image, ImageDraw
-
-    img = Image.new("RGB", (w, h), (255, 255, 255))
-    draw = ImageDraw.Draw(img)
-    for x, y, bw, bh, rgb in paint:
-        draw.rectangle((x, y, x + bw - 1, y + bh - 1), fill=rgb)
-    out = io.BytesIO()
-    img.save(out, format="PNG")
-    return out.getvalue()
-
-
 @pytest.fixture
 def reference(tmp_path: Path) -> Path:
     ref = tmp_path / "home.png"
-    ref.write_bytes(_png(100, 100, []))
+    ref.write_bytes(png(100, 100, []))
     return ref
 
 
@@ -262,14 +250,14 @@ def test_visual_check_fails_above_the_default_threshold(reference: Path) -> None
     assert v.threshold == 0.01 and v.pixel_tolerance == 24
     # 20x10 black pixels = 2% of the page: twice the 1% threshold, far below 50%.
     got = _visual.compare(
-        _png(100, 100, [(10, 30, 20, 10, (0, 0, 0))]), reference, [], v.threshold, 24
+        png(100, 100, [(10, 30, 20, 10, (0, 0, 0))]), reference, [], v.threshold, 24
     )
     assert got.passed is False and got.region == (10, 30, 20, 10)
     assert got.observed == "2.00% of pixels differ (threshold 1.00%), inside 20x10 at (10, 30)"
 
 
 def test_visual_check_passes_at_or_below_the_threshold(reference: Path) -> None:
-    one = _png(100, 100, [(0, 0, 10, 10, (0, 0, 0))])  # exactly 1%
+    one = png(100, 100, [(0, 0, 10, 10, (0, 0, 0))])  # exactly 1%
     got = _visual.compare(one, reference, [], 0.01, 24)
     assert got.passed and got.region is None
     assert got.observed == "1.00% of pixels differ (threshold 1.00%)"
@@ -279,16 +267,16 @@ def test_visual_check_passes_at_or_below_the_threshold(reference: Path) -> None:
 
 
 def test_visual_pixel_tolerance_is_per_channel_and_strict(reference: Path) -> None:
-    near = _png(100, 100, [(0, 0, 50, 50, (231, 255, 255))])  # 24 off on one channel
+    near = png(100, 100, [(0, 0, 50, 50, (231, 255, 255))])  # 24 off on one channel
     assert _visual.diff_region(near, reference, [], 24) == (0.0, None)
     frac, box = _visual.diff_region(near, reference, [], 23)  # type: ignore[misc]
     assert frac == pytest.approx(0.25) and box == (0, 0, 50, 50)
-    dark = _png(100, 100, [(0, 0, 50, 50, (255, 255, 200))])  # last channel differs
+    dark = png(100, 100, [(0, 0, 50, 50, (255, 255, 200))])  # last channel differs
     assert _visual.diff_region(dark, reference, [], 24) == (0.25, (0, 0, 50, 50))
 
 
 def test_visual_masks_are_painted_on_both_images(reference: Path) -> None:
-    cur = _png(100, 100, [(10, 10, 20, 20, (0, 0, 0)), (90, 90, 5, 5, (0, 0, 0))])
+    cur = png(100, 100, [(10, 10, 20, 20, (0, 0, 0)), (90, 90, 5, 5, (0, 0, 0))])
     got = _visual.diff_region(cur, reference, [(9.5, 9.5, 21.0, 21.0)], 24)
     assert got == (0.0025, (90, 90, 5, 5))
     # A mask partly off the image is clipped, not an error; an empty one paints nothing.
@@ -297,7 +285,7 @@ def test_visual_masks_are_painted_on_both_images(reference: Path) -> None:
 
 
 def test_visual_masks_reach_the_first_row_and_column(reference: Path) -> None:
-    cur = _png(100, 100, [(0, 0, 10, 10, (0, 0, 0))])
+    cur = png(100, 100, [(0, 0, 10, 10, (0, 0, 0))])
     assert _visual.diff_region(cur, reference, [(0, 0, 10, 10)], 24) == (0.0, None)
     assert _visual.diff_region(cur, reference, [(0, 0, 10, 9)], 24) == (0.001, (0, 9, 10, 1))
     assert _visual.diff_region(cur, reference, [(0, 0, 9, 10)], 24) == (0.001, (9, 0, 1, 10))
@@ -308,18 +296,18 @@ def test_visual_compares_colours_whatever_the_image_mode(tmp_path: Path) -> None
 
     rgba = tmp_path / "rgba.png"
     Image.new("RGBA", (20, 20), (255, 255, 255, 255)).save(rgba)
-    assert _visual.diff_region(_png(20, 20, []), rgba, [], 0) == (0.0, None)
+    assert _visual.diff_region(png(20, 20, []), rgba, [], 0) == (0.0, None)
 
 
 def test_visual_size_mismatch_and_missing_reference_fail(reference: Path) -> None:
-    got = _visual.compare(_png(120, 90, []), reference, [], 0.5, 24)
+    got = _visual.compare(png(120, 90, []), reference, [], 0.5, 24)
     assert got.passed is False and got.observed == "size 120x90 vs reference 100x100"
     wide = reference.with_name("wide.png")
-    wide.write_bytes(_png(100, 60, []))
-    assert _visual.compare(_png(100, 100, []), wide, [], 0.5, 24).observed == (
+    wide.write_bytes(png(100, 60, []))
+    assert _visual.compare(png(100, 100, []), wide, [], 0.5, 24).observed == (
         "size 100x100 vs reference 100x60"
     )
-    missing = _visual.compare(_png(100, 100, []), reference.with_name("x.png"), [], 0.5, 24)
+    missing = _visual.compare(png(100, 100, []), reference.with_name("x.png"), [], 0.5, 24)
     assert missing.passed is False and "no reference render at" in missing.observed
     assert "capture" in missing.observed
 

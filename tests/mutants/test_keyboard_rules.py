@@ -1,6 +1,7 @@
 """The keyboard rule's bookkeeping (#38) without a browser: which states get a keyboard
 replay (`<state>~keys`) and how its observation becomes `keyboard:<check>` under `a11y`.
-The fake pool of `test_verify_rules.py` answers each job with the observation we write."""
+The fake pool of `tests/fixtures/verifypool.py` (the `pool` fixture of the mutants'
+conftest) answers each job with the observation we write."""
 
 from __future__ import annotations
 
@@ -12,11 +13,10 @@ import pytest
 
 from orchestrator.contract import Contract, TaskPackage, load_task
 from orchestrator.verifier._observe import Outcome, StateObservation
-from tests.mutants.test_verify_rules import Pool, _verify_task, anyio_backend, pool
+from tests.fixtures.verifypool import Pool, verify_task
 from tests.verifier.conftest import check
 
 pytestmark = pytest.mark.anyio
-__all__ = ["anyio_backend", "pool"]
 
 STATES = [
     {"id": "home", "route": "/"},
@@ -51,7 +51,7 @@ def _keys_obs(key: str, **kw: Any) -> StateObservation:
 async def test_only_states_a_unit_check_reaches_by_click_are_replayed_by_keyboard(
     tmp_path: Path, pool: Pool
 ) -> None:
-    _, found = await _verify_task(pool, _task(tmp_path))
+    _, found = await verify_task(pool, _task(tmp_path))
     keyed = sorted(j.key for j in pool.replays if j.operate == "keyboard")
     assert keyed == ["after~keys", "picked~keys"]  # not typed (a fill), not home
     (picked,) = [j for j in pool.replays if j.key == "picked~keys"]
@@ -66,7 +66,7 @@ async def test_an_unreachable_control_fails_a11y_with_the_reason(
 ) -> None:
     why = "action 1: click '.chip' failed: '.chip' by keyboard: it is not focusable"
     pool.script["picked~keys"] = [_keys_obs("picked~keys", action_error=why)]
-    report, found = await _verify_task(pool, _task(tmp_path))
+    report, found = await verify_task(pool, _task(tmp_path))
     got = found["keyboard:chip"]
     assert got.failed and got.observed == f"by keyboard: {why}"
     assert "WCAG 2.1.1" in got.message and "after click '.chip'" in got.message
@@ -79,7 +79,7 @@ async def test_a_keyboard_path_that_does_not_do_what_the_click_does_fails(
 ) -> None:
     miss = {"chip": Outcome(passed=False, observed="#out absent")}
     pool.script["picked~keys"] = [_keys_obs("picked~keys", outcomes=miss)]
-    _, found = await _verify_task(pool, _task(tmp_path))
+    _, found = await verify_task(pool, _task(tmp_path))
     assert found["keyboard:chip"].failed
     assert "does not hold (it does by click): #out absent" in found["keyboard:chip"].observed
 
@@ -89,13 +89,13 @@ async def test_a_check_the_pointer_fails_too_is_not_applicable(tmp_path: Path, p
         _keys_obs("picked", outcomes={"chip": Outcome(passed=False, observed="no")})
     ]
     pool.script["picked~keys"] = [_keys_obs("picked~keys", action_error="unreachable")]
-    _, found = await _verify_task(pool, _task(tmp_path))
+    _, found = await verify_task(pool, _task(tmp_path))
     got = found["keyboard:chip"]
     assert not got.applicable and not got.failed and "pointer too" in got.observed
 
 
 async def test_an_opted_out_check_is_not_replayed_and_says_why(tmp_path: Path, pool: Pool) -> None:
-    _, found = await _verify_task(pool, _task(tmp_path, exempt="a canvas with its own keys"))
+    _, found = await verify_task(pool, _task(tmp_path, exempt="a canvas with its own keys"))
     assert "picked~keys" not in {j.key for j in pool.replays}
     got = found["keyboard:chip"]
     assert got.passed and not got.applicable and "a canvas with its own keys" in got.observed

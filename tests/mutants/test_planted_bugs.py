@@ -27,6 +27,8 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.fixtures.pngs import png
+from tests.fixtures.staged import tiny_task
 from tests.mutants import (
     test_checkpoint_rules,
     test_flip_tracker,
@@ -117,7 +119,7 @@ class Case:
 def _reference(tmp: Path) -> tuple[Path]:
     tmp.mkdir(parents=True)
     ref = tmp / "home.png"
-    ref.write_bytes(test_gate_evaluators._png(100, 100, []))
+    ref.write_bytes(png(100, 100, []))
     return (ref,)
 
 
@@ -133,7 +135,7 @@ def _ws_root_and_tmp(tmp: Path) -> tuple[Path, Path]:
 
 
 def _cell_args(tmp: Path) -> tuple[Path, Any]:
-    return (tmp, test_staged_rules.tiny_task(tmp.parent / "tasks"))
+    return (tmp, tiny_task(tmp.parent / "tasks"))
 
 
 _NOFOLLOW_OFF = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC

@@ -3,31 +3,27 @@ with a fake sandbox and a scripted site behind the Verifier Protocol, so each ru
 clearing, reworks, flips, the baseline channel, budget stops — is checked against a
 verdict we choose, with no Docker and no browser.
 
-The site: every check reads the work tree. A unit check passes once `fix:<id>` is in
-it; a preservation check passes from R0 on; `break:<id>` fails either. The solver
-writes those markers to `css/state.css`, one script line per turn.
+The site (`tests/fixtures/staged.py`): every check reads the work tree. A unit check
+passes once `fix:<id>` is in it; a preservation check passes from R0 on; `break:<id>`
+fails either. The solver writes those markers to `css/state.css`, one script line per
+turn.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import AsyncIterator, Collection
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import anyio
 import msgspec
 import pytest
 
-from orchestrator.budget import BudgetExceeded, cell_deadline
+from orchestrator.budget import cell_deadline
 from orchestrator.cell import BaselineCache, CellContext, run_cell
 from orchestrator.cell._baseline import BaselineResult, baseline_key
 from orchestrator.cell._context import CellReport
 from orchestrator.cell._staged import _how, summarize
-from orchestrator.contract import Faq, TaskPackage, load_task
+from orchestrator.contract import Faq, TaskPackage
 from orchestrator.events import EventLog, read_events
 from orchestrator.faults import TaskProblem
 from orchestrator.persona import NOT_SPECIFIED, SimulatedUser
@@ -35,147 +31,18 @@ from orchestrator.records import BaselineRegression, Flip
 from orchestrator.results import CheckResult, StateRun, VerifyReport
 from orchestrator.scoring import Weights
 from orchestrator.solvers import SolverTurn, Usage, UserMessage
-from orchestrator.verifier import RunHealth
-from orchestrator.verifier._gates import gate_results, run_health
-from orchestrator.workspace import Workspace, WorkspaceError
-from sandbox import Labels, Limits, Sandbox, ServeSpec
-from tests.fakes import FakeSandbox, Faults, NoLifecycle
-from tests.fixtures.tinytask import make_tiny_task
+from orchestrator.verifier._gates import gate_results
+from orchestrator.workspace import Workspace
+from sandbox import Labels, Sandbox
+from tests.fakes import FakeSandbox
+from tests.fixtures.staged import NAV, A, G, P, Scripted, Site, fix, tiny_task
 
 pytestmark = pytest.mark.anyio
-
-# The tiny task: u1 greeting-text, u2 about-tagline, u3 plums-listed (stages);
-# nav-entries and items-order are preservation checks (no unit owns them).
-G, A, P, NAV = "greeting-text", "about-tagline", "plums-listed", "nav-entries"
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@dataclass
-class Site(NoLifecycle):
-    """Backend + verifier: sandboxes are the work tree; checks read it."""
-
-    name: str = "local"
-    roots: dict[str, Path] = field(default_factory=dict)
-    calls: list[tuple[str, frozenset[str] | None]] = field(default_factory=list)
-    r0_down: bool = False  # the baseline sandbox's server never comes up
-    shots: bool = False  # each checkpoint screenshots a `home` state
-    r0_unbuildable: bool = False  # the baseline's R0 neither builds nor serves
-
-    @asynccontextmanager
-    async def open(
-        self, workspace: Path, spec: ServeSpec, labels: Labels, limits: Limits | None = None
-    ) -> AsyncIterator[Sandbox]:
-        self.roots[labels.cell] = workspace
-        yield FakeSandbox(root=workspace, cell=labels.cell, faults=Faults())
-
-    async def verify(
-        self,
-        task: TaskPackage,
-        base_url: str,
-        *,
-        check_ids: Collection[str] | None,
-        health: RunHealth,
-        artifacts: Path | None,
-        workspace: object = None,
-        server: str = "",
-        a11y: bool = True,
-    ) -> VerifyReport:
-        cell = base_url.rsplit("/", 1)[-1]
-        self.calls.append((cell, None if check_ids is None else frozenset(check_ids)))
-        text = "".join(
-            p.read_text(errors="replace")
-            for p in sorted(self.roots[cell].rglob("*"))
-            if p.is_file()
-        )
-        preserved = set(task.contract.preservation_check_ids())
-        checks = [
-            CheckResult(
-                id=c.id,
-                gate=c.gate,
-                state=c.state,
-                passed=f"break:{c.id}" not in text and (c.id in preserved or f"fix:{c.id}" in text),
-                message=c.describe,
-            )
-            for c in task.contract.checks
-            if check_ids is None or c.id in check_ids
-        ]
-        if self.r0_down and cell.endswith("-baseline"):
-            health = RunHealth(serve_ok=False, serve_detail="down")
-        if self.r0_unbuildable and cell.endswith("-baseline"):
-            health = RunHealth(build_ok=False, build_detail="exit 1", serve_ok=False)
-        checks += run_health(health) if check_ids is None else []
-        states = ()
-        if self.shots and artifacts is not None:
-            shot = f"{artifacts.name}/home.png"
-            states = (
-                StateRun(
-                    state="home", route="/", viewport="desktop", duration_s=0.1, screenshot=shot
-                ),
-            )
-        return VerifyReport(checks=tuple(checks), gates=gate_results(checks), states=states)
-
-
-class Scripted:
-    """One script line per turn: markers to write (None: no edit) and how the turn ends.
-    After the script: `done` without an edit. `raise_at`: turn number that hits a budget."""
-
-    name = "scripted"
-
-    def __init__(self, *lines: tuple[str | None, str], raise_at: int = 0) -> None:
-        self.lines = list(lines)
-        self.raise_at = raise_at
-        self.turns = 0
-        self.messages: list[UserMessage] = []
-        self.roots: list[Path] = []
-
-    async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
-        self.turns += 1
-        self.messages.append(message)
-        if self.turns == self.raise_at:
-            raise BudgetExceeded("tokens", "scripted")
-        markers, end = self.lines.pop(0) if self.lines else (None, "done")
-        self.roots.append(workspace.root)
-        if markers == "MOVE":  # the work tree can no longer be read back
-            workspace.root.rename(workspace.root.with_name("elsewhere"))
-        elif markers == "MOVE, BUDGET":  # ...and the budget ends the turn: the final
-            workspace.root.rename(workspace.root.with_name("elsewhere"))  # checkpoint reads it
-            raise BudgetExceeded("tokens", "scripted")
-        elif markers == "BIG":  # 1.5 MiB: over a 1 MiB disk limit, under 2 MiB
-            await workspace.write_file("css/big.css", "x" * (3 << 19))
-        elif markers == "SLEEP":  # outlives the solver phase's deadline
-            await anyio.sleep(30)
-        elif markers == "REFUSED":  # two edits the workspace refuses
-            for bad in ("server.py", ".git/config"):
-                with contextlib.suppress(WorkspaceError):
-                    await workspace.write_file(bad, "x")
-        elif markers is not None:
-            await workspace.write_file("css/state.css", f"/* {markers} */\n")
-        return SolverTurn(
-            end=end,  # type: ignore[arg-type]
-            question="What wording?" if end == "question" else "",
-            usage=Usage(input_tokens=self.turns, output_tokens=1, cost_usd=0.25),
-        )
-
-    async def aclose(self) -> None:
-        return None
-
-
-def _fix(*ids: str, brk: tuple[str, ...] = ()) -> str:
-    return " ".join([*(f"fix:{i}" for i in ids), *(f"break:{i}" for i in brk)])
-
-
-_TASKS: dict[Path, TaskPackage] = {}
-
-
-def tiny_task(parent: Path) -> TaskPackage:
-    """The tiny task, built once per folder (building it runs git 16 times)."""
-    if parent not in _TASKS:
-        _TASKS[parent] = load_task(make_tiny_task(parent, turns=3))
-    return _TASKS[parent]
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +92,7 @@ def _units(report: CellReport) -> list[tuple[str, bool, bool, int, int | None]]:
 async def test_each_stage_clears_at_the_checkpoint_its_checks_pass(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Scripted((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P), "done"))
+    solver = Scripted((fix(G), "done"), (fix(G, A), "done"), (fix(G, A, P), "done"))
     r = await _cell(tmp_path, solver, tiny)
     assert _units(r) == [
         ("u1", True, False, 1, 1),
@@ -262,7 +129,7 @@ async def test_each_stage_clears_at_the_checkpoint_its_checks_pass(
 async def test_a_stage_that_never_passes_is_capped_after_its_turns(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Scripted(("nothing", "edited"), ("still", "edited"), ("no", "done"), (_fix(A), "done"))
+    solver = Scripted(("nothing", "edited"), ("still", "edited"), ("no", "done"), (fix(A), "done"))
     r = await _cell(tmp_path, solver, tiny)
     assert _units(r)[0] == ("u1", False, True, 3, None)
     assert _units(r)[1] == ("u2", True, False, 1, 4)
@@ -276,7 +143,7 @@ async def test_a_stage_that_never_passes_is_capped_after_its_turns(
 async def test_a_stage_clears_on_its_own_checks_while_a_protected_one_is_broken(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Scripted((_fix(G), "done"), (_fix(A), "done"), (_fix(A, P), "done"))
+    solver = Scripted((fix(G), "done"), (fix(A), "done"), (fix(A, P), "done"))
     r = await _cell(tmp_path, solver, tiny)
     assert _units(r) == [
         ("u1", True, False, 1, 1),
@@ -292,10 +159,10 @@ async def test_rework_clears_only_with_every_protected_check(
     # broken, where a stage would clear. Preservation checks are not part of its rule (a
     # later Build stage may create what they describe): a broken one does not block it.
     solver = Scripted(
-        (_fix(G), "done"),
-        (_fix(A), "done"),
-        (_fix(G, A, brk=(NAV,)), "done"),
-        (_fix(G, A, P), "done"),
+        (fix(G), "done"),
+        (fix(A), "done"),
+        (fix(G, A, brk=(NAV,)), "done"),
+        (fix(G, A, P), "done"),
     )
     r = await _cell(tmp_path, solver, _task(tiny, rework=True))
     assert _units(r) == [
@@ -309,9 +176,7 @@ async def test_rework_clears_only_with_every_protected_check(
 async def test_rework_that_never_restores_a_protected_check_is_capped(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Scripted(
-        (_fix(G), "done"), (_fix(A), "done"), (_fix(A), "edited"), (_fix(A, P), "done")
-    )
+    solver = Scripted((fix(G), "done"), (fix(A), "done"), (fix(A), "edited"), (fix(A, P), "done"))
     r = await _cell(tmp_path, solver, _task(tiny, turns=2, rework=True))
     assert _units(r)[1] == ("u2", False, True, 2, None)
     assert r.result.units[1].kind == "rework"
@@ -323,7 +188,7 @@ async def test_checkpoints_verify_the_unit_protected_and_preservation_checks(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
     site = Site()
-    await _cell(tmp_path, Scripted((_fix(G), "done"), (_fix(G, A), "done")), tiny, site=site)
+    await _cell(tmp_path, Scripted((fix(G), "done"), (fix(G, A), "done")), tiny, site=site)
     preservation = {NAV, "items-order"}
     assert site.calls[0] == ("c", frozenset({G} | preservation))
     assert site.calls[1] == ("c", frozenset({G, A} | preservation))
@@ -353,7 +218,7 @@ async def test_no_checkpoint_without_a_change_unless_the_solver_is_done(
 async def test_a_protected_check_that_breaks_is_a_flip_with_provenance(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Scripted((_fix(G), "done"), (_fix(A), "done"), (_fix(G, A, P), "done"))
+    solver = Scripted((fix(G), "done"), (fix(A), "done"), (fix(G, A, P), "done"))
     r = await _cell(tmp_path, solver, tiny)
     assert r.result.flips == (Flip(check=G, gate="text", passed_at=1, failed_at=2, repaired_at=3),)
     assert r.result.scores.breaks == 1 and not r.result.scores.whole_task
@@ -363,7 +228,7 @@ async def test_a_protected_check_that_breaks_is_a_flip_with_provenance(
 async def test_a_preservation_check_that_breaks_is_a_flip(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Scripted((_fix(G), "done"), (_fix(G, A, brk=(NAV,)), "done"), (_fix(G, A, P), "done"))
+    solver = Scripted((fix(G), "done"), (fix(G, A, brk=(NAV,)), "done"), (fix(G, A, P), "done"))
     r = await _cell(tmp_path, solver, tiny)
     assert r.result.flips == (
         Flip(check=NAV, gate="navigation", passed_at=1, failed_at=2, repaired_at=3),
@@ -374,7 +239,7 @@ async def test_a_check_of_a_unit_not_yet_cleared_does_not_flip(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
     # A passes by accident during u1, then breaks before u2 arms it: no flip.
-    solver = Scripted((_fix(G, A), "done"), (_fix(G), "edited"), (_fix(G, A), "done"))
+    solver = Scripted((fix(G, A), "done"), (fix(G), "edited"), (fix(G, A), "done"))
     r = await _cell(tmp_path, solver, tiny)
     assert r.result.flips == ()
 
@@ -385,7 +250,7 @@ async def test_a_check_of_a_unit_not_yet_cleared_does_not_flip(
 async def test_baseline_channel_reports_a_gate_r0_passes_and_the_final_breaks(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Scripted((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P, brk=(NAV,)), "done"))
+    solver = Scripted((fix(G), "done"), (fix(G, A), "done"), (fix(G, A, P, brk=(NAV,)), "done"))
     r = await _cell(tmp_path, solver, tiny, baseline=True)
     res = r.result
     assert res.baseline_covered
@@ -393,7 +258,7 @@ async def test_baseline_channel_reports_a_gate_r0_passes_and_the_final_breaks(
         BaselineRegression(gate="navigation", failed_checks=(NAV,)),
     )
     assert res.final_gates["navigation"] == "fail"
-    clean_lines = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P), "done"))
+    clean_lines = ((fix(G), "done"), (fix(G, A), "done"), (fix(G, A, P), "done"))
     clean = await _cell(tmp_path / "clean", Scripted(*clean_lines), tiny, baseline=True)
     assert clean.result.baseline_covered and clean.result.baseline_regressions == ()
 
@@ -401,7 +266,7 @@ async def test_baseline_channel_reports_a_gate_r0_passes_and_the_final_breaks(
 async def test_baseline_channel_is_silent_when_off_and_r0_down_is_a_task_problem(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    lines = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P, brk=(NAV,)), "done"))
+    lines = ((fix(G), "done"), (fix(G, A), "done"), (fix(G, A, P, brk=(NAV,)), "done"))
     off = await _cell(tmp_path / "off", Scripted(*lines), tiny)
     assert not off.result.baseline_covered and off.result.baseline_regressions == ()
     # An R0 that cannot serve: the task's problem, never graded as the solver's.
@@ -417,7 +282,7 @@ async def test_baseline_channel_is_silent_when_off_and_r0_down_is_a_task_problem
 async def test_budget_stop_keeps_the_final_checkpoint_and_scores_what_was_delivered(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Scripted((_fix(G), "done"), (_fix(G, P), "edited"), raise_at=3)
+    solver = Scripted((fix(G), "done"), (fix(G, P), "edited"), raise_at=3)
     r = await _cell(tmp_path, solver, tiny)
     assert r.stopped == "tokens budget exceeded: scripted" and r.stopped_by == "tokens"
     # u1 cleared; u2 was under way when the budget ran out; u3 never reached (its check
@@ -437,7 +302,7 @@ async def test_full_spec_clears_units_on_the_final_checkpoint_only(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
     site = Site()
-    solver = Scripted((_fix(G, P), "edited"), (None, "done"))
+    solver = Scripted((fix(G, P), "edited"), (None, "done"))
     r = await _cell(tmp_path, solver, tiny, site=site, arm="full-spec")
     assert [(u.id, u.cleared) for u in r.result.units] == [
         ("u1", True),
@@ -457,7 +322,7 @@ async def test_full_spec_clears_a_unit_only_when_every_one_of_its_checks_passes(
     owns = {"u1": (G, A), "u2": (A,), "u3": (G, P)}
     units = tuple(msgspec.structs.replace(u, checks=owns[u.id]) for u in tiny.contract.units)
     task = dataclasses.replace(tiny, contract=msgspec.structs.replace(tiny.contract, units=units))
-    solver = Scripted((_fix(G, P), "done"))
+    solver = Scripted((fix(G, P), "done"))
     r = await _cell(tmp_path, solver, task, arm="full-spec")
     assert [(u.id, u.cleared) for u in r.result.units] == [
         ("u1", False),  # greeting passes, the tagline does not
@@ -505,7 +370,7 @@ async def test_answers_draw_only_on_units_already_revealed(
     solver = Asking(
         ["Since which year do we sell fruit?", "", "Which greeting wording?"],
         (None, "question"),
-        (_fix(G), "done"),
+        (fix(G), "done"),
         (None, "question"),
     )
     await _cell(tmp_path, solver, _faq_task(tiny))
@@ -576,7 +441,7 @@ async def test_follow_ups_show_the_last_checkpoints_screenshots(
 async def test_a_work_tree_the_solver_breaks_ends_the_cell_with_the_reason(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    r = await _cell(tmp_path, Scripted((_fix(G), "done"), ("MOVE", "edited")), tiny)
+    r = await _cell(tmp_path, Scripted((fix(G), "done"), ("MOVE", "edited")), tiny)
     assert r.result.broken == "cannot read the work tree: No such file or directory"
     assert r.ended == "" and r.result.not_applicable == {}
     kinds = [e.kind for e in read_events(tmp_path / "cell" / "events.jsonl")]
@@ -603,7 +468,7 @@ class Attached(Scripted):
 async def test_a_sandboxed_solver_is_attached_to_the_cells_sandbox_and_log(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Attached((_fix(G), "done"))
+    solver = Attached((fix(G), "done"))
     await _cell(tmp_path, solver, tiny)
     ((sandbox, log, turns),) = solver.attached
     assert turns == 0
@@ -615,7 +480,7 @@ async def test_a_sandboxed_solver_is_attached_to_the_cells_sandbox_and_log(
 
 
 async def test_refused_and_applied_edits_are_counted(tmp_path: Path, tiny: TaskPackage) -> None:
-    solver = Scripted(("REFUSED", "edited"), (_fix(G), "done"))
+    solver = Scripted(("REFUSED", "edited"), (fix(G), "done"))
     r = await _cell(tmp_path, solver, tiny)
     assert (r.result.edits_refused, r.result.edits_applied) == (2, 1)
     edits = [e for e in read_events(tmp_path / "cell" / "events.jsonl") if e.kind == "edit"]
@@ -629,7 +494,7 @@ async def test_refused_and_applied_edits_are_counted(tmp_path: Path, tiny: TaskP
 async def test_a_retried_attempt_starts_from_r0_in_the_same_cell_folder(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    first = await _cell(tmp_path, Scripted((_fix(G), "done")), tiny)
+    first = await _cell(tmp_path, Scripted((fix(G), "done")), tiny)
     assert _units(first)[0] == ("u1", True, False, 1, 1)
     again = await _cell(tmp_path, Scripted((None, "done")), _task(tiny, turns=1))
     # The first attempt's fix is gone: u1 does not clear on an untouched tree.
@@ -639,7 +504,7 @@ async def test_a_retried_attempt_starts_from_r0_in_the_same_cell_folder(
 async def test_a_work_tree_over_the_disk_limit_ends_the_cell_unverified(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Scripted((_fix(G), "done"), ("BIG", "edited"))
+    solver = Scripted((fix(G), "done"), ("BIG", "edited"))
     r = await _cell(tmp_path, solver, tiny, disk_limit_mb=1)
     assert r.ended == "workspace disk limit exceeded: 2 MiB used, limit 1 MiB"
     assert r.result.broken == r.ended and r.stopped == ""
@@ -651,7 +516,7 @@ async def test_a_work_tree_over_the_disk_limit_ends_the_cell_unverified(
 async def test_the_wall_time_budget_stops_the_solver_and_keeps_the_final_checkpoint(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    solver = Scripted((_fix(G), "done"), ("SLEEP", "edited"))
+    solver = Scripted((fix(G), "done"), ("SLEEP", "edited"))
     with cell_deadline(2.0, grace_s=60.0):  # the solver works 2 s
         r = await _cell(tmp_path, solver, tiny)
     assert r.stopped == "wall_time budget exceeded: the solver ran out of cell time"
@@ -665,14 +530,14 @@ async def test_the_wall_time_budget_stops_the_solver_and_keeps_the_final_checkpo
 
 
 async def test_the_cells_weights_score_it(tmp_path: Path, tiny: TaskPackage) -> None:
-    solver = Scripted((_fix(G), "done"), (_fix(A), "done"), (_fix(G, A, P), "done"))
+    solver = Scripted((fix(G), "done"), (fix(A), "done"), (fix(G, A, P), "done"))
     w = Weights(per_break=0.2)
     r = await _cell(tmp_path, solver, tiny, weights=w)
     assert r.result.scores.breaks == 1 and r.result.scores.wcs == pytest.approx(1.0 - 0.2)
 
 
 async def test_the_literal_wording_reaches_the_solver(tmp_path: Path, tiny: TaskPackage) -> None:
-    solver = Scripted((_fix(G), "done"))
+    solver = Scripted((fix(G), "done"))
     await _cell(tmp_path, solver, tiny, wording="literal")
     assert solver.messages[0].text.startswith("Requirement 1 of 3:")
 
@@ -680,7 +545,7 @@ async def test_the_literal_wording_reaches_the_solver(tmp_path: Path, tiny: Task
 async def test_the_baseline_is_cached_per_contract_backend_and_image(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    lines = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P), "done"))
+    lines = ((fix(G), "done"), (fix(G, A), "done"), (fix(G, A, P), "done"))
     r = await _cell(tmp_path, Scripted(*lines), tiny, baseline=True, image="pwb-task:aaaa")
     assert r.result.baseline_covered
     key = baseline_key(tiny.contract_hash, "local", "pwb-task:aaaa")
@@ -711,7 +576,7 @@ def test_the_baseline_key_names_the_image() -> None:
 async def test_r0_that_neither_builds_nor_serves_is_named_in_the_task_problem(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    lines = ((_fix(G), "done"), (_fix(G, A), "done"), (_fix(G, A, P), "done"))
+    lines = ((fix(G), "done"), (fix(G, A), "done"), (fix(G, A, P), "done"))
     want = "the task's untouched R0 cannot build or serve: a task problem, not graded"
     with pytest.raises(TaskProblem) as info:
         await _cell(tmp_path, Scripted(*lines), tiny, site=Site(r0_unbuildable=True), baseline=True)
@@ -719,14 +584,14 @@ async def test_r0_that_neither_builds_nor_serves_is_named_in_the_task_problem(
 
 
 async def test_the_cell_reports_the_image_it_ran(tmp_path: Path, tiny: TaskPackage) -> None:
-    r = await _cell(tmp_path, Scripted((_fix(G), "done")), tiny, image="pwb-task:0123")
+    r = await _cell(tmp_path, Scripted((fix(G), "done")), tiny, image="pwb-task:0123")
     assert r.image == "pwb-task:0123"
 
 
 async def test_a_work_tree_broken_before_the_final_checkpoint_is_the_solvers(
     tmp_path: Path, tiny: TaskPackage
 ) -> None:
-    r = await _cell(tmp_path, Scripted((_fix(G), "done"), ("MOVE, BUDGET", "edited")), tiny)
+    r = await _cell(tmp_path, Scripted((fix(G), "done"), ("MOVE, BUDGET", "edited")), tiny)
     assert r.stopped == "tokens budget exceeded: scripted"
     # Measuring its disk use finds no tree: the solver's doing (it was once a bare
     # WorkspaceError out of the cell, an error row never graded).

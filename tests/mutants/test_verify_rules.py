@@ -4,12 +4,12 @@ and the report — which states are replayed and how, `require_interaction` and
 environment drift and the state runs — against observations we choose.
 
 The pool runs each replay on no page at all: `replay_shared` is replaced by a script
-that answers each job with the observation the test wrote for its key.
+that answers each job with the observation the test wrote for its key (`pool`, of
+`tests/mutants/conftest.py` and `tests/fixtures/verifypool.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from orchestrator.contract import TaskPackage
-from orchestrator.results import CheckResult, VerifyReport
 from orchestrator.verifier import RunHealth, _verify
 from orchestrator.verifier._errors import (
     BrowserCrashed,
@@ -29,84 +28,10 @@ from orchestrator.verifier._observe import Outcome, StateObservation
 from orchestrator.verifier._opens import Reads
 from orchestrator.verifier._replay import ReplayOptions
 from orchestrator.verifier._replay_state import StateJob
+from tests.fixtures.verifypool import Pool, verify_task
 from tests.verifier.conftest import check, make_task
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-Answer = StateObservation | BaseException | Callable[[StateJob], StateObservation]
-
-
-@dataclass
-class Warm:
-    discarded: list[str] = field(default_factory=lambda: ["crashed"])
-    closed: bool = False
-
-    async def close(self) -> None:
-        self.closed = True
-
-
-@dataclass
-class Pool:
-    """Runs each replay at once; `script[key]`: the answers, one per replay of the key
-    (the last repeats). By default every check of the job passes."""
-
-    script: dict[str, list[Answer]] = field(default_factory=dict)
-    replay: str = "full"
-    allow_env_drift: bool = False
-    replays: list[StateJob] = field(default_factory=list)
-    followers: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
-    runs: list[tuple[str, Any, Any]] = field(default_factory=list)
-    warm: Warm = field(default_factory=Warm)
-    session: object = field(default_factory=object)
-    short: bool = False  # the replay answers for the job only, not its followers
-    idle: bool = False  # a keyboard replay starts beside its pointer replay (`idle_slot`)
-
-    def warm_contexts(self) -> Warm:
-        return self.warm
-
-    def idle_slot(self) -> bool:
-        return self.idle
-
-    async def run(self, base_url: str, viewport: Any, job: Any, warm: Any = None) -> Any:
-        self.runs.append((base_url, viewport, warm))
-        return await job(self.session)
-
-    def answer(self, job: StateJob) -> StateObservation:
-        answers = self.script.get(job.key)
-        n = sum(1 for j in self.replays if j.key == job.key)
-        if not answers:
-            outcomes = {c.id: Outcome(passed=True, observed="ok") for c in job.checks}
-            return StateObservation(
-                state=job.key, status=200, outcomes=outcomes, fingerprint=f"fp-{job.key}"
-            )
-        a = answers[min(n - 1, len(answers) - 1)]
-        if isinstance(a, BaseException):
-            raise a
-        return a(job) if callable(a) else a
-
-
-@pytest.fixture
-def pool(monkeypatch: pytest.MonkeyPatch) -> Pool:
-    p = Pool()
-
-    async def replay_shared(
-        session: object, job: StateJob, followers: tuple[StateJob, ...]
-    ) -> tuple[StateObservation, ...]:
-        assert session is p.session
-        p.replays.append(job)
-        p.followers.append((job.key, tuple(f.key for f in followers)))
-        if p.short:
-            return (p.answer(job),)
-        return tuple(p.answer(j) for j in (job, *followers))
-
-    monkeypatch.setattr(_verify, "replay_shared", replay_shared)
-    return p
 
 
 def _obs(state: str, fingerprint: str = "", **outcomes: bool) -> StateObservation:
@@ -151,14 +76,6 @@ def _task(tmp: Path) -> TaskPackage:
     return make_task(tmp, states, checks)
 
 
-async def _verify_task(
-    pool: Pool, task: TaskPackage, **kw: Any
-) -> tuple[VerifyReport, dict[str, CheckResult]]:
-    kw.setdefault("health", RunHealth())
-    report = await _verify.verify(pool, task, "http://site.test", **kw)  # type: ignore[arg-type]
-    return report, {c.id: c for c in report.checks}
-
-
 # ---------------------------------------------------------------- what is replayed
 
 
@@ -166,7 +83,7 @@ async def test_every_state_is_replayed_once_and_every_check_evaluated(
     tmp_path: Path, pool: Pool
 ) -> None:
     task = _task(tmp_path)
-    report, checks = await _verify_task(pool, task, artifacts=tmp_path / "art")
+    report, checks = await verify_task(pool, task, artifacts=tmp_path / "art")
     keys = sorted(j.key for j in pool.replays)
     assert keys == ["about", "home", "menu", "menu~bare", "plain", "plain~bare"]
     assert (tmp_path / "art" / "states").is_dir()
@@ -191,7 +108,7 @@ async def test_only_the_states_of_the_requested_checks_and_named_states(
     tmp_path: Path, pool: Pool
 ) -> None:
     task = _task(tmp_path)
-    report, checks = await _verify_task(pool, task, check_ids=["items"], states=["plain"])
+    report, checks = await verify_task(pool, task, check_ids=["items"], states=["plain"])
     assert sorted(j.key for j in pool.replays) == ["home", "plain"]
     assert set(checks) == {
         "build@run",
@@ -211,26 +128,26 @@ _HEALTH = ("routes", "layout_overflow", "console", "network", "assets")
 
 async def test_only_named_states_when_no_check_is_requested(tmp_path: Path, pool: Pool) -> None:
     task = _task(tmp_path)
-    _, checks = await _verify_task(pool, task, check_ids=[], states=["about"])
+    _, checks = await verify_task(pool, task, check_ids=[], states=["about"])
     assert [j.key for j in pool.replays] == ["about"]
     assert {c for c in checks if "@" not in c} == set()
 
 
 async def test_an_unknown_check_id_is_refused(tmp_path: Path, pool: Pool) -> None:
     with pytest.raises(VerifierError, match=r"t: unknown check id\(s\) \['nope', 'zzz'\]"):
-        await _verify_task(pool, _task(tmp_path), check_ids=["zzz", "items", "nope"])
+        await verify_task(pool, _task(tmp_path), check_ids=["zzz", "items", "nope"])
 
 
 async def test_checks_come_in_contract_order(tmp_path: Path, pool: Pool) -> None:
     task = _task(tmp_path)
-    report, _ = await _verify_task(pool, task, check_ids=["about-text", "title"])
+    report, _ = await verify_task(pool, task, check_ids=["about-text", "title"])
     authored = [c.id for c in report.checks if c.authored]
     assert authored == ["title", "about-text"]
 
 
 async def test_a_viewport_is_passed_to_the_pool_and_labelled(tmp_path: Path, pool: Pool) -> None:
     task = _task(tmp_path)
-    report, _ = await _verify_task(pool, task, check_ids=["about-text"])
+    report, _ = await verify_task(pool, task, check_ids=["about-text"])
     sizes = sorted((v.width, v.height) for _, v, _ in pool.runs)
     assert sizes == [(390, 844), (1280, 800)]
     by_state = {s.state: s for s in report.states}
@@ -245,7 +162,7 @@ async def test_the_bare_replay_has_no_actions_settle_or_screenshot(
     tmp_path: Path, pool: Pool
 ) -> None:
     task = _task(tmp_path)
-    await _verify_task(pool, task, check_ids=["menu-open"], artifacts=tmp_path / "a")
+    await verify_task(pool, task, check_ids=["menu-open"], artifacts=tmp_path / "a")
     jobs = {j.key: j for j in pool.replays}
     menu, bare = jobs["menu"], jobs["menu~bare"]
     assert len(menu.actions) == 1 and menu.artifacts == tmp_path / "a"
@@ -260,7 +177,7 @@ async def test_an_interaction_check_fails_when_the_bare_load_already_passes(
     tmp_path: Path, pool: Pool
 ) -> None:
     pool.script["menu~bare"] = [_obs("menu~bare", menu_open=True)]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["menu-open"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["menu-open"])
     c = checks["menu-open"]
     assert not c.passed
     assert c.observed == "ok; already true when / is loaded without any action"
@@ -270,7 +187,7 @@ async def test_an_interaction_check_passes_when_the_bare_load_does_not(
     tmp_path: Path, pool: Pool
 ) -> None:
     pool.script["menu~bare"] = [_obs("menu~bare", menu_open=False)]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["menu-open"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["menu-open"])
     assert checks["menu-open"].passed and checks["menu-open"].observed == "ok"
 
 
@@ -278,7 +195,7 @@ async def test_an_interaction_check_without_an_interactive_action_fails(
     tmp_path: Path, pool: Pool
 ) -> None:
     pool.script["plain~bare"] = [_obs("plain~bare", plain_click=False)]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["plain-click"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["plain-click"])
     c = checks["plain-click"]
     assert not c.passed
     assert c.observed == "ok; the state has no click/fill/press/hover/check/select in its actions"
@@ -289,7 +206,7 @@ async def test_a_failed_interaction_check_keeps_its_own_observation(
 ) -> None:
     pool.script["menu"] = [_obs("menu", menu_open=False)]
     pool.script["menu~bare"] = [_obs("menu~bare", menu_open=False)]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["menu-open"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["menu-open"])
     assert not checks["menu-open"].passed and checks["menu-open"].observed == "saw menu_open"
 
 
@@ -298,7 +215,7 @@ async def test_a_failed_interaction_check_keeps_its_own_observation(
 
 async def test_changed_from_compares_fingerprints(tmp_path: Path, pool: Pool) -> None:
     task = _task(tmp_path)
-    _, checks = await _verify_task(pool, task, check_ids=["about-text"])
+    _, checks = await verify_task(pool, task, check_ids=["about-text"])
     jobs = {j.key: j for j in pool.replays}
     assert jobs["home"].fingerprint and jobs["about"].fingerprint
     assert jobs["home"].checks == ()  # replayed only to be compared with
@@ -309,7 +226,7 @@ async def test_changed_from_compares_fingerprints(tmp_path: Path, pool: Pool) ->
 async def test_changed_from_fails_on_identical_content(tmp_path: Path, pool: Pool) -> None:
     pool.script["home"] = [_obs("home", "same")]
     pool.script["about"] = [_obs("about", "same", about_text=True)]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["about-text"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["about-text"])
     c = checks["about-text"]
     assert not c.passed and c.observed == "saw about_text; content identical to state 'home'"
 
@@ -319,7 +236,7 @@ async def test_changed_from_fails_when_the_other_state_was_not_reached(
 ) -> None:
     home = StateObservation(state="home", nav_error="net::ERR_CONNECTION_REFUSED")
     pool.script["home"] = [home]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["about-text"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["about-text"])
     c = checks["about-text"]
     assert not c.passed
     assert c.observed == (
@@ -338,7 +255,7 @@ async def test_the_reason_the_other_state_was_not_reached(
     tmp_path: Path, pool: Pool, home: StateObservation, why: str
 ) -> None:
     pool.script["home"] = [home]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["about-text"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["about-text"])
     assert checks["about-text"].observed.endswith(f"it was not reached ({why})")
 
 
@@ -346,7 +263,7 @@ async def test_changed_from_fails_when_this_state_was_not_reached(
     tmp_path: Path, pool: Pool
 ) -> None:
     pool.script["about"] = [_obs("about", "", about_text=True)]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["about-text"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["about-text"])
     c = checks["about-text"]
     assert not c.passed
     assert c.observed == "saw about_text; cannot compare: this state was not reached"
@@ -359,7 +276,7 @@ async def test_a_check_without_an_outcome_fails_with_the_replay_error(
     tmp_path: Path, pool: Pool
 ) -> None:
     pool.script["home"] = [StateObservation(state="home", error="page crashed twice")]
-    report, checks = await _verify_task(pool, _task(tmp_path), check_ids=["title"])
+    report, checks = await verify_task(pool, _task(tmp_path), check_ids=["title"])
     c = checks["title"]
     assert (c.passed, c.observed) == (False, "page crashed twice")
     (run,) = report.states
@@ -369,12 +286,12 @@ async def test_a_check_without_an_outcome_fails_with_the_replay_error(
 async def test_a_failed_outcome_keeps_its_region(tmp_path: Path, pool: Pool) -> None:
     shown = Outcome(passed=False, observed="2% differ", region=(1, 2, 3, 4))
     pool.script["home"] = [StateObservation(state="home", status=200, outcomes={"title": shown})]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["title"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["title"])
     assert checks["title"].region == (1, 2, 3, 4)
     passed = Outcome(passed=True, observed="same", region=(1, 2, 3, 4))
     pool.script["home"] = [StateObservation(state="home", status=200, outcomes={"title": passed})]
     pool.replays.clear()
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["title"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["title"])
     assert checks["title"].region is None
 
 
@@ -390,7 +307,7 @@ async def test_a_replay_that_cannot_run_fails_its_state_and_its_followers(
     ]
     pool.replay = "reuse"
     pool.script["a"] = [exc]
-    report, found = await _verify_task(pool, make_task(tmp_path, states, checks))
+    report, found = await verify_task(pool, make_task(tmp_path, states, checks))
     assert pool.followers == [("a", ("b",)), ("c", ())]
     for cid, state in (("ca", "a"), ("cb", "b")):
         assert (found[cid].passed, found[cid].observed) == (False, str(exc))
@@ -403,7 +320,7 @@ async def test_a_server_that_is_not_ready_fails_every_requested_check(
     tmp_path: Path, pool: Pool
 ) -> None:
     health = RunHealth(serve_ok=False, serve_detail="exited 1")
-    report, checks = await _verify_task(
+    report, checks = await verify_task(
         pool, _task(tmp_path), check_ids=["title", "items"], health=health
     )
     assert pool.replays == [] and report.states == ()
@@ -423,7 +340,7 @@ async def test_a_server_that_is_not_ready_fails_every_requested_check(
     )
     assert t.message == "title — state 'home'; observed: server not ready: exited 1"
     assert {g.gate: g.status for g in report.gates}["text"] == "fail"
-    _, checks = await _verify_task(
+    _, checks = await verify_task(
         pool, _task(tmp_path), check_ids=["title"], health=RunHealth(serve_ok=False)
     )
     assert checks["title"].observed == "server not ready: no detail"
@@ -437,7 +354,7 @@ async def test_a_network_change_on_the_host_replays_the_state_again(
 ) -> None:
     changed = StateObservation(state="home", failed_requests=("GET / net::ERR_NETWORK_CHANGED",))
     pool.script["home"] = [changed, _obs("home", title=True)]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["title"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["title"])
     assert [j.key for j in pool.replays] == ["home", "home"]
     assert checks["title"].passed and checks["network@home"].passed
 
@@ -452,14 +369,14 @@ async def test_every_kind_of_network_change_is_the_hosts(
     value: Any = (text,) if field_.startswith("failed") else text
     changed = StateObservation(state="home", **{field_: value})
     pool.script["home"] = [changed, _obs("home", title=True)]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["title"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["title"])
     assert len(pool.replays) == 2 and checks["title"].passed
 
 
 async def test_network_changes_are_retried_twice_then_graded(tmp_path: Path, pool: Pool) -> None:
     changed = StateObservation(state="home", nav_error="net::ERR_NETWORK_CHANGED")
     pool.script["home"] = [changed]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["title"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["title"])
     assert len(pool.replays) == 3
     assert not checks["routes@home"].passed
 
@@ -469,7 +386,7 @@ async def test_a_timeout_is_replayed_once_with_three_times_the_patience(
 ) -> None:
     slow = StateObservation(state="home", action_error="Timeout 5000ms exceeded.")
     pool.script["home"] = [slow, _obs("home", title=True)]
-    _, checks = await _verify_task(pool, _task(tmp_path), check_ids=["title"])
+    _, checks = await verify_task(pool, _task(tmp_path), check_ids=["title"])
     first, second = pool.replays
     assert first.opts == ReplayOptions()
     assert second.opts == ReplayOptions(action_timeout=15.0, navigation_timeout=45.0)
@@ -491,7 +408,7 @@ async def test_only_a_timeout_gets_more_patience(
     tmp_path: Path, pool: Pool, nav: str, action: str, again: bool
 ) -> None:
     pool.script["home"] = [StateObservation(state="home", nav_error=nav, action_error=action)]
-    await _verify_task(pool, _task(tmp_path), check_ids=["title"])
+    await verify_task(pool, _task(tmp_path), check_ids=["title"])
     assert len(pool.replays) == (2 if again else 1)
 
 
@@ -510,7 +427,7 @@ async def test_state_runs_say_what_each_replay_was(tmp_path: Path, pool: Pool) -
         )
     ]
     pool.script["menu"] = [StateObservation(state="menu", nav_error="refused", error="")]
-    report, _ = await _verify_task(pool, _task(tmp_path), check_ids=["title", "menu-open"])
+    report, _ = await verify_task(pool, _task(tmp_path), check_ids=["title", "menu-open"])
     runs = {s.state: s for s in report.states}
     assert list(runs) == ["home", "menu", "menu~bare"]
     home = runs["home"]
@@ -533,7 +450,7 @@ async def test_identical_replays_share_one_page(tmp_path: Path, pool: Pool) -> N
     ]
     task = make_task(tmp_path, states, checks)
     pool.replay = "reuse"
-    report, found = await _verify_task(pool, task)
+    report, found = await verify_task(pool, task)
     assert pool.followers == [("a", ("b",))]
     assert found["ca"].passed and found["cb"].passed
     # Warm contexts: used for every replay, closed after, their discards reported.
@@ -541,7 +458,7 @@ async def test_identical_replays_share_one_page(tmp_path: Path, pool: Pool) -> N
     assert report.warm_discarded == ("crashed",)
     pool.replay = "full"
     pool.followers.clear()
-    report, _ = await _verify_task(pool, task)
+    report, _ = await verify_task(pool, task)
     assert sorted(pool.followers) == [("a", ()), ("b", ())]
     assert report.warm_discarded == ()
 
@@ -573,7 +490,7 @@ async def test_a_reused_state_is_not_replayed_and_fresh_ones_are_recorded(
     kept = StateObservation(**{**_fields(kept), "reused": "unchanged since checkpoint 1"})
     reuse = Reuse(kept={"home": kept})
     task = _task(tmp_path)
-    report, checks = await _verify_task(pool, task, check_ids=["title", "about-text"], reuse=reuse)
+    report, checks = await verify_task(pool, task, check_ids=["title", "about-text"], reuse=reuse)
     assert [j.key for j in pool.replays] == ["about"]
     # `ahead`: the fresh replay evaluates the state's other read-only checks too.
     (about,) = pool.replays
@@ -637,7 +554,7 @@ async def test_drifted_visual_checks_are_not_applicable_when_allowed(
 
     monkeypatch.setattr(_verify, "environment_drift", drift)
     pool.allow_env_drift = True
-    report, checks = await _verify_task(pool, _visual_task(tmp_path))
+    report, checks = await verify_task(pool, _visual_task(tmp_path))
     look = checks["look"]
     assert (look.passed, look.applicable, look.observed) == (
         False,
@@ -652,7 +569,7 @@ async def test_drifted_visual_checks_are_not_applicable_when_allowed(
     assert {g.gate: g.status for g in report.gates}["visual_regression"] == "n/a"
     pool.allow_env_drift = False
     with pytest.raises(EnvironmentDrift, match="fonts differ"):
-        await _verify_task(pool, _visual_task(tmp_path))
+        await verify_task(pool, _visual_task(tmp_path))
 
 
 async def test_drift_is_only_measured_for_visual_checks(
@@ -665,9 +582,9 @@ async def test_drift_is_only_measured_for_visual_checks(
         return ""
 
     monkeypatch.setattr(_verify, "environment_drift", drift)
-    _, checks = await _verify_task(pool, _visual_task(tmp_path), check_ids=["title"])
+    _, checks = await verify_task(pool, _visual_task(tmp_path), check_ids=["title"])
     assert asked == [] and "look" not in checks
-    _, checks = await _verify_task(pool, _visual_task(tmp_path))
+    _, checks = await verify_task(pool, _visual_task(tmp_path))
     assert asked == ["t"] and checks["look"].applicable and checks["look"].passed
 
 
@@ -705,7 +622,7 @@ async def test_inherited_actions_make_a_state_interactive_and_name_it(
         )
     ]
     pool.script["open~bare"] = [_obs("open~bare", opened=False)]
-    _, found = await _verify_task(pool, _chained_task(tmp_path), check_ids=["opened", "titled"])
+    _, found = await verify_task(pool, _chained_task(tmp_path), check_ids=["opened", "titled"])
     jobs = {j.key: j for j in pool.replays}
     assert [a.selector for a in jobs["open"].actions] == ["#tab"]  # type: ignore[union-attr]
     # The bare replay evaluates the interaction check only.
@@ -720,13 +637,13 @@ async def test_inherited_actions_make_a_state_interactive_and_name_it(
 
 
 async def test_named_states_add_to_the_checks_states_only(tmp_path: Path, pool: Pool) -> None:
-    await _verify_task(pool, _chained_task(tmp_path), states=["base"])
+    await verify_task(pool, _chained_task(tmp_path), states=["base"])
     assert sorted(j.key for j in pool.replays) == ["base", "open", "open~bare", "open~keys"]
 
 
 async def test_replay_options_reach_every_job(tmp_path: Path, pool: Pool) -> None:
     opts = ReplayOptions(action_timeout=1.0, navigation_timeout=2.0)
-    await _verify_task(pool, _chained_task(tmp_path), options=opts)
+    await verify_task(pool, _chained_task(tmp_path), options=opts)
     assert {j.opts for j in pool.replays} == {opts}
 
 
@@ -739,7 +656,7 @@ def test_plan_is_not_ahead_by_default(tmp_path: Path) -> None:
 
 async def test_a_bare_replay_never_takes_a_fingerprint(tmp_path: Path, pool: Pool) -> None:
     reuse = Reuse()
-    await _verify_task(pool, _chained_task(tmp_path), check_ids=["opened"], reuse=reuse)
+    await verify_task(pool, _chained_task(tmp_path), check_ids=["opened"], reuse=reuse)
     jobs = {j.key: j for j in pool.replays}
     # Ahead (reuse): the state's other read-only checks too, and a fingerprint.
     assert [c.id for c in jobs["open"].checks] == ["opened", "titled"]
@@ -750,14 +667,14 @@ async def test_a_bare_replay_never_takes_a_fingerprint(tmp_path: Path, pool: Poo
 
 async def test_verifying_again_into_the_same_artifacts_is_fine(tmp_path: Path, pool: Pool) -> None:
     task = _task(tmp_path)
-    await _verify_task(pool, task, check_ids=["title"], artifacts=tmp_path / "a")
-    await _verify_task(pool, task, check_ids=["title"], artifacts=tmp_path / "a")
+    await verify_task(pool, task, check_ids=["title"], artifacts=tmp_path / "a")
+    await verify_task(pool, task, check_ids=["title"], artifacts=tmp_path / "a")
     assert (tmp_path / "a" / "states").is_dir()
 
 
 async def test_a_shared_replay_is_named_in_the_state_run(tmp_path: Path, pool: Pool) -> None:
     pool.script["home"] = [StateObservation(state="home", status=200, shared_with="menu")]
-    report, _ = await _verify_task(pool, _task(tmp_path), check_ids=["title"])
+    report, _ = await verify_task(pool, _task(tmp_path), check_ids=["title"])
     (run,) = report.states
     assert run.shared_with == "menu"
 
@@ -772,7 +689,7 @@ async def test_a_replay_that_answers_for_too_few_jobs_is_a_harness_bug(
     ]
     pool.replay, pool.short = "reuse", True
     with pytest.raises(ExceptionGroup) as info:  # raised in the replays' task group
-        await _verify_task(pool, make_task(tmp_path, states, checks))
+        await verify_task(pool, make_task(tmp_path, states, checks))
     (exc,) = info.value.exceptions
     assert isinstance(exc, ValueError) and "zip() argument 2 is shorter" in str(exc)
 
@@ -783,7 +700,7 @@ async def test_the_patient_replay_runs_on_the_same_pool_arguments(
     pool.replay = "reuse"
     slow = StateObservation(state="about", nav_error="Timeout 15000ms exceeded.")
     pool.script["about"] = [slow, _obs("about", "fp2", about_text=True)]
-    await _verify_task(pool, _task(tmp_path), check_ids=["about-text"])
+    await verify_task(pool, _task(tmp_path), check_ids=["about-text"])
     about = [(base, v, warm) for base, v, warm in pool.runs if (v.width, v.height) == (390, 844)]
     assert len(about) == 2 and about[0] == about[1]
     assert about[0][0] == "http://site.test" and about[0][2] is pool.warm
@@ -813,7 +730,7 @@ async def test_traced_reuse_records_what_every_window_of_a_replay_read(
     changed = StateObservation(state="home", failed_requests=("net::ERR_NETWORK_CHANGED",))
     pool.script["home"] = [changed, _obs("home", title=True)]
     reuse = Reuse(trace=Trace())
-    await _verify_task(pool, _task(tmp_path), check_ids=["title"], reuse=reuse)
+    await verify_task(pool, _task(tmp_path), check_ids=["title"], reuse=reuse)
     assert [(key, reads) for key, _, reads in reuse.recorded] == [
         ("home", Reads(paths=frozenset({"file0", "file1"})))
     ]
@@ -830,7 +747,7 @@ async def test_drift_is_measured_on_the_pool_and_names_the_task(
 
     monkeypatch.setattr(_verify, "environment_drift", drift)
     with pytest.raises(EnvironmentDrift) as info:
-        await _verify_task(pool, _visual_task(tmp_path))
+        await verify_task(pool, _visual_task(tmp_path))
     assert asked == [pool] and info.value.task_id == "t"
 
 
@@ -848,7 +765,7 @@ async def test_a_keyboard_replay_counts_only_where_the_pointer_passes(
     pool.idle = idle
     pool.script["open"] = [_obs("open", opened=by_pointer)]
     pool.script["open~bare"] = [_obs("open~bare", opened=False)]
-    report, found = await _verify_task(pool, _chained_task(tmp_path), check_ids=["opened"])
+    report, found = await verify_task(pool, _chained_task(tmp_path), check_ids=["opened"])
     keyed = found["keyboard:opened"]
     states = {s.state for s in report.states}
     replayed = [j.key for j in pool.replays]

@@ -8,6 +8,7 @@ is no result (cancelled, outage, task_error; budget or llm_error without a resul
 no population; controls and scripted solvers are in no pooled row; twins are not Build.
 Each `check_*` compares one table (or note) of the report with the SQL, to the last
 printed digit, and raises AssertionError where they differ; `CHECKS` names them all.
+`report_of` is the report's own computation of a run, the one the checks compare with.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from typing import Any
 import duckdb
 import msgspec
 import numpy as np
+import pytest
 
+from orchestrator.report import _measures, aggregate
+from orchestrator.report._load import LoadedRun, LoadStats
 from orchestrator.report._model import Report
 from orchestrator.report._summary import top
 from orchestrator.report._tables import Table, header_note, tables
@@ -32,6 +36,19 @@ REG_ARM = "staged"  # the runs have staged rows: the regression channels read th
 # Bootstrap replicates of the independent cluster bootstrap (`check_leaderboard`); a test
 # that compares intervals gives the report's `_measures.N_BOOT` the same count.
 N_BOOT = 200
+
+
+def report_of(run: SqlRun) -> Report:
+    """The report of `run` as the harness computes it, drawing as many bootstrap replicates
+    as the SQL (`N_BOOT`)."""
+    n = len(run.rows)
+    stats = LoadStats(lines=n, torn=0, superseded=0, stale_hash=0, missing_task=0, kept=n)
+    loaded = LoadedRun(
+        rows=tuple(run.rows), stats=stats, task_roots={}, twins=run.twins, cards=run.cards
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_measures, "N_BOOT", N_BOOT)  # as many replicates as the SQL draws
+        return aggregate(loaded, "run")
 
 
 def database(run: SqlRun, path: Path) -> Any:

@@ -4,8 +4,8 @@
   recorded run the fast `test_report_sql.py` reads: same cells, same statuses, same
   results. A change that alters them re-records it (`python -m tests.report.mixed_run`).
 - The same solvers with real Docker and Chromium: the report it writes agrees with the
-  second computation (SQL over its manifest) on every statistic `test_report_sql.py`
-  checks. With `PWB_RECORD_MIXED=1` its report.md is copied to
+  second computation (SQL over its manifest) on every comparison `test_report_sql.py`
+  makes (`CHECKS` of `sql_check.py`). With `PWB_RECORD_MIXED=1` its report.md is copied to
   `tests/perf/results/mixed-sweep.md`.
 """
 
@@ -38,7 +38,7 @@ def test_the_fake_mixed_sweep_is_the_recorded_run(
 def test_the_mixed_sweep_on_docker_agrees_with_the_second_computation(
     require_docker: None, require_chromium: None, tmp_path: Path
 ) -> None:
-    import test_report_sql as sql
+    from sql_check import CHECKS, database, report_of
 
     config = mixed_bench(tmp_path, backend="docker", concurrency=4)
     run_dir = tmp_path / "run"
@@ -54,13 +54,10 @@ def test_the_mixed_sweep_on_docker_agrees_with_the_second_computation(
         shutil.copyfile(run_dir / "report.md", out)
     run = as_sql_run(run_dir)
     assert len({r.task for r in run.rows}) == 30
-    con = sql._database(run, tmp_path / "manifest.jsonl")
+    con = database(run, tmp_path / "manifest.jsonl")
     try:
-        rep = sql._report(run)
-        for check in sql.CHECKS.values():
-            check(con, rep)
-        sql.test_continuity_and_regression_pooled_rows(con, rep)
-        sql.test_per_model_flips_on_commonly_completed_tasks(con, rep)
-        sql.test_what_scope_and_serve_measured(con, rep)
+        rep = report_of(run)
+        for check in CHECKS.values():
+            check(con, rep, run)
     finally:
         con.close()

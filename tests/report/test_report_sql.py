@@ -14,12 +14,11 @@ from typing import Any
 import msgspec
 import pytest
 from mixed_run import recorded_run
-from sql_check import CHECKS, N_BOOT, Check, database, q
+from sql_check import CHECKS, Check, database, q, report_of
 from sql_run import SqlRun, realistic_run
 
 from orchestrator.records import UNSCORED, BudgetStop, ManifestRow
-from orchestrator.report import _aggregate, _measures, _paper, aggregate
-from orchestrator.report._load import LoadedRun, LoadStats
+from orchestrator.report import _aggregate, _measures, _paper
 from orchestrator.report._model import Report
 from orchestrator.report._tables import tables
 
@@ -34,18 +33,7 @@ def run(request: pytest.FixtureRequest) -> SqlRun:
 
 @pytest.fixture(scope="module")
 def rep(run: SqlRun) -> Report:
-    return _report(run)
-
-
-def _report(run: SqlRun) -> Report:
-    n = len(run.rows)
-    stats = LoadStats(lines=n, torn=0, superseded=0, stale_hash=0, missing_task=0, kept=n)
-    loaded = LoadedRun(
-        rows=tuple(run.rows), stats=stats, task_roots={}, twins=run.twins, cards=run.cards
-    )
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_measures, "N_BOOT", N_BOOT)  # as many replicates as `sql_check` draws
-        return aggregate(loaded, "run")
+    return report_of(run)
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +137,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SqlRun, 
     con = database(run, tmp_path_factory.mktemp("planted") / "manifest.jsonl")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_measures, "N_BOOT", 50)  # the checks read point values and Wilson rates
-        clean = _report(run)
+        clean = report_of(run)
     for check in PLANT_CHECKS.values():
         check(con, clean, run)
     yield run, con
@@ -181,7 +169,7 @@ def test_a_planted_population_bug_fails_the_second_computation(
             reported = SqlRun(rows=run.rows, cards=cards, twins=run.twins)
         case "never-run row scored":
             monkeypatch.setattr(_aggregate, "no_result", _result_means_run)
-    bugged = _report(reported)
+    bugged = report_of(reported)
     failed = set()
     for name, check in PLANT_CHECKS.items():
         try:

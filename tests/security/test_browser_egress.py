@@ -38,7 +38,7 @@ from orchestrator.contract import Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession
 from orchestrator.verifier._confine import browser_user
 from sandbox import BROWSER_PORTS, DockerBackend, ImageBuilder, Labels, Sandbox, collect_garbage
-from tests.security.test_network_isolation import (
+from tests.fixtures.hostnet import (
     LIMITS,
     STATIC,
     gateway,

@@ -14,15 +14,12 @@ import shlex
 import shutil
 import subprocess
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 
-import aiodocker
 import anyio
 import httpx
 import pytest
-from anyio.abc import SocketStream
 
 from orchestrator.contract import load_task
 from orchestrator.verifier import BrowserPool, verify
@@ -31,7 +28,6 @@ from sandbox import (
     FirewallUnavailable,
     ImageBuilder,
     Labels,
-    Limits,
     Sandbox,
     ServeSpec,
     _firewall,
@@ -39,12 +35,17 @@ from sandbox import (
     firewall_preflight,
     open_backend,
 )
+from tests.fixtures.hostnet import (
+    LIMITS,
+    STATIC,
+    gateway,
+    host_addresses,
+    host_listener,
+    network_of,
+)
 from tests.fixtures.tinytask import make_tiny_task
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.timeout(240)]
-
-STATIC = ServeSpec(stack="static", start="exec python3 -m http.server $PORT --bind 0.0.0.0")
-LIMITS = Limits(memory_mb=256, ttl_seconds=900)
 
 # Runs inside the sandbox: try each host:port, print {target: "connected" | error}.
 ATTACK = """
@@ -78,48 +79,12 @@ def sweep() -> Iterator[str]:
     anyio.run(lambda: collect_garbage(sweep=name), backend="asyncio")
 
 
-def host_addresses() -> list[str]:
-    """Every IPv4 address of the host but loopback (gateways of every bridge, eth0, ...)."""
-    raw = subprocess.run(["ip", "-j", "-4", "addr"], capture_output=True, check=True).stdout
-    return [
-        a["local"]
-        for link in json.loads(raw)
-        for a in link.get("addr_info", [])
-        if not a["local"].startswith("127.")
-    ]
-
-
-@asynccontextmanager
-async def host_listener() -> AsyncIterator[tuple[int, list[str]]]:
-    """A TCP listener on 0.0.0.0:<random>; yields (port, peers that connected)."""
-    peers: list[str] = []
-    listener = await anyio.create_tcp_listener(local_host="0.0.0.0", local_port=0)
-
-    async def handle(stream: SocketStream) -> None:
-        peers.append(str(stream.extra(anyio.abc.SocketAttribute.remote_address)))
-        await stream.aclose()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(listener.serve, handle)
-        yield listener.extra(anyio.abc.SocketAttribute.local_port), peers
-        tg.cancel_scope.cancel()
-
-
 async def attack(box: Sandbox, targets: list[str]) -> dict[str, str]:
     argv = " ".join(shlex.quote(t) for t in targets)
     res = await box.run(f"python3 -c {shlex.quote(ATTACK)} {argv}", timeout=60)
     assert res.exit_code == 0, res.output_tail
     result: dict[str, str] = json.loads(res.output_tail.strip().splitlines()[-1])
     return result
-
-
-async def network_of(sweep: str) -> dict[str, object]:
-    async with aiodocker.Docker() as docker:
-        return dict(await (await docker.networks.get(f"pwb-{sweep}")).show())
-
-
-def gateway(net: dict[str, object]) -> str:
-    return str(net["IPAM"]["Config"][0]["Gateway"])  # type: ignore[index]
 
 
 def site(tmp: Path) -> Path:

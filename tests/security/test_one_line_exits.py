@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 
-from tests.integration.test_sweep import ROOT, bench
+from tests.fixtures.bench import ROOT, bench
 from tests.report.report_run import make_task, row, scores
 
 CLI = (sys.executable, "-m", "orchestrator")

@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from sandbox import _firewall
-from tests.integration.test_sweep import ROOT, _cli, bench
+from tests.fixtures.bench import ROOT, bench, cli
 
 
 def _docker(*args: str) -> list[str]:
@@ -39,7 +39,7 @@ def test_resume_after_kill_9_leaves_nothing_of_the_killed_process(
     config = bench(tmp_path, repeats=1, concurrency=1, backend="docker", solver="noop", kind="noop")
     run_dir = tmp_path / "run"
     proc = subprocess.Popen(
-        _cli(config, "--run-dir", str(run_dir)),
+        cli(config, "--run-dir", str(run_dir)),
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -62,7 +62,7 @@ def test_resume_after_kill_9_leaves_nothing_of_the_killed_process(
     chains = {n[:12] for n in nets} & _chains()
 
     done = subprocess.run(
-        _cli(config, "--resume", str(run_dir)),
+        cli(config, "--resume", str(run_dir)),
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -85,7 +85,7 @@ def test_a_second_sigint_leaves_at_once_and_nothing_behind(
     config = bench(tmp_path, repeats=1, concurrency=1, backend="docker", solver="noop", kind="noop")
     run_dir = tmp_path / "run"
     proc = subprocess.Popen(
-        _cli(config, "--run-dir", str(run_dir)),
+        cli(config, "--run-dir", str(run_dir)),
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -28,7 +28,7 @@ from orchestrator.solvers import ReferenceSolver, Solver
 from orchestrator.solvers._llm import LLMSolver
 from orchestrator.verifier._gates import gate_results
 from sandbox import Labels
-from tests.mutants.test_staged_rules import Site
+from tests.fixtures.staged import Site
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]

@@ -192,7 +192,7 @@ async def test_a_cell_grades_its_final_against_the_baseline_s_r0_snapshots(
     from orchestrator.cell import CellContext, run_cell
     from orchestrator.events import Final, read_events
     from sandbox import Labels
-    from tests.mutants.test_staged_rules import Scripted, Site, _fix, tiny_task
+    from tests.fixtures.staged import Scripted, Site, fix, tiny_task
 
     class A11ySite(Site):
         """R0 (the baseline's sandbox) passed the lede's contrast; a final whose tree
@@ -214,7 +214,7 @@ async def test_a_cell_grades_its_final_against_the_baseline_s_r0_snapshots(
     G, A, P = "greeting-text", "about-tagline", "plums-listed"
 
     async def cell(name: str, last: str, site: A11ySite) -> Any:
-        solver = Scripted((_fix(G), "done"), (_fix(G, A), "done"), (last, "done"))
+        solver = Scripted((fix(G), "done"), (fix(G, A), "done"), (last, "done"))
         ctx = CellContext(
             task=task,
             backend=site,  # type: ignore[arg-type]
@@ -225,7 +225,7 @@ async def test_a_cell_grades_its_final_against_the_baseline_s_r0_snapshots(
         )
         return (await run_cell(ctx, solver)).result  # type: ignore[arg-type]
 
-    broke = await cell("broke", _fix(G, A, P) + " break:contrast", A11ySite())
+    broke = await cell("broke", fix(G, A, P) + " break:contrast", A11ySite())
     assert broke.final_gates["visual_anchors"] == "fail"
     regressions = {r.gate: r.failed_checks for r in broke.baseline_regressions}
     assert regressions == {"visual_anchors": ("a11y-contrast@home",)}
@@ -235,7 +235,7 @@ async def test_a_cell_grades_its_final_against_the_baseline_s_r0_snapshots(
     ]
     assert [c.id for c in final.a11y_failed] == ["a11y-contrast@home"]
     assert "color-contrast on .lede: contrast 2.1:1" in final.a11y_failed[0].message
-    clean = await cell("clean", _fix(G, A, P), A11ySite())
+    clean = await cell("clean", fix(G, A, P), A11ySite())
     assert clean.final_gates["visual_anchors"] == "pass" and clean.baseline_regressions == ()
 
 

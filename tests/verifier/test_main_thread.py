@@ -15,20 +15,25 @@ full-suite way (snapshots taken), concurrently; the main-thread rule is the pure
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
-from orchestrator.contract import TaskPackage
-from orchestrator.results import VerifyReport
+from orchestrator.contract import TaskPackage, Viewport
+from orchestrator.results import MainThread, VerifyReport
 from orchestrator.verifier import BrowserPool, ReplayOptions, verify, with_a11y_continuity
+from orchestrator.verifier._replay import prepare
 from orchestrator.verifier._replay_perf import (
     BEAT_MS,
     BLOCKED_AFTER_S,
     LONG_TASK_MS,
     STOP_TIMEOUT_S,
+    read_main_thread,
 )
 from orchestrator.verifier._transient import TIMEOUT_PATIENCE
 
@@ -167,3 +172,36 @@ async def test_a_page_forging_its_world_cannot_hide_its_blocking(
     assert rule is not None and not rule.passed, rule
     figure = reports["busy-forged"].a11y["home"].main_thread
     assert figure is not None and figure.longest_ms >= 1500 - BEAT_MS
+
+
+async def test_a_renderer_the_host_did_not_run_is_not_a_page_that_blocked(
+    pool: BrowserPool, perf_url: str
+) -> None:
+    """Host starvation, made exact: every renderer stopped (SIGSTOP) for 1.5 s while the
+    quiet page waits. Its beats run 1.5 s late, but its main thread ran no task, so the
+    figure stays a page's own (before session 20 it read 1.4 s of blocking, and heavy
+    load flipped `perf-main-thread@S` on pages with no script at all)."""
+
+    async def starve(session: Any) -> None:
+        page = session.page
+        await prepare(page, OPTS)
+        await page.goto(f"{perf_url}/r0/index.html", wait_until="load")
+        await anyio.sleep(0.5)  # idle: no task running when the host takes the CPU
+        cdp = await page.context.browser.new_browser_cdp_session()
+        info = await cdp.send("SystemInfo.getProcessInfo")
+        pids = [p["id"] for p in info["processInfo"] if p["type"] == "renderer"]
+        assert pids
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            await anyio.sleep(1.5)
+        finally:
+            for pid in pids:
+                os.kill(pid, signal.SIGCONT)
+        await anyio.sleep(0.3)
+        figures.append(await read_main_thread(page))
+
+    figures: list[MainThread | None] = []
+    await pool.run(perf_url, Viewport(width=800, height=600), starve)
+    (figure,) = figures
+    assert figure is not None and figure.blocking_ms < 500, figure

@@ -52,6 +52,17 @@ def test_total_blocking_is_each_beats_lateness_over_50_ms() -> None:
     assert total_blocking([]) == MainThread(blocking_ms=0.0, longest_ms=0.0, long_tasks=0)
 
 
+def test_the_beats_are_bounded_by_the_renderers_busy_time() -> None:
+    """Beats late because the host did not run the renderer (its thread idle, so no task
+    time) are not the page's: each figure is at most the main thread's time in tasks.
+    A page that held its thread (busy as long as the beats say) keeps its figure."""
+    starved = total_blocking([1450.0, 60.0], busy_ms=30.0)
+    assert starved == MainThread(blocking_ms=30.0, longest_ms=30.0, long_tasks=0)
+    held = total_blocking([1450.0, 60.0], busy_ms=1520.0)
+    assert held == total_blocking([1450.0, 60.0])
+    assert total_blocking([1450.0, 60.0], busy_ms=None) == total_blocking([1450.0, 60.0])
+
+
 def test_blocking_added_beyond_the_allowance_fails_routes_naming_both_values(
     task: TaskPackage,
 ) -> None:

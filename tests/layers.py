@@ -1,0 +1,23 @@
+"""The layers of `orchestrator` and `sandbox` (#40): the map that `tests/core/test_layers.py`
+checks every import against and the README's "Layout" table mirrors
+(`tests/core/test_readme_layout.py`)."""
+
+from __future__ import annotations
+
+# Top first. A unit may import only units of lower layers.
+LAYERS: list[set[str]] = [
+    {"__main__"},
+    {"cli"},  # loads `commands` by name (importlib): no static arrow
+    {"commands"},
+    {"suite"},  # which tasks CI admits: reads the admission record and the grader
+    {"admission_record", "regrade"},  # admitted contracts; grading recorded trajectories
+    {"admission", "audit", "sweep"},  # many cells: admission, a sweep, a run's audit
+    {"cell", "report"},  # one cell; the report over a run's rows
+    {"solvers", "solver_cards"},
+    {"config", "faults"},
+    {"checkpoint", "events", "grader", "manifest", "scoring", "trajectory"},
+    {"gateway", "persona", "records", "verifier"},
+    {"authoring", "cluster_ledger", "lint", "llm", "results", "workspace"},
+    # The bottom: the contract and the sandbox import neither `orchestrator` nor each other.
+    {"budget", "contract", "cpu", "jsonl", "private_dir", "sandbox", "usage"},
+]
