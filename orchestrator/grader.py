@@ -191,8 +191,15 @@ def grader_parts(
 
 
 @functools.cache
+def _shared(root: Path) -> tuple[str, str]:
+    """The code and render digests, read once a process whatever stacks are asked for."""
+    return code_digest(root), render_digest()
+
+
+@functools.cache
 def _parts(stack: str | None, root: Path) -> GraderParts:
-    return grader_parts(root, stack=stack)
+    code, render = _shared(root)
+    return GraderParts(code=code, render=render, images=images_digest(root / "images", stack))
 
 
 def grader_fingerprint(stack: str | None = None, root: Path = ROOT) -> str:

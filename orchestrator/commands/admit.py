@@ -297,8 +297,9 @@ def _report(
     print(f"admission written to {args.out}", file=sys.stderr)
     if record is not None:
         try:
-            before = load_record(record).tasks
-            updated = with_results(load_record(record), results, args.repeat, str(args.out))
+            earlier = load_record(record)
+            before = earlier.tasks
+            updated = with_results(earlier, results, args.repeat, str(args.out))
         except AdmissionRecordError as exc:
             print(exc, file=sys.stderr)
             return 2
