@@ -13,7 +13,9 @@ The snapshots are the ones the full suite's replay records (`capture_a11y` runs
 `verify` with `a11y=True` on the served side), so the evidence says what a live R0 (or
 reference) run at capture time said. The file is a msgspec record written in one
 deterministic order (keys sorted, a rule's passes and violations sorted; the focus walk
-keeps its Tab order): a recapture of the same render is byte-identical. A missing file
+keeps its Tab order; a main-thread figure a recapture measures within a step of the
+one kept is not rewritten, `_perf_gate.recaptured`): a recapture of the same render is
+byte-identical. A missing file
 is no evidence; a malformed one (bad JSON, a wrong type, an unknown state, another
 axe-core, no canary) is a `ContractError` of one line naming the file.
 """
@@ -31,7 +33,7 @@ from ..contract import CANARY, ContractError, TaskPackage, located_error, shown
 from ..results import A11ySnapshot
 from ._browser import BrowserPool
 from ._health import RunHealth
-from ._perf_gate import coarse
+from ._perf_gate import coarse, recaptured
 from ._replay_axe import AXE_VERSION
 from ._verify import verify
 
@@ -129,6 +131,15 @@ def encode_a11y_evidence(ev: A11yEvidence) -> bytes:
     return msgspec.json.format(raw, indent=1) + b"\n"
 
 
+def _timed_again(old: A11ySnapshot | None, new: A11ySnapshot) -> A11ySnapshot:
+    """`new`, with the main-thread figure the file already keeps for its state when the
+    new one agrees with it (`_perf_gate.recaptured`)."""
+    if new.main_thread is None:
+        return new
+    kept = old.main_thread if old is not None else None
+    return msgspec.structs.replace(new, main_thread=recaptured(kept, new.main_thread))
+
+
 def _write_side(task: TaskPackage, side: Side, snaps: Mapping[str, A11ySnapshot]) -> Path:
     """Replace `side`'s snapshots in the file, keeping the other side's (states the
     contract still has) unless the file is unreadable or from another axe-core."""
@@ -140,7 +151,8 @@ def _write_side(task: TaskPackage, side: Side, snaps: Mapping[str, A11ySnapshot]
     kept = {
         s: {k: v for k, v in (old.side(s) if old else {}).items() if k in states} for s in SIDES
     }
-    kept[side] = {k: v for k, v in snaps.items() if k in states}
+    before = kept[side]
+    kept[side] = {k: _timed_again(before.get(k), v) for k, v in snaps.items() if k in states}
     ev = A11yEvidence(canary=CANARY, axe=AXE_VERSION, r0=kept["r0"], reference=kept["reference"])
     path = a11y_evidence_path(task)
     path.parent.mkdir(parents=True, exist_ok=True)

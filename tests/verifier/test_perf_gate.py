@@ -12,9 +12,14 @@ import pytest
 from orchestrator.contract import CANARY, TaskPackage
 from orchestrator.results import A11ySnapshot, MainThread, VerifyReport
 from orchestrator.verifier import main_thread_continuity, with_a11y_continuity
-from orchestrator.verifier._a11y_evidence import A11yEvidence, encode_a11y_evidence
+from orchestrator.verifier._a11y_evidence import (
+    A11yEvidence,
+    a11y_evidence_path,
+    encode_a11y_evidence,
+    write_a11y_side,
+)
 from orchestrator.verifier._gates import gate_results
-from orchestrator.verifier._perf_gate import BLOCKING_ALLOWANCE_MS, coarse
+from orchestrator.verifier._perf_gate import BLOCKING_ALLOWANCE_MS, coarse, recaptured
 from orchestrator.verifier._replay_axe import AXE_VERSION
 from orchestrator.verifier._replay_perf import total_blocking
 
@@ -131,6 +136,41 @@ def test_the_evidence_keeps_the_figure_to_the_nearest_half_second() -> None:
     assert file(1452.0) == file(1430.6) and file(3.0) == file(0.0)
     kept = msgspec.json.decode(file(1452.0))["r0"]["home"]["main_thread"]
     assert kept == {"blocking_ms": 1500.0, "longest_ms": 1500.0, "long_tasks": 0}
+
+
+def test_a_recapture_keeps_a_figure_its_measurement_agrees_with() -> None:
+    """The CI run of session 20's submission: a static page read 0 ms at one capture and
+    about 300 ms (its tasks stretched by steal) at the next, which rounds to 500 ms. The
+    figure kept is rewritten only by a measurement more than a step away from it."""
+    zero, half = MainThread(blocking_ms=0.0), MainThread(blocking_ms=500.0, longest_ms=500.0)
+    stretched = MainThread(blocking_ms=290.0, longest_ms=340.0, long_tasks=3)
+    assert coarse(stretched) == half  # rounding alone flips
+    assert recaptured(zero, stretched) == zero
+    assert recaptured(half, MainThread(blocking_ms=0.0)) == half
+    assert recaptured(None, stretched) == half
+    blocks = MainThread(blocking_ms=1452.0, longest_ms=1502.0, long_tasks=2)
+    assert recaptured(zero, blocks) == MainThread(blocking_ms=1500.0, longest_ms=1500.0)
+    # Both times must agree: the same total in one long task instead of many is new.
+    one_long = MainThread(blocking_ms=400.0, longest_ms=1450.0, long_tasks=1)
+    assert recaptured(half, one_long) == MainThread(blocking_ms=500.0, longest_ms=1500.0)
+
+
+@pytest.mark.anyio
+async def test_a_recaptured_file_is_the_same_bytes_unless_the_page_changed(
+    task: TaskPackage,
+) -> None:
+    async def capture(blocking: float) -> bytes:
+        snaps = {"home": at(blocking, blocking + 50, 3), "new": A11ySnapshot()}
+        await write_a11y_side(task, "r0", snaps)
+        return a11y_evidence_path(task).read_bytes()
+
+    first = await capture(0.0)
+    assert await capture(290.0) == first  # the same render, under steal
+    assert await capture(3.0) == first
+    changed = await capture(1452.0)  # the page now blocks
+    kept = msgspec.json.decode(changed)["r0"]["home"]["main_thread"]
+    assert kept == {"blocking_ms": 1500.0, "longest_ms": 1500.0, "long_tasks": 0}
+    assert msgspec.json.decode(changed)["r0"]["new"]["main_thread"] is None
 
 
 def test_an_evidence_figure_is_named_without_a_count(task: TaskPackage) -> None:
