@@ -18,14 +18,15 @@ already keeps `Date.now()` out of what checks look at. Timers, `performance.now(
 animation frames were never faked. After loading and after every action the page settles
 (after the last one, or after the load of a state with no action, the final `settle`'s
 window is that settle: one window, not two back to back, #51):
-a quiet window measured from the end of that action (never from before it) in which no
-same-origin request is in flight or starts for `quiet_ms`, followed by `quiet_ms` with
-no DOM mutation (a MutationObserver in an isolated world, where the site cannot reach
-it) during which no request started either; repeated until both hold at once, bounded
-by `settle_timeout`. A request a handler sends 100 ms after the click is therefore
-waited for. Then web fonts ready, loaded images decoded, two animation frames (also in
-an isolated world); then the state's `settle` selector, when given, must be visible.
-Screenshots disable animations and hide the caret.
+it waits, from the end of that action (never from before it), until the page has
+nothing pending (`_replay_settle.py`, session 21): no same-origin request in flight, no
+timer due within the horizon two fixed `quiet_ms` windows gave (`2 * quiet_ms` after
+the settle began or a request moved, `quiet_ms` after the last DOM mutation), and
+`QUIET_FRAMES` frames with no DOM mutation, with no request started meanwhile; bounded
+by `settle_timeout`. A request a handler sends 150 ms after the click is therefore
+waited for, however late the host runs that timer. Then web fonts ready, loaded
+images decoded, two animation frames (also in an isolated world); then the state's
+`settle` selector, when given, must be visible. Screenshots disable animations and hide the caret.
 
 Network rule (`network` gate): a same-origin request fails it when it is aborted or
 fails at the network level, or is answered 5xx; a 4xx fails it for the document's
@@ -63,7 +64,9 @@ from ..contract import (
 )
 from ._plan import describe_action
 from ._replay_perf import watch_main_thread
-from ._replay_world import dom_quiet, settle_frames
+from ._replay_settle import MAIN as TIMERS
+from ._replay_settle import page_settled, watch_timers
+from ._replay_world import settle_frames
 
 FIXED_TIME = "2024-01-01T12:00:00Z"
 FREEZE_CSS = (
@@ -113,6 +116,8 @@ class Recorder:
     # inputs are not bounded by them (a WebSocket, a worker): see `_reuse.py`.
     requests: list[str] = field(default_factory=list)
     unbounded: str = ""
+    # Set when the last request in flight ends, for a settle waiting on it.
+    _idle: anyio.Event | None = None
 
     def attach_context(self, context: BrowserContext) -> None:
         context.on("request", self._on_any_request)
@@ -167,25 +172,29 @@ class Recorder:
         if msg.type == "error" and not msg.text.startswith("Failed to load resource"):
             self.console_errors.append(f"[{self.phase}] {msg.text}")
 
+    def _moved(self, by: int) -> None:
+        """A same-origin request started (+1) or ended (-1)."""
+        self.inflight += by
+        self.last_change = time.monotonic()
+        if self.inflight <= 0 and self._idle is not None:
+            self._idle.set()
+
     def _on_request(self, request: Request) -> None:
         if request.is_navigation_request() and request.frame.parent_frame is None:
             self.epoch += 1
         if self._same_origin(request.url):
-            self.inflight += 1
-            self.last_change = time.monotonic()
+            self._moved(+1)
             self.started_in[request] = self.epoch
 
     def _on_finished(self, request: Request) -> None:
         if self._same_origin(request.url):
-            self.inflight -= 1
-            self.last_change = time.monotonic()
+            self._moved(-1)
             self.started_in.pop(request, None)
 
     def _on_failed(self, request: Request) -> None:
         if not self._same_origin(request.url):
             return
-        self.inflight -= 1
-        self.last_change = time.monotonic()
+        self._moved(-1)
         started = self.started_in.pop(request, self.epoch)
         why = request.failure or "aborted"
         if "ERR_ABORTED" in why and started < self.epoch:
@@ -211,21 +220,22 @@ class Recorder:
         elif not request.is_navigation_request():
             self.failed_requests.append(line)
 
-    async def _network_quiet(self, since: float, quiet_ms: int) -> None:
-        while True:
-            idle_for = time.monotonic() - max(self.last_change, since)
-            if self.inflight <= 0 and idle_for * 1000 >= quiet_ms:
-                return
-            await anyio.sleep(0.015)
+    async def _no_request_in_flight(self) -> None:
+        while self.inflight > 0:
+            self._idle = anyio.Event()
+            await self._idle.wait()
 
     async def quiet(self, page: Page, opts: ReplayOptions) -> None:
-        """Wait, from now, for a window with neither network nor DOM activity (bounded)."""
+        """Wait, from now, until the page has nothing pending (`_replay_settle.py`): no
+        request in flight, no timer due within the horizon, its DOM still (bounded)."""
         since = time.monotonic()
         with anyio.move_on_after(opts.settle_timeout):
             while True:
-                await self._network_quiet(since, opts.quiet_ms)
+                await self._no_request_in_flight()
                 mark = time.monotonic()
-                await dom_quiet(page, opts.quiet_ms, opts.settle_timeout)
+                moved = max(self.last_change, since)
+                net_left = 2 * opts.quiet_ms - (mark - moved) * 1000
+                await page_settled(page, net_left, opts.quiet_ms, opts.settle_timeout)
                 if self.inflight <= 0 and self.last_change <= mark:
                     return
 
@@ -241,8 +251,9 @@ async def prepare(page: Page, opts: ReplayOptions) -> None:
     the clock's start at every state (a warm tab's next state starts at `FIXED_TIME`
     again, not where the last one left it)."""
     if page not in _PREPARED:
-        await page.add_init_script(_INJECT)
+        await page.add_init_script(_INJECT + TIMERS)
         await watch_main_thread(page)
+        await watch_timers(page)
         _PREPARED.add(page)
     await page.clock.set_system_time(FIXED_TIME)
     page.set_default_timeout(opts.action_timeout * 1000)

@@ -121,10 +121,18 @@ async def isolated_eval(cdp: CDPSession, expression: str, world: str) -> dict[st
     return answer
 
 
-async def _isolated_await(page: Page, expression: str, timeout: float, world: str) -> None:
+async def isolated_await(page: Page, expression: str, timeout: float, world: str) -> Any:
+    """`expression`'s value, awaited in `world` (`isolated_eval`); None when the timeout
+    cut it short (the evaluation is abandoned, its answer dropped) or the page went."""
     try:
-        # Cut short by the timeout, the evaluation is abandoned (its answer is dropped).
         with anyio.move_on_after(timeout):
-            await isolated_eval(await page_session(page), expression, world)
+            answer = await isolated_eval(await page_session(page), expression, world)
+            result = answer.get("result")
+            return result.get("value") if isinstance(result, dict) else None
     except PlaywrightError:
         _SESSIONS.pop(page, None)  # navigated away, or the page closed: nothing to wait for
+    return None
+
+
+async def _isolated_await(page: Page, expression: str, timeout: float, world: str) -> None:
+    await isolated_await(page, expression, timeout, world)

@@ -1,8 +1,9 @@
-"""A state settles once, after its load or its last action (`_replay.py`, #51): that one
-window still waits for what the page starts a moment after its cause. A request a
-handler sends 150 ms after the load or the click, and the text its answer writes, are
-seen by the state's checks; with no settle window after the last action (or after the
-load of a state without one) they would read "waiting"."""
+"""A state settles once, after its load or its last action (`_replay.py`, #51), and the
+settle waits for what the page has pending, not for a fixed silence
+(`_replay_settle.py`, session 21). A request a handler sends 150 ms after the load or
+the click, and the text its answer writes, are seen by the state's checks; so is what a
+timer due within the horizon writes without any request; a timer due seconds later is
+not waited for (every state would pay for its page's slowest timer)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,41 @@ async def test_the_one_settle_window_waits_for_a_late_request(
         assert result is not None and result.passed, result
     network = [g for g in report.gates if g.gate == "network"]
     assert all(g.status != "fail" for g in network), network
+
+
+TIMER_STATES = [
+    {"id": "clicked", "route": "/late-timer.html", "actions": [{"do": "click", "selector": "#go"}]}
+]
+
+
+def _timer_check(cid: str, selector: str, value: str) -> dict[str, object]:
+    return check(cid, "interaction", "clicked", kind="text_equals", selector=selector, value=value)
+
+
+async def test_the_settle_waits_for_a_pending_timer_not_for_a_later_one(
+    pool: BrowserPool, site_url: str, tmp_path: Path
+) -> None:
+    """With the ledger's pending timers ignored, the page is read before 190 ms and both
+    waited checks read "waiting"; with every timer waited for, `later` reads "done"."""
+    checks = [
+        _timer_check("soon", "#soon", "done"),
+        _timer_check("chained", "#chained", "done"),
+        _timer_check("later", "#later", "waiting"),
+    ]
+    report = await verify(pool, make_task(tmp_path, TIMER_STATES, checks), site_url)
+    for cid in ("soon", "chained", "later"):
+        result = report.check(cid)
+        assert result is not None and result.passed, result
+
+
+async def test_a_page_cannot_cut_the_ledger_off(
+    pool: BrowserPool, site_url: str, tmp_path: Path
+) -> None:
+    """Replacing `dispatchEvent` and `CustomEvent` after the ledger's script ran does not
+    hide the page's timer from the settle (the ledger holds the originals)."""
+    states = [{**TIMER_STATES[0], "route": "/late-timer-hostile.html"}]
+    report = await verify(
+        pool, make_task(tmp_path, states, [_timer_check("soon", "#soon", "done")]), site_url
+    )
+    result = report.check("soon")
+    assert result is not None and result.passed, result

@@ -44,19 +44,19 @@ async def test_one_session_per_page_for_every_await(
     made: dict[int, int] = {}
     awaits = 0
     orig_session = BrowserContext.new_cdp_session
-    orig_await = _replay_world._isolated_await
+    orig_eval = _replay_world.isolated_eval
 
     async def counting_session(self: BrowserContext, page: Any) -> Any:
         made[id(page)] = made.get(id(page), 0) + 1
         return await orig_session(self, page)
 
-    async def counting_await(*a: Any, **k: Any) -> None:
+    async def counting_eval(*a: Any, **k: Any) -> Any:
         nonlocal awaits
         awaits += 1
-        await orig_await(*a, **k)
+        return await orig_eval(*a, **k)
 
     monkeypatch.setattr(BrowserContext, "new_cdp_session", counting_session)
-    monkeypatch.setattr(_replay_world, "_isolated_await", counting_await)
+    monkeypatch.setattr(_replay_world, "isolated_eval", counting_eval)
     states = [
         {
             "id": "red",
