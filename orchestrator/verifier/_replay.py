@@ -250,12 +250,15 @@ async def prepare(page: Page, opts: ReplayOptions) -> None:
     the freeze stylesheet and the main-thread watch (`_replay_perf.py`) once per page,
     the clock's start at every state (a warm tab's next state starts at `FIXED_TIME`
     again, not where the last one left it)."""
+    # The clock first: its init script must run before the timer ledger's in every
+    # document, so the ledger wraps the clock's `setTimeout` (the site's), not the one
+    # the clock drives its own timers with (`_replay_settle.py`).
+    await page.clock.set_system_time(FIXED_TIME)
     if page not in _PREPARED:
         await page.add_init_script(_INJECT + TIMERS)
         await watch_main_thread(page)
         await watch_timers(page)
         _PREPARED.add(page)
-    await page.clock.set_system_time(FIXED_TIME)
     page.set_default_timeout(opts.action_timeout * 1000)
     page.set_default_navigation_timeout(opts.navigation_timeout * 1000)
 

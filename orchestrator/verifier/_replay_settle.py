@@ -77,10 +77,10 @@ MAIN = """(() => {
 })();""".replace("EVENT_NAME", json.dumps(_EVENT))
 
 # The ledger, in an isolated world of every document: pending timers by id (due time on
-# this world's clock), the last DOM mutation. `__pwbSettled(netLeft, domMs, frames,
-# bound)` resolves once `frames` animation frames in a row saw no mutation and no
-# pending timer due within `netLeft` ms from now or `domMs` after the last mutation (or
-# after `bound` ms).
+# this world's clock; `__pwbPending()` counts them), the last DOM mutation.
+# `__pwbSettled(netLeft, domMs, frames, bound)` resolves once `frames` animation frames
+# in a row saw no mutation and no pending timer due within `netLeft` ms from now or
+# `domMs` after the last mutation (or after `bound` ms).
 WORLD = """(() => {
   const pending = new Map();
   let mutated = performance.now();
@@ -92,6 +92,7 @@ WORLD = """(() => {
   }, true);
   new MutationObserver(() => { mutated = performance.now(); }).observe(document,
     {subtree: true, childList: true, attributes: true, characterData: true});
+  globalThis.__pwbPending = () => pending.size;
   globalThis.__pwbSettled = (netLeft, domMs, frames, bound) => new Promise((done) => {
     const start = performance.now(), netUntil = start + netLeft;
     let still = 0, seen = mutated;

@@ -11,7 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.verifier import BrowserPool, verify
+from orchestrator.contract import Viewport
+from orchestrator.verifier import BrowserPool, BrowserSession, verify
+from orchestrator.verifier._replay import ReplayOptions, prepare
+from orchestrator.verifier._replay_settle import SETTLE_WORLD
+from orchestrator.verifier._replay_world import isolated_await
 
 from .conftest import check, make_task
 
@@ -93,3 +97,25 @@ async def test_a_page_cannot_cut_the_ledger_off(
     )
     result = report.check("soon")
     assert result is not None and result.passed, result
+
+
+async def test_the_ledger_holds_the_sites_timers_not_the_clocks(
+    pool: BrowserPool, site_url: str
+) -> None:
+    """Playwright's clock (`FIXED_TIME`) drives the site's timers with its own, one at
+    most 100 ms ahead at all times. The ledger must wrap the clock's `setTimeout`, not
+    the one under it: else that heartbeat is always pending and every settle lasts its
+    whole horizon (200 ms, twice a state), the cost this settle exists to remove."""
+
+    async def job(session: BrowserSession) -> tuple[object, object]:
+        page = session.page
+        await prepare(page, ReplayOptions())
+        await page.goto(site_url + "/late-timer.html")
+        idle = await isolated_await(page, "__pwbPending()", 5.0, SETTLE_WORLD)
+        await page.locator("#go").click()
+        busy = await isolated_await(page, "__pwbPending()", 5.0, SETTLE_WORLD)
+        return idle, busy
+
+    idle, busy = await pool.run(site_url, Viewport(width=800, height=600), job)
+    assert idle == 0, f"{idle} timer(s) pending on a page that set none"
+    assert busy == 3, f"the click's three timers read as {busy}"
