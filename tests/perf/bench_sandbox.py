@@ -40,11 +40,10 @@ from typing import Any
 
 import anyio
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import LoadSampler, machine, median, write_result
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from sandbox import DockerBackend, Labels, Limits, ServeSpec
 from tests.fixtures.tinytask import ABOUT, INDEX
+from tests.perf._common import LoadSampler, machine, median, write_result
 
 IMAGE = "pwb-static:latest"
 SPEC = ServeSpec(

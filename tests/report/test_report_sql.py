@@ -13,14 +13,14 @@ from typing import Any
 
 import msgspec
 import pytest
-from mixed_run import recorded_run
-from sql_check import CHECKS, Check, database, q, report_of
-from sql_run import SqlRun, realistic_run
 
 from orchestrator.records import UNSCORED, BudgetStop, ManifestRow
 from orchestrator.report import _aggregate, _measures, _paper
 from orchestrator.report._model import Report
 from orchestrator.report._tables import tables
+from tests.report.mixed_run import recorded_run
+from tests.report.sql_check import CHECKS, Check, database, q, report_of
+from tests.report.sql_run import SqlRun, realistic_run
 
 
 @pytest.fixture(scope="module", params=["synthetic", "mixed"])
