@@ -34,7 +34,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -196,7 +196,7 @@ async def compose(site: Path, i: int, phases: dict[str, list[float]]) -> None:
     _record(phases, t0, t1, t2, time.perf_counter())
 
 
-Runner = Callable[[Path, int, dict[str, list[float]]], Awaitable[None]]
+Runner = Callable[[Path, int, dict[str, list[float]]], Coroutine[Any, Any, None]]
 
 
 async def _batch(

@@ -103,7 +103,7 @@ def test_readme_maps_every_report_table_to_the_paper(rep: Report) -> None:
 def _never_run(run: SqlRun) -> SqlRun:
     """The mixed run plus, per model, cells a sweep cap stopped before they started
     (`budget`, attempts 0, no result): no result, never scored."""
-    extra = []
+    extra: list[ManifestRow] = []
     for row in run.rows:
         if run.cards[row.solver].role == "model" and row.task not in {r.task for r in extra}:
             cell = row.cell.rsplit("/", 1)[0] + "/9"

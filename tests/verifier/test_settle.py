@@ -7,6 +7,7 @@ load of a state without one) they would read "waiting"."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from .conftest import check, make_task
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
 ROUTE = "/late-fetch.html"
-STATES = [
+STATES: list[dict[str, Any]] = [
     {"id": "loaded", "route": ROUTE},
     {"id": "clicked", "route": ROUTE, "actions": [{"do": "click", "selector": "#go"}]},
     {
