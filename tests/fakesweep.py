@@ -26,7 +26,7 @@ from orchestrator.contract import TaskPackage
 from orchestrator.llm import FakeProvider, ProviderPool
 from orchestrator.sweep import _sweep
 from orchestrator.sweep._agents import open_gateway
-from orchestrator.sweep._engine import Engine
+from orchestrator.sweep._core import Engine
 from orchestrator.sweep._runner import SweepIds, SweepResources
 from orchestrator.verifier import BrowserPool, Verifier
 from sandbox import ImageBuilder, LocalBackend

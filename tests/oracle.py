@@ -22,7 +22,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.contract import TaskPackage
+from orchestrator.contract import Gate, TaskPackage
 from orchestrator.results import CheckResult, VerifyReport
 from orchestrator.verifier import RunHealth
 from orchestrator.verifier._gates import gate_results, run_health
@@ -61,7 +61,7 @@ class TaskOracle:
     done: dict[str, dict[str, frozenset[bytes | None]]]
     negatives: dict[str, Snapshot]  # negative name -> the files it leaves
     check_unit: dict[str, str]  # check id -> the unit that owns it
-    expect: dict[str, frozenset[str]]  # negative name -> the gates it must fail
+    expect: dict[str, frozenset[Gate]]  # negative name -> the gates it must fail
 
 
 @functools.cache

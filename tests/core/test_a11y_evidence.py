@@ -118,7 +118,7 @@ async def cell(
         verifier=site,
     )
     lines = ((fix(G), "done"), (fix(G, A), "done"), (last, "done"))
-    report = await run_cell(ctx, Scripted(*lines), "staged")  # type: ignore[arg-type]
+    report = await run_cell(ctx, Scripted(*lines), "staged")
     final = [e for e in read_events(tmp / "cell" / "events.jsonl") if isinstance(e, Final)]
     return report, site, final[-1]
 
@@ -221,7 +221,7 @@ async def test_a_malformed_evidence_file_is_one_line_naming_it(
         verifier=site,
     )
     with pytest.raises(TaskProblem, match=r"a11y\.json"):
-        await run_cell(ctx, solver, "staged")  # type: ignore[arg-type]
+        await run_cell(ctx, solver, "staged")
     assert solver.turns == 0
 
 

@@ -13,7 +13,9 @@ import pytest
 from orchestrator import admission
 from orchestrator.admission import TaskAdmission, admission_work
 from orchestrator.contract import TaskPackage, discover_tasks, load_task
+from orchestrator.verifier import BrowserPool
 from sandbox import AdhocSweep
+from tests.fakes import FakeBackend
 
 pytestmark = pytest.mark.anyio
 TASKS = Path(__file__).resolve().parents[2] / "tasks"
@@ -49,14 +51,15 @@ async def test_the_longest_admission_starts_first_and_results_keep_the_given_ord
     monkeypatch.setattr(admission, "admit_one", fake_admit_one)
     monkeypatch.setattr(admission, "adhoc_sweep", no_docker)
     only = {tasks[0].contract.id: ("a-negative",)}
+    # A backend and a pool never used: `admit_one` is the fake above.
     results = await admission.admit_all(
         tasks,
-        None,
-        None,
+        FakeBackend(),
+        BrowserPool(),
         tmp_path,
         repeat=1,
         limit=1,
-        negatives=only,  # type: ignore[arg-type]
+        negatives=only,
         grader="g-now",
     )
     assert [r.task for r in results] == [t.contract.id for t in tasks]

@@ -20,7 +20,7 @@ DRIFT = "environment drift: fonts 0123 here, abcd in the evidence"
 
 
 class _DriftedVerifier(FakeVerifier):
-    async def verify(self, *args: object, **kwargs: object) -> VerifyReport:  # type: ignore[override]
+    async def verify(self, *args: object, **kwargs: object) -> VerifyReport:
         report = await super().verify(*args, **kwargs)  # type: ignore[arg-type]
         na = GateResult(gate="visual_regression", status="n/a", reason=DRIFT)
         return msgspec.structs.replace(report, gates=(*report.gates, na))

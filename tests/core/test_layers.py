@@ -98,7 +98,7 @@ def arrows(sources: Sources) -> list[Arrow]:
 @functools.cache
 def _imports(path: str, text: str) -> list[tuple[int, str, tuple[str, ...], int]]:
     """(level, module, names, line) per import; `import x` as (0, 'x', (), line)."""
-    found = []
+    found: list[tuple[int, str, tuple[str, ...], int]] = []
     for node in ast.walk(ast.parse(text, path)):
         if isinstance(node, ast.Import):
             found += [(0, alias.name, (), node.lineno) for alias in node.names]

@@ -56,14 +56,12 @@ async def test_background_sync_fsyncs_off_the_loop_thread_and_on_close(
 
     import anyio
 
-    import orchestrator.manifest as manifest_mod
-
     synced: list[tuple[str, int]] = []  # (thread, bytes in the file when fsynced)
 
     def fake_fsync(fd: int) -> None:
         synced.append((threading.current_thread().name, os.fstat(fd).st_size))
 
-    monkeypatch.setattr(manifest_mod.os, "fsync", fake_fsync)
+    monkeypatch.setattr(os, "fsync", fake_fsync)  # as `orchestrator.manifest` calls it
     loop_thread = threading.current_thread().name
     path = tmp_path / "manifest.jsonl"
     with Manifest(tmp_path) as m:

@@ -6,6 +6,7 @@ built independently from the same patches."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def _tree(root: Path) -> dict[str, bytes]:
     }
 
 
-async def _expected(task: TaskPackage, actions: list[tuple[int, str]], home: Path) -> Workspace:
+async def _expected(task: TaskPackage, actions: Sequence[tuple[int, str]], home: Path) -> Workspace:
     """The tree the recorded actions should leave, replayed with patches by hand."""
     ws = await Workspace.create(task.repo, home, task.contract.allowed_paths)
     applied = 0

@@ -53,7 +53,7 @@ def _staged(root: Path, key: str) -> bytes:
 
 def _engine(run_dir: Path) -> RayEngine:
     return RayEngine(
-        cfg=BenchConfig(solvers=[]),
+        cfg=BenchConfig(solvers=()),
         run_dir=run_dir,
         ids=SweepIds(sweep="s-1"),
         tasks=[],

@@ -7,6 +7,7 @@ README (or the reverse, or moved between rows) fails here.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,7 @@ def _swap_rows(readme: str) -> str:
     return readme.replace(a, "@@").replace(b, a).replace("@@", b)
 
 
-PLANTED = {
+PLANTED: dict[str, tuple[Callable[[str], str], str]] = {
     "a unit dropped": (
         lambda r: r.replace("`audit/`, ", ""),
         "row 6: LAYERS has audit, the README does not",

@@ -395,7 +395,7 @@ def _fake_resources(site: Site):  # type: ignore[no-untyped-def]
         yield SweepResources(
             cfg=cfg,
             run_dir=run_dir,
-            backend=site,  # type: ignore[arg-type]
+            backend=site,
             pool=BrowserPool(),
             providers=ProviderPool([]),
             ledger=ledger,
@@ -405,7 +405,7 @@ def _fake_resources(site: Site):  # type: ignore[no-untyped-def]
             tasks={t.contract.id: t for t in tasks},
             solvers={},
             ids=ids,
-            verifier=site,  # type: ignore[arg-type]
+            verifier=site,
         )
 
     return open_
@@ -431,7 +431,7 @@ async def test_a_hostile_submission_is_refused_cell_by_cell(
     key = "tiny-shop/scripted/staged/0"
     cell = run / "cells" / key.replace("/", "__")
     script = ((fix(G), "done"), (fix(G, A), "done"), (fix(G, A, P), "done"))
-    original = await run_cell(_ctx(tiny, Site(), cell), Scripted(*script), "staged")  # type: ignore[arg-type]
+    original = await run_cell(_ctx(tiny, Site(), cell), Scripted(*script), "staged")
     with Manifest(run) as m:
         m.append(_row(original, tiny, key))
     sub = tmp_path / "sub.jsonl"
@@ -468,8 +468,9 @@ async def test_a_hostile_submission_is_refused_cell_by_cell(
         cfg, RegradeOptions(out=tmp_path / "new", submission=sub, resources=_fake_resources(site))
     )
     by = {r.cell: r for r in out.rows}
-    assert by[key].status == "ok" and by[key].result is not None, by[key].outcome
-    assert by[key].result.scores == original.result.scores  # graded as the run was
+    graded = by[key]
+    assert graded.status == "ok" and graded.result is not None, graded.outcome
+    assert graded.result.scores == original.result.scores  # graded as the run was
     expect = {
         1: "a grader file",
         2: "outside allowed paths",

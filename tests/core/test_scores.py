@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.config import ConfigError, load_config
-from orchestrator.contract import GATES
+from orchestrator.contract import GATES, Gate
 from orchestrator.records import Flip, UnitOutcome
 from orchestrator.results import GateStatus
 from orchestrator.scoring import Weights, score_cell
@@ -23,7 +23,7 @@ def _flip(i: int) -> Flip:
     return Flip(check=f"c{i}", gate="text", passed_at=1, failed_at=2)
 
 
-ALL_PASS: dict[str, GateStatus] = dict.fromkeys(GATES, "pass")
+ALL_PASS: dict[Gate, GateStatus] = dict.fromkeys(GATES, "pass")
 
 
 def _j1_units() -> tuple[UnitOutcome, ...]:

@@ -46,7 +46,8 @@ def test_this_test_is_fast_and_cannot_reach_docker_or_chromium(
     with pytest.raises(AssertionError, match="is in the fast tier but opened a Docker client"):
         aiodocker.Docker()
     with pytest.raises(AssertionError, match="is in the fast tier but launched Chromium"):
-        anyio.run(BrowserType.launch, object())
+        # A bare instance, never set up: the guard refuses before launch reads it.
+        anyio.run(BrowserType.launch, BrowserType.__new__(BrowserType))
     # A subprocess finds no daemon either.
     assert os.environ["DOCKER_HOST"].startswith("unix:///nonexistent/")
     out = subprocess.run(["docker", "info"], capture_output=True, text=True, timeout=60)

@@ -9,7 +9,9 @@ from orchestrator.admission import ControlResult, TaskAdmission
 from tests.perf.verdicts_under_load import _burners, compare
 
 
-def _adm(checks: dict[str, bool], *, ok: bool = True, flaky: tuple[str, ...] = ()) -> TaskAdmission:
+def _adm(
+    checks: dict[str, bool | None], *, ok: bool = True, flaky: tuple[str, ...] = ()
+) -> TaskAdmission:
     return TaskAdmission(
         task="t",
         contract_hash="h",

@@ -10,7 +10,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from orchestrator.cell import _grade
+from orchestrator.cell import CellContext, _grade
+from orchestrator.cell._suite import run_baseline
 from orchestrator.cli import main
 from orchestrator.manifest import read_rows
 from orchestrator.report import load_run
@@ -25,10 +26,10 @@ def test_the_wait_for_the_shared_baseline_is_recorded_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_engine(monkeypatch)
-    real = _grade.run_baseline
+    real = run_baseline  # what `_grade` calls
     calls: list[str] = []
 
-    async def slow_baseline(ctx: _grade.CellContext) -> object:
+    async def slow_baseline(ctx: CellContext) -> object:
         calls.append(ctx.labels.cell)
         await anyio.sleep(R0_S)
         return await real(ctx)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 import pytest
@@ -38,7 +39,7 @@ def anyio_backend() -> str:
 class FaultyBackend(NoLifecycle):
     """The local backend, except that `fault(cell, n)` may fail the n-th open of a cell."""
 
-    name = "local"
+    name: Literal["docker", "local"] = "local"
 
     def __init__(self, fault: Callable[[str, int], Exception | None]) -> None:
         self.inner = LocalBackend()

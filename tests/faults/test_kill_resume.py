@@ -113,9 +113,9 @@ def test_kill_9_at_random_points_then_resume_equals_an_uninterrupted_sweep(
         if kills >= KILLS:
             break
     assert kills >= KILLS, f"only {kills} kills landed before the sweep finished"
-    where = "--resume" if is_run_dir(run_dir) else "--run-dir"
+    flag = "--resume" if is_run_dir(run_dir) else "--run-dir"
     done = subprocess.run(
-        _cli(config, where, str(run_dir)), cwd=ROOT, capture_output=True, text=True
+        _cli(config, flag, str(run_dir)), cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-2000:]
     rows = read_rows(run_dir / "manifest.jsonl")

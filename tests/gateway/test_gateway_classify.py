@@ -26,6 +26,7 @@ from orchestrator.llm import (
     FakeProvider,
     Fault,
     ProviderConfig,
+    ProviderKind,
     ProviderPool,
     ProviderRefused,
     UserMsg,
@@ -43,13 +44,13 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @asynccontextmanager
 async def shared(
-    fake: FakeProvider, kind: str = "openai", model: str = "m"
+    fake: FakeProvider, kind: ProviderKind = "openai", model: str = "m"
 ) -> AsyncIterator[tuple[Gateway, ProviderPool]]:
     """A gateway and an LLM client pool with one breaker, as a sweep wires them."""
     base = fake.base_url if kind == "openai" else fake.anthropic_base_url
     cfg = ProviderConfig(
         name="p",
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         model=model,
         base_url=base,
         api_key_env=KEY_ENV,
@@ -63,7 +64,7 @@ async def shared(
 
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
-async def test_no_credit_behind_the_gateway_is_config_not_an_outage(api: str) -> None:
+async def test_no_credit_behind_the_gateway_is_config_not_an_outage(api: ProviderKind) -> None:
     anthropic = api == "anthropic"
     path, body = ("/v1/messages", MESSAGES) if anthropic else ("/v1/chat/completions", CHAT)
     async with FakeProvider(api_key=KEY, faults=[Fault(kind="no_credit", times=0)]) as fake:

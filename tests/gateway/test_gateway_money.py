@@ -12,7 +12,7 @@ import pytest
 
 from orchestrator.budget import Ledger
 from orchestrator.contract import load_task
-from orchestrator.llm import FakeProvider, Fault
+from orchestrator.llm import FakeProvider, Fault, ProviderKind
 from orchestrator.llm._fake_text import SIDE_REPLY
 from tests.fixtures.gatewayhttp import KEY, KEY_ENV, gateway, post
 from tests.fixtures.tinytask import make_tiny_task
@@ -54,7 +54,7 @@ def _whole_task_request(
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
 async def test_a_side_request_without_tools_gets_a_short_answer_not_the_files(
-    tmp_path: Path, api: str
+    tmp_path: Path, api: ProviderKind
 ) -> None:
     """An agent's side request (a title, a summary) quoting the task is answered in a few
     tokens; only aider's whole-format request gets the reference's files. Metered spend of
@@ -76,7 +76,7 @@ async def test_a_side_request_without_tools_gets_a_short_answer_not_the_files(
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
 async def test_a_stream_that_dies_halfway_costs_at_most_the_whole_answer(
-    tmp_path: Path, api: str
+    tmp_path: Path, api: ProviderKind
 ) -> None:
     anthropic = api == "anthropic"
     path = "/v1/messages" if anthropic else "/v1/chat/completions"

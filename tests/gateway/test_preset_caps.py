@@ -32,9 +32,8 @@ import pytest
 
 from orchestrator.budget import BudgetExceeded, Ledger
 from orchestrator.cell import CellReport
-from orchestrator.config import ProviderConfig
 from orchestrator.gateway import Gateway, Upstream
-from orchestrator.llm import FakeProvider
+from orchestrator.llm import FakeProvider, ProviderConfig
 from orchestrator.report import write_report
 from orchestrator.sweep._core import Job, Scheduler
 from tests.fixtures.gatewayhttp import KEY, KEY_ENV, post

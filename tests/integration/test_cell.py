@@ -10,7 +10,7 @@ import pytest
 from orchestrator.budget import BudgetExceeded, cell_deadline
 from orchestrator.cell import BaselineCache, CellContext, run_cell
 from orchestrator.contract import TaskPackage, load_task
-from orchestrator.events import read_events
+from orchestrator.events import Checkpoint, Edit, Pushback, read_events
 from orchestrator.solvers import (
     NegativeSolver,
     NoopSolver,
@@ -79,7 +79,7 @@ async def test_noop_clears_nothing_and_has_no_baseline_regression(
     assert report.result.flips == () and not report.result.scores.whole_task
     events = read_events(tmp_path / "noop" / "events.jsonl")
     assert [e.unit for e in events if e.kind == "cap"] == ["u1", "u2", "u3"]
-    pushback = next(e.text for e in events if e.kind == "pushback")
+    pushback = next(e.text for e in events if isinstance(e, Pushback))
     assert "The greeting reads 'Welcome back'." in pushback  # grounded: describe + observed
 
 
@@ -138,7 +138,7 @@ async def test_writes_outside_allowed_paths_are_refused_and_the_solver_is_told(
     refused = [
         e
         for e in read_events(tmp_path / "out" / "events.jsonl")
-        if e.kind == "edit" and e.applied is False
+        if isinstance(e, Edit) and e.applied is False
     ]
     assert refused and refused[0].path == "server.py"
 
@@ -196,7 +196,7 @@ async def test_a_rework_clears_only_when_every_protected_check_passes_with_it(
     assert task.contract.units[2].kind == "rework"
     report = await run_cell(ctx_for(task, pool, tmp_path, "rw"), _Scripted(task, 2, "rework"))
     events = read_events(tmp_path / "rw" / "events.jsonl")
-    last = [e.checkpoint for e in events if e.kind == "checkpoint" and e.unit == "u3"][-1]
+    last = [e.checkpoint for e in events if isinstance(e, Checkpoint) and e.unit == "u3"][-1]
     assert last is not None
     own = {c.id: c.passed for c in last.checks}
     assert own["plums-listed"] and not own["greeting-text"]  # its own check passes...

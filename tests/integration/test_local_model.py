@@ -136,10 +136,10 @@ def bench(tmp: Path, prov: ProviderConfig, solver: SolverConfig, arm: str) -> Be
     )
 
 
-def malformed(answer: dict[str, Any]) -> list[str]:
+def malformed(answer: dict[str, Any]) -> list[ev.SlipKind]:
     """What a recorded answer got wrong, as the slip kinds it must produce."""
     msg = answer["body"]["choices"][0]["message"]
-    out = []
+    out: list[ev.SlipKind] = []
     for c in msg.get("tool_calls") or ():
         name, args = c["function"]["name"], c["function"]["arguments"]
         if name not in TOOLS:

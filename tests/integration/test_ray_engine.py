@@ -72,7 +72,7 @@ def _ray(path: Path) -> Any:
 
 def _same(a: ManifestRow, b: ManifestRow) -> dict[str, Any]:
     """A row without what differs between two runs of the same cell."""
-    d = msgspec.to_builtins(a)
+    d: dict[str, Any] = msgspec.to_builtins(a)
     timing = ("started_at", "finished_at", "wall_s", "baseline_wait_s")
     for key in ("sweep", *timing, "attempts"):
         d.pop(key, None)
@@ -125,8 +125,8 @@ async def test_rows_equal_a_single_host_sweep(
     cell = msgspec.json.decode(dropped)["cell"]
     await run_sweep(_ray(config), SweepOptions(run_dir=run_dir, resume=True, progress="quiet"))
     assert len(read_rows(manifest)) == 3
-    events = read_events(run_dir / "cells" / cell_dir_name(cell) / "events.jsonl")
-    assert [e.gates for e in events if isinstance(e, Baseline)][-1] == planted
+    resumed = read_events(run_dir / "cells" / cell_dir_name(cell) / "events.jsonl")
+    assert [e.gates for e in resumed if isinstance(e, Baseline)][-1] == planted
 
 
 def _files(root: Path) -> dict[str, bytes]:

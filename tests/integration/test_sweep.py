@@ -71,8 +71,8 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(
     )
     assert done.returncode == 0, done.stderr[-2000:]
     rows = read_rows(run_dir / "manifest.jsonl")
-    final = Counter(r.cell for r in rows if r.status in FINAL_STATUSES)
-    assert final == Counter(f"tiny-shop/reference/staged/{i}" for i in range(8))
+    finals = Counter(r.cell for r in rows if r.status in FINAL_STATUSES)
+    assert finals == Counter(f"tiny-shop/reference/staged/{i}" for i in range(8))
 
 
 @pytest.mark.docker

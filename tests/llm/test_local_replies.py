@@ -50,7 +50,7 @@ def served(body: dict[str, Any], times: int = 1) -> Fault:
 def derived(message: dict[str, Any], finish: str, completion_tokens: int = 14) -> dict[str, Any]:
     """The recorded envelope with another message (a malformed case the model did not
     happen to produce in the recordings)."""
-    body = copy.deepcopy(recorded("first_reveal")["body"])
+    body: dict[str, Any] = copy.deepcopy(recorded("first_reveal")["body"])
     choice = body["choices"][0]
     choice["message"] = {"role": "assistant", **message}
     choice["finish_reason"] = finish

@@ -8,6 +8,7 @@ and is not charged to the cell's wall time.
 from __future__ import annotations
 
 import time
+from typing import TypedDict
 
 import anyio
 import pytest
@@ -20,7 +21,15 @@ from .conftest import open_client
 
 pytestmark = pytest.mark.anyio
 REQ = ChatRequest(system="s", messages=(UserMsg(text="hello"),))
-PAUSE = {"outage_after": 3, "outage_probe_s": 0.3, "max_attempts": 3}
+
+
+class Pause(TypedDict):
+    outage_after: int
+    outage_probe_s: float
+    max_attempts: int
+
+
+PAUSE: Pause = {"outage_after": 3, "outage_probe_s": 0.3, "max_attempts": 3}
 
 
 async def test_a_storm_pauses_concurrent_requests_and_all_succeed_after_it(

@@ -232,7 +232,9 @@ async def test_anthropic_sdk_error_classes(fault: Fault, status: int, kind: str)
             await client.messages.create(model="m", max_tokens=100, messages=ASK)
         await client.close()
     assert info.value.status_code == status
-    assert info.value.body["error"]["type"] == kind and info.value.body["type"] == "error"
+    body = info.value.body  # the SDK types the decoded JSON body as `object`
+    assert isinstance(body, dict)
+    assert body["error"]["type"] == kind and body["type"] == "error"
     assert info.value.request_id
 
 

@@ -289,7 +289,7 @@ async def test_edit_format_whole_file_offers_and_runs_no_search_replace(
     for fmt in ("search_replace", "whole_file"):
         ws = await workspace(task, tmp_path, f"ws-{fmt}")
         async with FakeProvider(task_dir=tiny_task) as fake, open_client(fake) as client:
-            solver = LLMSolver(client, AgentOptions(edit_format=fmt))  # type: ignore[arg-type]
+            solver = LLMSolver(client, AgentOptions(edit_format=fmt))
             turn = await solver.respond(reveal(task, 0), ws)
         assert turn.end == "edited"  # the scripted model writes whole files either way
         tools = {t["function"]["name"] for t in fake.requests[0].body["tools"]}

@@ -120,7 +120,9 @@ def test_regressions_are_read_on_full_spec_rows_when_no_staged_row_exists() -> N
 
 
 def test_build_tasks_have_their_own_continuity_rows() -> None:
-    build = TaskLabels(regime="build", capability="build", facet="x", stack="vite", framework="r")
+    build = TaskLabels(
+        regime="build", capability="build", facet="construction", stack="vite", framework="r"
+    )
     done = scores(1, 1, 1, cons=False)
     rows = [
         msgspec.structs.replace(r("t1", "m1", scores=done), labels=build),

@@ -10,12 +10,13 @@ from orchestrator.contract import (
     COMPLETION_GATES,
     CONSERVATIVE_CONTINUITY_GATES,
     GATES,
+    Gate,
 )
 from orchestrator.records import BaselineRegression, Flip, UnitOutcome
 from orchestrator.results import GateStatus
 from orchestrator.scoring import Weights, baseline_regressions, score_cell
 
-ALL_PASS: dict[str, GateStatus] = dict.fromkeys(GATES, "pass")
+ALL_PASS: dict[Gate, GateStatus] = dict.fromkeys(GATES, "pass")
 
 
 def _unit(i: int, cleared: bool) -> UnitOutcome:
@@ -40,7 +41,7 @@ def test_wcs_break_penalty_lowers_the_score() -> None:
 
 def test_wcs_lower_clamp_holds_a_negative_score_at_zero() -> None:
     # Nothing cleared, every gate failing, one break: the raw sum is -per_break.
-    all_fail: dict[str, GateStatus] = dict.fromkeys(GATES, "fail")
+    all_fail: dict[Gate, GateStatus] = dict.fromkeys(GATES, "fail")
     s = score_cell((_unit(0, False),), all_fail, _flips(1))
     assert s.stage == 0.0 and s.gate == 0.0 and not s.final_pass and s.breaks == 1
     assert s.wcs == 0.0
@@ -89,7 +90,7 @@ def test_stage_score_is_the_fraction_of_units_cleared() -> None:
 
 
 def test_gate_score_counts_applicable_gates_only() -> None:
-    gates: dict[str, GateStatus] = {"dom": "pass", "text": "fail", "routes": "n/a", "a11y": "pass"}
+    gates: dict[Gate, GateStatus] = {"dom": "pass", "text": "fail", "routes": "n/a", "a11y": "pass"}
     s = score_cell((_unit(0, True),), gates, ())
     assert s.gate == pytest.approx(2 / 3)
     assert not s.final_pass
@@ -97,7 +98,7 @@ def test_gate_score_counts_applicable_gates_only() -> None:
 
 def test_final_pass_needs_an_applicable_gate_and_no_failure() -> None:
     assert score_cell((_unit(0, True),), {"dom": "pass", "routes": "n/a"}, ()).final_pass
-    nothing: dict[str, GateStatus] = {"dom": "n/a"}
+    nothing: dict[Gate, GateStatus] = {"dom": "n/a"}
     s = score_cell((_unit(0, True),), nothing, ())
     assert not s.final_pass and s.gate == 0.0
     assert not score_cell((_unit(0, True),), {}, ()).final_pass
@@ -112,7 +113,7 @@ def test_whole_task_needs_every_unit_the_final_pass_and_no_break() -> None:
 
 
 @pytest.mark.parametrize("gate", GATES)
-def test_one_failing_gate_fails_exactly_its_families(gate: str) -> None:
+def test_one_failing_gate_fails_exactly_its_families(gate: Gate) -> None:
     s = score_cell((_unit(0, True),), ALL_PASS | {gate: "fail"}, ())
     assert s.completion_pass is (gate not in COMPLETION_GATES)
     assert s.continuity_pass is (gate not in CONSERVATIVE_CONTINUITY_GATES)
@@ -134,8 +135,8 @@ def test_complete_but_not_cleared_when_only_continuity_fails() -> None:
 
 
 def test_baseline_regression_is_a_gate_r0_passes_and_the_final_fails() -> None:
-    r0: dict[str, GateStatus] = {"dom": "pass", "text": "pass", "a11y": "fail", "routes": "pass"}
-    final: dict[str, GateStatus] = {"dom": "fail", "text": "pass", "a11y": "fail", "routes": "n/a"}
+    r0: dict[Gate, GateStatus] = {"dom": "pass", "text": "pass", "a11y": "fail", "routes": "pass"}
+    final: dict[Gate, GateStatus] = {"dom": "fail", "text": "pass", "a11y": "fail", "routes": "n/a"}
     got = baseline_regressions(r0, final, {"dom": ("dom-1", "dom-2"), "a11y": ("a-1",)})
     assert got == (BaselineRegression(gate="dom", failed_checks=("dom-1", "dom-2")),)
     assert baseline_regressions(r0, final, {}) == (BaselineRegression(gate="dom"),)

@@ -24,7 +24,7 @@ from orchestrator.cell._baseline import BaselineResult, baseline_key
 from orchestrator.cell._context import CellReport
 from orchestrator.cell._staged import _how, summarize
 from orchestrator.contract import Faq, TaskPackage
-from orchestrator.events import EventLog, read_events
+from orchestrator.events import Edit, EventLog, Pushback, read_events
 from orchestrator.faults import TaskProblem
 from orchestrator.persona import NOT_SPECIFIED, SimulatedUser
 from orchestrator.records import BaselineRegression, Flip
@@ -400,7 +400,9 @@ async def test_an_answer_after_a_failed_checkpoint_comes_with_the_pushback(
     assert (solver.messages[1].kind, solver.messages[1].text) == ("pushback", pushback)
     assert solver.messages[2].kind == "answer"
     assert solver.messages[2].text == "Say: Welcome back.\n\n" + pushback
-    pushbacks = [e for e in read_events(tmp_path / "cell" / "events.jsonl") if e.kind == "pushback"]
+    pushbacks = [
+        e for e in read_events(tmp_path / "cell" / "events.jsonl") if isinstance(e, Pushback)
+    ]
     assert [e.text for e in pushbacks][:1] == [pushback]  # an answer is not logged as pushback
 
 
@@ -483,7 +485,7 @@ async def test_refused_and_applied_edits_are_counted(tmp_path: Path, tiny: TaskP
     solver = Scripted(("REFUSED", "edited"), (fix(G), "done"))
     r = await _cell(tmp_path, solver, tiny)
     assert (r.result.edits_refused, r.result.edits_applied) == (2, 1)
-    edits = [e for e in read_events(tmp_path / "cell" / "events.jsonl") if e.kind == "edit"]
+    edits = [e for e in read_events(tmp_path / "cell" / "events.jsonl") if isinstance(e, Edit)]
     assert [(e.path, e.applied) for e in edits] == [
         ("server.py", False),
         (".git/config", False),

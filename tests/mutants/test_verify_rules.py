@@ -46,7 +46,7 @@ def _obs(state: str, fingerprint: str = "", **outcomes: bool) -> StateObservatio
 
 
 def _task(tmp: Path) -> TaskPackage:
-    states = [
+    states: list[dict[str, Any]] = [
         {"id": "home", "route": "/"},
         {"id": "menu", "route": "/", "actions": [{"do": "click", "selector": "#open"}]},
         {"id": "about", "route": "/about", "viewport": "mobile"},
@@ -593,7 +593,7 @@ async def test_drift_is_only_measured_for_visual_checks(
 
 def _chained_task(tmp: Path) -> TaskPackage:
     """`open` inherits the click of `base` through `from`; `bare` has no check."""
-    states = [
+    states: list[dict[str, Any]] = [
         {"id": "base", "route": "/", "actions": [{"do": "click", "selector": "#tab"}]},
         {"id": "open", "route": "/", "from": "base", "status": 404},
         {"id": "idle", "route": "/idle"},

@@ -20,6 +20,7 @@ from orchestrator.workspace import (
     PathRefused,
     Workspace,
     WorkspaceError,
+    _walk,
     _workspace,
 )
 from orchestrator.workspace._snapshot import PROMPT_FILE
@@ -342,7 +343,7 @@ async def test_a_cancelled_search_is_abandoned_but_a_write_is_awaited(
         time.sleep(6.0)
         return []
 
-    monkeypatch.setattr(_workspace._walk, "search", slow_search)
+    monkeypatch.setattr(_walk, "search", slow_search)
     t0 = time.monotonic()
     with anyio.move_on_after(0.05):
         await ws.search("x")

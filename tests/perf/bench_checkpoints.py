@@ -49,9 +49,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cgroup import CpuMeter, available
-from _common import RESULTS_DIR, LoadSampler, host_busy_cpu_s, machine, write_result
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.perf._cgroup import CpuMeter, available
+from tests.perf._common import RESULTS_DIR, LoadSampler, host_busy_cpu_s, machine, write_result
 
 ROOT = Path(__file__).resolve().parents[2]
 MODES = ("full", "states", "reuse")

@@ -41,9 +41,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cgroup import CPUACCT, available
-from _common import ROOT, LoadSampler, machine, median, write_result
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.perf._cgroup import CPUACCT, available
+from tests.perf._common import ROOT, LoadSampler, machine, median, write_result
 
 
 class TreeCpu:
@@ -153,9 +153,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup-cells", type=int, default=2)
     args = ap.parse_args()
-    from _common import make_one_unit_task
-
     from tests.fixtures.raycluster import add_worker, start_head
+    from tests.perf._common import make_one_unit_task
 
     info = machine()
     with tempfile.TemporaryDirectory() as d, LoadSampler() as load:

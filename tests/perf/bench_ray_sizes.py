@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ROOT, LoadSampler, machine, median, write_result
-from bench_ray import BENCH, CPU, _sweep
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.perf._common import ROOT, LoadSampler, machine, median, write_result
+from tests.perf.bench_ray import BENCH, CPU, _sweep
 
 
 def _row(size: int, runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -50,9 +50,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    from _common import make_one_unit_task
-
     from tests.fixtures.raycluster import add_worker, start_head
+    from tests.perf._common import make_one_unit_task
 
     info = machine()
     table: list[dict[str, Any]] = []

@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ROOT, LoadSampler, host_busy_cpu_s, machine, write_result
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.perf._common import ROOT, LoadSampler, host_busy_cpu_s, machine, write_result
 
 
 def _timed(argv: list[str]) -> dict[str, Any]:

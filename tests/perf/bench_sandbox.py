@@ -34,17 +34,16 @@ import tempfile
 import time
 import urllib.request
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import LoadSampler, machine, median, write_result
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from sandbox import DockerBackend, Labels, Limits, ServeSpec
 from tests.fixtures.tinytask import ABOUT, INDEX
+from tests.perf._common import LoadSampler, machine, median, write_result
 
 IMAGE = "pwb-static:latest"
 SPEC = ServeSpec(
@@ -197,7 +196,7 @@ async def compose(site: Path, i: int, phases: dict[str, list[float]]) -> None:
     _record(phases, t0, t1, t2, time.perf_counter())
 
 
-Runner = Callable[[Path, int, dict[str, list[float]]], Awaitable[None]]
+Runner = Callable[[Path, int, dict[str, list[float]]], Coroutine[Any, Any, None]]
 
 
 async def _batch(

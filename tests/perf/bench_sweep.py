@@ -46,8 +46,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import LoadSampler, host_busy_cpu_s, machine, median, pct, write_result
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.perf._common import LoadSampler, host_busy_cpu_s, machine, median, pct, write_result
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,10 +99,10 @@ def _cpu() -> float:
 
 async def _worker_main(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     import anyio
-    from _common import make_one_unit_task
 
     from orchestrator.config import load_config
     from orchestrator.sweep import SweepOptions, run_sweep
+    from tests.perf._common import make_one_unit_task
 
     tasks = tmp / "tasks"
     make_one_unit_task(tasks)

@@ -40,6 +40,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import anyio
 
@@ -57,7 +58,9 @@ from orchestrator.verifier import (  # noqa: E402
     _verify,
 )
 from orchestrator.verifier._browser import BrowserPool, BrowserSession  # noqa: E402
+from orchestrator.verifier._browser_context import open_context  # noqa: E402
 from orchestrator.verifier._observe import PageHealth  # noqa: E402
+from orchestrator.verifier._replay_probe import read_health  # noqa: E402
 
 VARIANTS = ("base", "bare", "no-shot", "no-checks", "no-health", "no-reset", "cdp+10", "shot+1")
 TICK = os.sysconf("SC_CLK_TCK")
@@ -391,7 +394,7 @@ def _apply(variant: str, meter: Meter) -> Callable[[], None]:
     elif variant in ("cdp+10", "shot+1"):
         # A calibration: the health step also pays 10 isolated-world awaits (each its own
         # CDP session, as `_replay_world` does), or one more viewport screenshot.
-        orig = _replay_state.read_health
+        orig = read_health  # what `_replay_state` calls (each variant's patch is undone)
 
         async def more(page: Any, fp: bool) -> tuple[PageHealth, str]:
             if variant == "cdp+10":
@@ -409,7 +412,12 @@ def _apply(variant: str, meter: Meter) -> Callable[[], None]:
             return ""
 
         patch(_browser_warm.WarmContext, "reset", no_reset)
-    return lambda: [u() for u in reversed(undo)] and None
+
+    def undo_all() -> None:
+        for u in reversed(undo):
+            u()
+
+    return undo_all
 
 
 def _job(job: Any) -> Callable[[BrowserSession], Awaitable[Any]]:
@@ -470,14 +478,14 @@ def main() -> int:
     p.add_argument("--no-route", action="store_true", help="contexts without the off-origin route")
     args = p.parse_args()
     if args.no_route:
-        orig = _browser.open_context
 
         async def bare_context(browser: Any, egress: Any, origin: str, viewport: Any) -> Any:
-            context = await orig(browser, egress, origin, viewport)
+            context = await open_context(browser, egress, origin, viewport)
             await context.unroute_all()
             return context
 
-        _browser.open_context = bare_context  # type: ignore[assignment]
+        # `_browser` calls the name it imported: patched there, for the whole process.
+        mock.patch.object(_browser, "open_context", bare_context).start()
     _browser.CHROMIUM_ARGS = (*_browser.CHROMIUM_ARGS, *args.chromium_arg)
     results = anyio.run(_main, args)
     _print(results)

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -40,7 +41,7 @@ def _run(argv: list[str]) -> int:
     return rc
 
 
-def _load(name: str) -> dict | None:
+def _load(name: str) -> dict[str, Any] | None:
     p = RESULTS / f"{name}.json"
     return json.loads(p.read_text()) if p.exists() else None
 

@@ -291,7 +291,7 @@ def check_pooled_twin_rows(db: Any, rep: Report) -> None:
         assert row[6] == f"{t:+.2f}"
 
 
-def _stat_sql() -> dict[str, str]:
+def _stat_sql() -> dict[str, tuple[str, str]]:
     """(k condition, population condition) of each further statistic, over `models` in the
     regression arm."""
     cons = ", ".join(f"'{g}'" for g in CONSERVATIVE)

@@ -18,7 +18,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from mixed_run import ROOT, as_sql_run, fake_mixed_sweep, mixed_bench, recorded_run, results
+
+from tests.report.mixed_run import (
+    ROOT,
+    as_sql_run,
+    fake_mixed_sweep,
+    mixed_bench,
+    recorded_run,
+    results,
+)
 
 pytestmark = pytest.mark.full
 
@@ -38,7 +46,7 @@ def test_the_fake_mixed_sweep_is_the_recorded_run(
 def test_the_mixed_sweep_on_docker_agrees_with_the_second_computation(
     require_docker: None, require_chromium: None, tmp_path: Path
 ) -> None:
-    from sql_check import CHECKS, database, report_of
+    from tests.report.sql_check import CHECKS, database, report_of
 
     config = mixed_bench(tmp_path, backend="docker", concurrency=4)
     run_dir = tmp_path / "run"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from report_run import SHOT_CELL, KnownRun
 
 from orchestrator.report import ReportError, aggregate, load_run, read_manifest
 from orchestrator.report._model import Mean, Rate, Report
+from tests.report.report_run import SHOT_CELL, KnownRun
 
 
 def _report(k: KnownRun) -> Report:

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from report_run import SHOT_CELL, KnownRun
 
 from orchestrator.cli import main
+from tests.report.report_run import SHOT_CELL, KnownRun
 
 CHROMIUM = Path("/usr/bin/chromium")
 

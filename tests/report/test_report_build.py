@@ -8,9 +8,9 @@ from urllib.parse import unquote
 
 import msgspec
 from PIL import Image
-from report_run import HERO_MESSAGE, SHOT_CELL, KnownRun, row, scores
 
 from orchestrator.cli import main
+from tests.report.report_run import HERO_MESSAGE, SHOT_CELL, KnownRun, row, scores
 
 
 def _report(k: KnownRun) -> int:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 
 import msgspec
-from report_run import KnownRun
-from sql_run import realistic_run
 
 from orchestrator.cli import main
 from orchestrator.report import aggregate
@@ -20,6 +18,8 @@ from orchestrator.report._markdown import render_markdown
 from orchestrator.report._model import Report
 from orchestrator.report._sections import sections, slug
 from orchestrator.report._tables_fmt import ONE_TASK
+from tests.report.report_run import KnownRun
+from tests.report.sql_run import realistic_run
 
 PLOTS = [("Completion vs continuity (Change)", "report/plots/continuity.png")]
 

@@ -12,9 +12,6 @@ from functools import partial
 from typing import Any
 
 import pytest
-from paper_run import CARDS, MODELS, TASKS, paper_run
-from sql_check import CHECKS, N_BOOT, database, q
-from sql_run import SqlRun
 
 from orchestrator.records import UNSCORED, ManifestRow
 from orchestrator.report import _aggregate, _measures, _paper, aggregate
@@ -22,6 +19,9 @@ from orchestrator.report._load import LoadedRun, LoadStats
 from orchestrator.report._model import Report
 from orchestrator.report._stats import cluster_bootstrap, wilson
 from orchestrator.solver_cards import SolverCard
+from tests.report.paper_run import CARDS, MODELS, TASKS, paper_run
+from tests.report.sql_check import CHECKS, N_BOOT, database, q
+from tests.report.sql_run import SqlRun
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ from typing import Any
 
 import msgspec
 import pytest
-from report_run import row, scores
 
 from orchestrator.records import Flip, ManifestRow, TaskLabels
 from orchestrator.report import aggregate
@@ -17,6 +16,7 @@ from orchestrator.report._load import LoadedRun, LoadStats
 from orchestrator.report._model import Report
 from orchestrator.report._tables import header_note, tables
 from orchestrator.solver_cards import SolverCard
+from tests.report.report_run import row, scores
 
 CARDS = {
     "reference": SolverCard(name="reference", kind="reference", role="control"),

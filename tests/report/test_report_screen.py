@@ -22,15 +22,15 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from paper_run import paper_run
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright
-from sql_check import N_BOOT
 
 from orchestrator.cli import main
 from orchestrator.report import _measures, aggregate
 from orchestrator.report._html import render_index
 from orchestrator.report._load import LoadedRun, LoadStats
 from orchestrator.report._plots import continuity_gap
+from tests.report.paper_run import paper_run
+from tests.report.sql_check import N_BOOT
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 

@@ -13,14 +13,14 @@ from typing import Any
 
 import msgspec
 import pytest
-from mixed_run import recorded_run
-from sql_check import CHECKS, Check, database, q, report_of
-from sql_run import SqlRun, realistic_run
 
 from orchestrator.records import UNSCORED, BudgetStop, ManifestRow
 from orchestrator.report import _aggregate, _measures, _paper
 from orchestrator.report._model import Report
 from orchestrator.report._tables import tables
+from tests.report.mixed_run import recorded_run
+from tests.report.sql_check import CHECKS, Check, database, q, report_of
+from tests.report.sql_run import SqlRun, realistic_run
 
 
 @pytest.fixture(scope="module", params=["synthetic", "mixed"])
@@ -103,7 +103,7 @@ def test_readme_maps_every_report_table_to_the_paper(rep: Report) -> None:
 def _never_run(run: SqlRun) -> SqlRun:
     """The mixed run plus, per model, cells a sweep cap stopped before they started
     (`budget`, attempts 0, no result): no result, never scored."""
-    extra = []
+    extra: list[ManifestRow] = []
     for row in run.rows:
         if run.cards[row.solver].role == "model" and row.task not in {r.task for r in extra}:
             cell = row.cell.rsplit("/", 1)[0] + "/9"

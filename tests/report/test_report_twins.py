@@ -7,11 +7,11 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from report_run import make_task, row, scores
 
 from orchestrator.contract import load_task
 from orchestrator.report import aggregate, load_run
 from orchestrator.report._tables import tables
+from tests.report.report_run import make_task, row, scores
 
 
 def _twin(tasks_dir: Path, task_id: str, source: str) -> str:

@@ -23,8 +23,8 @@ def anyio_backend() -> str:
         (TimeoutError(), ContainerError),  # aiohttp's read timeout on a slow daemon
         (aiohttp.ClientConnectionError("reset"), BackendUnavailable),
         (ConnectionRefusedError(111, "refused"), BackendUnavailable),
-        (aiodocker.DockerError(900, {"message": "no daemon"}), BackendUnavailable),
-        (aiodocker.DockerError(500, {"message": "boom"}), ContainerError),
+        (aiodocker.DockerError(900, "no daemon"), BackendUnavailable),
+        (aiodocker.DockerError(500, "boom"), ContainerError),
     ],
 )
 def test_entering_translates_library_errors(raised: Exception, expected: type) -> None:
@@ -36,7 +36,7 @@ def test_entering_translates_library_errors(raised: Exception, expected: type) -
 
 def test_entering_marks_image_errors() -> None:
     with pytest.raises(ImageError), entering("inspect x", image=True):
-        raise aiodocker.DockerError(500, {"message": "boom"})
+        raise aiodocker.DockerError(500, "boom")
 
 
 def test_entering_leaves_other_exceptions_alone() -> None:

@@ -274,7 +274,12 @@ async def test_control_the_lies_are_live_in_the_main_world(
 
 def test_no_verifier_module_reads_the_page_in_its_main_world() -> None:
     """A static guard: these Playwright calls run in the site's world (see above)."""
-    main_world = ("evaluate(", "evaluate_all(", "evaluate_handle(", "all_inner_texts(")
+    main_world: tuple[str, ...] = (
+        "evaluate(",
+        "evaluate_all(",
+        "evaluate_handle(",
+        "all_inner_texts(",
+    )
     main_world += ("all_text_contents(", "wait_for_function(", "eval_on_selector")
     root = Path(__file__).resolve().parents[2] / "orchestrator" / "verifier"
     found = [

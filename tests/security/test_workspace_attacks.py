@@ -199,9 +199,9 @@ async def test_planted_git_config_never_executes(tmp_path: Path) -> None:
     ext = markers / "ext.sh"
     ext.write_text(f'#!/bin/sh\ntouch {markers}/ran-"$$"\ncat\n')
     ext.chmod(0o755)
-    for hook in ("pre-commit", "post-checkout", "reference-transaction", "post-index-change"):
-        (hooks / hook).write_text(f"#!/bin/sh\ntouch {markers}/hook-{hook}\n")
-        (hooks / hook).chmod(0o755)
+    for name in ("pre-commit", "post-checkout", "reference-transaction", "post-index-change"):
+        (hooks / name).write_text(f"#!/bin/sh\ntouch {markers}/hook-{name}\n")
+        (hooks / name).chmod(0o755)
     config = MARKER_CONFIG.format(m=markers, hooks=hooks)
     # What the sandbox can write: the tree (fake repositories, attributes, ignore rules).
     for fake in (ws.root / ".git", ws.root / "css" / ".git"):

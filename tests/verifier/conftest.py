@@ -88,5 +88,7 @@ def make_task(
 
 
 def check(cid: str, gate: str, state: str, **assertion: Any) -> dict[str, Any]:
-    extra = {k: assertion.pop(k) for k in ("changed_from", "require_interaction") if k in assertion}
+    extra: dict[str, Any] = {
+        k: assertion.pop(k) for k in ("changed_from", "require_interaction") if k in assertion
+    }
     return {"id": cid, "gate": gate, "state": state, "assert": assertion, "describe": cid, **extra}

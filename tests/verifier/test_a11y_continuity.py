@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -34,7 +35,7 @@ TYPE = [
     {"do": "fill", "selector": "#name", "value": "Ada"},
     {"do": "select", "selector": "#day", "value": "tue"},
 ]
-STATES = [
+STATES: list[dict[str, Any]] = [
     {"id": "home", "route": "/index.html"},
     # The error path: no email.
     {"id": "bad", "route": "/index.html", "actions": [*TYPE, {"do": "click", "selector": "#send"}]},
@@ -179,7 +180,7 @@ async def test_a_state_whose_page_left_the_site_gets_no_accessibility_verdict(
     page; axe on the page it left for (about:blank: no title, no lang, no landmarks) is
     no regression of the site's, so the state's snapshot is not reached and no
     accessibility rule is charged there. The same page before the click is judged."""
-    states = [
+    states: list[dict[str, Any]] = [
         {"id": "guide", "route": "/leave.html"},
         {"id": "gone", "route": "/leave.html", "actions": [{"do": "click", "selector": "#back"}]},
     ]

@@ -27,7 +27,7 @@ from orchestrator.verifier._gates import gate_results
 from .conftest import make_task
 
 LEDE = AxeFinding(rule="color-contrast", target=".lede", measured="contrast 2.1:1", markup="aa")
-STATES = [
+STATES: list[dict[str, Any]] = [
     {"id": "home", "route": "/"},
     {"id": "form", "route": "/", "from": "home", "actions": [{"do": "click", "selector": "#go"}]},
     {"id": "new", "route": "/new", "from": "home"},
@@ -217,13 +217,13 @@ async def test_a_cell_grades_its_final_against_the_baseline_s_r0_snapshots(
         solver = Scripted((fix(G), "done"), (fix(G, A), "done"), (last, "done"))
         ctx = CellContext(
             task=task,
-            backend=site,  # type: ignore[arg-type]
+            backend=site,
             cell_dir=tmp_path / name / "cell",
             labels=Labels(sweep="s", cell="c"),
             baseline=BaselineCache(tmp_path / name / "baseline"),
-            verifier=site,  # type: ignore[arg-type]
+            verifier=site,
         )
-        return (await run_cell(ctx, solver)).result  # type: ignore[arg-type]
+        return (await run_cell(ctx, solver)).result
 
     broke = await cell("broke", fix(G, A, P) + " break:contrast", A11ySite())
     assert broke.final_gates["visual_anchors"] == "fail"

@@ -43,7 +43,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
 SITE = Path(__file__).parent / "sites" / "perf"
 VARIANTS = ("r0", "busy-perf", "busy-date", "busy-forged", "never", "never-later")
-STATES = [
+STATES: list[dict[str, Any]] = [
     {"id": "home", "route": "/index.html"},
     {
         "id": "saved",

@@ -5,6 +5,7 @@ a base's debt is not; no figure, no check. The browser side is `test_main_thread
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -25,7 +26,7 @@ from orchestrator.verifier._replay_perf import total_blocking
 
 from .conftest import make_task
 
-STATES = [
+STATES: list[dict[str, Any]] = [
     {"id": "home", "route": "/"},
     {"id": "new", "route": "/", "from": "home", "actions": [{"do": "click", "selector": "#go"}]},
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,7 +97,7 @@ async def test_same_state_twenty_times_same_verdict(
 ) -> None:
     import anyio
 
-    states = [
+    states: list[dict[str, Any]] = [
         {"id": "shop", "route": "/shop.html"},
         {
             "id": "red",

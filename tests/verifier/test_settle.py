@@ -8,6 +8,7 @@ not waited for (every state would pay for its page's slowest timer)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ from .conftest import check, make_task
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
 ROUTE = "/late-fetch.html"
-STATES = [
+STATES: list[dict[str, Any]] = [
     {"id": "loaded", "route": ROUTE},
     {"id": "clicked", "route": ROUTE, "actions": [{"do": "click", "selector": "#go"}]},
     {

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from http.server import ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ document.getElementById('vw').animate([{opacity: 1}, {opacity: 0.99}], {duration
 
 POPUP = "<!doctype html><body><script>window.open('/p.html');</script></body>"
 
-STATES = [
+STATES: list[dict[str, Any]] = [
     {"id": "clicked", "route": "/p.html", "actions": [{"do": "click", "selector": "#go"}]},
     {"id": "home", "route": "/p.html"},
     # Opens a popup: its warm context cannot be proven clean, so it is closed (a fallback).
@@ -140,7 +141,8 @@ def test_only_jobs_that_just_read_the_page_follow(tmp_path: Path) -> None:
     ]  # fmt: skip
     task = make_task(tmp_path, STATES, CHECKS + extra)
     jobs = {
-        j.key: j for j in _plan(task, "http://h", task.contract.checks, [], None, ReplayOptions())
+        j.key: j
+        for j in _plan(task, "http://h", list(task.contract.checks), [], None, ReplayOptions())
     }
     bare = jobs["clicked~bare"]
     assert cannot_follow(bare) == ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
@@ -53,7 +53,7 @@ def r0(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def server_for() -> Iterator[object]:
+def server_for() -> Iterator[Callable[[Path], str]]:
     servers: list[ThreadingHTTPServer] = []
 
     def serve(root: Path) -> str:
@@ -89,9 +89,9 @@ def test_the_key_covers_checks_health_and_tree_and_refuses_unheld_bytes(tmp_path
 @pytest.mark.anyio
 @pytest.mark.browser
 async def test_a_second_cell_on_the_same_tree_takes_the_first_cells_report(
-    tmp_path: Path, r0: Path, pool: BrowserPool, server_for: object
+    tmp_path: Path, r0: Path, pool: BrowserPool, server_for: Callable[[Path], str]
 ) -> None:
-    serve = server_for  # type: ignore[assignment]
+    serve = server_for
     task, cache = _task(tmp_path), VerdictCache()
 
     async def cell(name: str, edit: str = "", checks: list[str] | None = None) -> VerifyReport:
@@ -102,7 +102,7 @@ async def test_a_second_cell_on_the_same_tree_takes_the_first_cells_report(
         art = tmp_path / f"{name}-cell" / "artifacts" / "checkpoint-001"
         return await verifier.verify(
             task,
-            serve(ws.root),  # type: ignore[operator]
+            serve(ws.root),
             check_ids=checks,
             health=HEALTH,
             artifacts=art,
@@ -127,15 +127,15 @@ async def test_a_second_cell_on_the_same_tree_takes_the_first_cells_report(
 @pytest.mark.anyio
 @pytest.mark.browser
 async def test_a_state_that_posts_to_its_server_is_never_shared(
-    tmp_path: Path, r0: Path, pool: BrowserPool, server_for: object
+    tmp_path: Path, r0: Path, pool: BrowserPool, server_for: Callable[[Path], str]
 ) -> None:
-    serve = server_for  # type: ignore[assignment]
+    serve = server_for
     task, cache = _task(tmp_path, "/post.html"), VerdictCache()
     for name in ("one", "two"):
         ws = await Workspace.create(r0, tmp_path / name, ["**"], store=tmp_path / f"{name}.git")
         report = await BrowserVerifier(pool, verdicts=cache).verify(
             task,
-            serve(ws.root),  # type: ignore[operator]
+            serve(ws.root),
             check_ids=None,
             health=HEALTH,
             artifacts=tmp_path / f"{name}-art",
