@@ -92,6 +92,8 @@ class ReplayOptions:
     action_timeout: float = 5.0
     navigation_timeout: float = 15.0
     settle_timeout: float = 10.0
+    # The settle's horizon unit (`_replay_settle.py`): a timer due within 2x of the
+    # settle's start or a request, or 1x of a DOM mutation, is waited for; 0: no wait.
     quiet_ms: int = 100
 
 
