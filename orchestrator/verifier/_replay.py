@@ -15,7 +15,9 @@ timestamp, a month's calendar — reads the same at every replay, in `capture` a
 UTC). Only a page that shows the seconds of the current time, or computes from the
 milliseconds, differs between replays, as it would between two visits; AUTHORING.md
 already keeps `Date.now()` out of what checks look at. Timers, `performance.now()` and
-animation frames were never faked. After loading and after every action the page settles
+animation frames run in real time; their functions are the clock's (Playwright's
+`set_system_time` replaces them and drives them through its own scheduler), which the
+settle's timer ledger wraps (`prepare`). After loading and after every action the page settles
 (after the last one, or after the load of a state with no action, the final `settle`'s
 window is that settle: one window, not two back to back, #51):
 it waits, from the end of that action (never from before it), until the page has
@@ -26,7 +28,8 @@ the settle began or a request moved, `quiet_ms` after the last DOM mutation), an
 by `settle_timeout`. A request a handler sends 150 ms after the click is therefore
 waited for, however late the host runs that timer. Then web fonts ready, loaded
 images decoded, two animation frames (also in an isolated world); then the state's
-`settle` selector, when given, must be visible. Screenshots disable animations and hide the caret.
+`settle` selector, when given, must be visible. Screenshots disable animations and hide
+the caret.
 
 Network rule (`network` gate): a same-origin request fails it when it is aborted or
 fails at the network level, or is answered 5xx; a 4xx fails it for the document's
