@@ -43,7 +43,7 @@ from ..grader import common_fingerprint, task_grader
 from ..report import wilson
 from ..suite import suite_twin_problems
 from ..verifier import BrowserPool, EnvironmentDrift, check_environment, load_a11y_evidence
-from ._loop import run_async
+from ._loop import run_command
 from ._task import task_root
 from .run import add_replay_argument
 
@@ -280,7 +280,7 @@ def _admit_unkept(
         print(
             f"resuming {args.out}: {len(kept)} task(s) kept, {len(todo)} to admit", file=sys.stderr
         )
-    return (run_async(_admit, args, todo) if todo else []), kept
+    return (run_command(_admit, args, todo) if todo else []), kept
 
 
 def _report(

@@ -30,7 +30,7 @@ from sandbox import BackendKind
 from ..contract import ContractError, TaskPackage, load_task
 from ..verifier import BrowserPool, Side, VerifierInfraError, capture, capture_a11y, write_a11y_side
 from ..workspace import Workspace
-from ._loop import run_async
+from ._loop import run_command
 from ._task import task_root
 from .verify import served
 
@@ -99,7 +99,7 @@ async def _main(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        return run_async(_main, args)
+        return run_command(_main, args)
     except ContractError as exc:
         print(exc, file=sys.stderr)
         return 2

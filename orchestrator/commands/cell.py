@@ -26,7 +26,7 @@ from ..verifier import (
     check_environment,
     read_a11y_evidence,
 )
-from ._loop import run_async
+from ._loop import run_command
 from ._task import task_root
 from .run import add_replay_argument
 
@@ -99,7 +99,7 @@ async def _run(args: argparse.Namespace, out: Path) -> CellReport:
 def run(args: argparse.Namespace) -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="pwb-cell-"))
     try:
-        report = run_async(_run, args, out)
+        report = run_command(_run, args, out)
     except (ContractError, ConfigError, ValueError, EnvironmentDrift) as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -31,7 +31,7 @@ from ..verifier import (
     with_a11y_continuity,
 )
 from ..workspace import Workspace
-from ._loop import run_async
+from ._loop import run_command
 from ._task import task_root
 
 HELP = "serve a workspace, verify every check and health gate, print the gate table"
@@ -137,7 +137,7 @@ async def _main(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        return run_async(_main, args)
+        return run_command(_main, args)
     except (ContractError, EnvironmentDrift) as exc:
         print(exc, file=sys.stderr)
         return 2
