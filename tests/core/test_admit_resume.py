@@ -267,7 +267,7 @@ def test_a_record_is_current_for_its_contract_its_grader_and_three_runs(
     suite: list[TaskPackage],
 ) -> None:
     """CI checks a changed task by R0 and its reference alone only when its record is
-    current (`suite.py`): made by this grader, on this contract, with `--repeat 3`."""
+    current (`suite/`): made by this grader, on this contract, with `--repeat 3`."""
     a, b, c = suite
     record = with_results(
         AdmissionRecord(), [_result(a, grader="g1"), _result(b, grader="g1"), _result(c)], 3, "s"

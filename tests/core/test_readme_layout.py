@@ -70,7 +70,7 @@ PLANTED: dict[str, tuple[Callable[[str], str], str]] = {
         "row 5: regrade is a package: write `unit/`",
     ),
     "a layer missing": (
-        lambda r: r.replace("| CI's sample | `suite` |", "| CI's sample | |"),
+        lambda r: r.replace("| CI's sample | `suite/` |", "| CI's sample | |"),
         "row 4: LAYERS has suite, the README does not",
     ),
 }

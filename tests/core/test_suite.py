@@ -1,6 +1,6 @@
 """The suite as a whole: `tasks` prints its composition (regime × capability × facet ×
 stack); CI admits the sentinels, the changed tasks and a rotating window of the others
-that covers every task within `windows` rotations (orchestrator/suite.py), and every
+that covers every task within `windows` rotations (orchestrator/suite/), and every
 task's current contract has a recorded admission (tasks/ADMISSION.json)."""
 
 from __future__ import annotations
@@ -425,7 +425,8 @@ def test_pwb_admit_base_takes_the_changed_tasks_from_git(repo: Path) -> None:
 def test_no_file_names_the_commit_ci_compares_with() -> None:
     """`.ci/landed` had to be edited to the last main that landed; nothing replaces it."""
     assert not (ROOT / ".ci" / "landed").exists()
-    assert ".ci/landed" not in (ROOT / "orchestrator" / "suite.py").read_text()
+    suite = "".join(f.read_text() for f in (ROOT / "orchestrator" / "suite").glob("*.py"))
+    assert suite and ".ci/landed" not in suite
 
 
 def test_every_shipped_task_has_a_recorded_admission_of_its_current_contract() -> None:

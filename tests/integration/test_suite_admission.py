@@ -130,7 +130,7 @@ async def test_every_task_is_admitted(
     tasks = [load_task(root) for root in TASKS if root.name in SELECTION.admitted]
     assert [t.contract.id for t in tasks] == list(SELECTION.admitted), SELECTION
     # A partial sentinel runs its covering negatives only, a changed task with a current
-    # record none (`orchestrator/suite.py`).
+    # record none (`orchestrator/suite/`).
     covering = sentinel_negatives(load_task(root).contract for root in TASKS)
     negatives = SELECTION.negatives(covering)
     results = await admit_all(

@@ -80,7 +80,7 @@ async def test_fixture_task_reference_is_reproduced(
 
 def _shipped_tasks() -> list[object]:
     """Every shipped task, loaded in its test (not at collection); the sentinels in the
-    fast tier, the others in the full tier (orchestrator/suite.py)."""
+    fast tier, the others in the full tier (orchestrator/suite/)."""
     return [
         pytest.param(root, marks=() if root.name in SENTINELS else pytest.mark.full)
         for root in discover_tasks(TASKS)

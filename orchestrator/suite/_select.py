@@ -1,68 +1,19 @@
-"""The shipped suite as a whole: its composition (`tasks` prints it) and which tasks CI
-admits (tests/integration/test_suite_admission.py, `scripts/test admission`).
-
-Admitting the whole suite takes hours (`tasks/ADMISSION.md`), so CI admits three kinds of
-task, and trusts `tasks/ADMISSION.json` (`admission_record`) for the rest — a fast test
-fails when any task's contract has no recorded admission:
-
-- the **sentinels** (`SENTINELS`), on every run: a fixed set with a task on every stack
-  and, among their negatives, one failing every gate any negative of the suite fails
-  (`sentinel_gaps` says what a grown suite adds that they miss). A sentinel is admitted
-  in part: R0, the reference unit by unit and its covering negatives
-  (`sentinel_negatives`: the fewest state replays that still fail every gate family);
-  its other negatives are trusted to the record like every task CI leaves out. They
-  guard changes of the grader. A sentinel that changed and whose record is not
-  *current* (below) gets its whole admission;
-- the **changed** tasks: every task whose current contract hash is not the one CI last
-  verified (`ci_verified` in its record; `admission_record.unverified`). A passing
-  sample under CI=true writes `ci_verified` for every task it checked whose package is
-  exactly the committed one (no uncommitted, untracked or ignored file under it:
-  `mark_ci_verified`), into the work tree's `tasks/ADMISSION.json`, and the developer
-  commits that file. Nothing names a commit, so nothing must be edited when a main
-  lands; a verification not committed only makes the next CI check those tasks again.
-  A changed task whose record is **current** (its contract, recorded with `--repeat 3`
-  by this grader: `admission_record.current`, `grader.py`) is checked by R0 and its
-  reference alone, unit by unit, no negative (`reproduced`): its negatives' verdicts are
-  the record's, and CI proves the committed package reproduces from a clean clone. A
-  changed task recorded by another grader (or none) is admitted whole.
-  `PWB_ADMIT_BASE=<commit>` takes the changed tasks from git instead (`changed_since`:
-  every task whose files differ from that commit; an unknown commit: every task);
-- a **window** of the others: sorted by id and cut into windows of `size` (the last one
-  wraps around to the start, so every window has `size` tasks); rotation `r` takes window
-  `r mod windows`, so `windows` consecutive rotations admit every task at least once. The
-  rotation is the UTC day number unless `PWB_ADMIT_ROTATION` fixes it; `PWB_ADMIT_SAMPLE`
-  sets `size`. The changed tasks take the window's places (a run with as many changed
-  tasks as `size` admits no window), so a submission that changes tasks does not also
-  pay for the rotation.
-
-A partial admission (a sentinel's covering negatives, a changed task's none) is never
-recorded (`admission_record.with_results`). `PWB_ADMIT_ALL=1` admits the whole suite,
-each task whole (the `full` tier; so does `python -m orchestrator admit --repeat 3` with
-no task named); `PWB_ADMIT_TASKS=a,b` admits exactly the tasks named, whole (an author
-checking a new task the way CI will).
-"""
+"""Which tasks a CI run admits (`ci_selection`, `ci_selection_from_env`), the sentinels
+and their covering negatives (the package's docstring says why)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 
-from .admission_record import (
-    current,
-    load_record,
-    record_path,
-    unverified,
-    with_ci_verified,
-    write_record,
-)
-from .contract import Contract, ContractError, TaskPackage, load_task, twin_problems
-from .grader import Grader, task_grader
+from ..admission_record import current, load_record, record_path, unverified
+from ..contract import Contract, load_task
+from ..grader import Grader, task_grader
 
 # Admitted on every CI run: the cheapest set (states x controls) with a task on each of
 # the 8 stacks whose negatives fail every gate the suite's negatives fail.
@@ -80,10 +31,6 @@ SENTINELS: frozenset[str] = frozenset(
 )
 # One other task a run besides the sentinels and the changed tasks.
 SAMPLE_SIZE = 1
-# Every file git would not check out as committed: changed, staged, untracked, ignored.
-_STATUS = ("status", "--porcelain", "-z", "--ignored", "--untracked-files=all")
-
-
 class Selection(msgspec.Struct, frozen=True, kw_only=True):
     """Which tasks a CI run admits, and why."""
 
@@ -286,134 +233,3 @@ def ci_selection_from_env(
             changed = unverified(record, tasks)
         fresh = current(record, tasks, task_grader if grader is None else grader)
     return ci_selection(ids, rotation, size, changed, whole=everything == "1", current=fresh)
-
-
-def committed_as_is(root: Path, task_ids: Iterable[str]) -> set[str]:
-    """Tasks whose package under `root/tasks` is exactly the committed one: no modified,
-    staged, untracked or ignored file in it (what a clean clone would hold); none when git
-    cannot tell, or when `root` is not the top of its repository (git's paths are)."""
-    top = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, text=True
-    )
-    if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
-        return set()
-    out = subprocess.run(
-        ["git", "-C", str(root), *_STATUS, "--", "tasks"], capture_output=True, text=True
-    )
-    if out.returncode != 0:
-        return set()
-    paths, entries = [], iter(out.stdout.split("\0"))
-    for entry in entries:  # "XY path", a rename's or copy's origin path next
-        if len(entry) > 3:
-            paths.append(entry[3:])
-            if {"R", "C"} & set(entry[:2]):
-                paths.append(next(entries, ""))
-    dirty = {p.split("/")[1] for p in paths if p.count("/") >= 2}
-    return {i for i in task_ids if i not in dirty}
-
-
-def mark_ci_verified(root: Path, tasks: Sequence[TaskPackage]) -> list[str]:
-    """After a passing admission sample under CI=true: record `ci_verified` (each task's
-    current contract hash) for every task of `tasks` whose package is the committed one
-    (`committed_as_is`) and still the one admitted (its hash read again: a package
-    committed anew during the run is not the verified one), in the work tree's
-    `tasks/ADMISSION.json`. Returns the tasks newly marked (the file is written only when
-    there is one)."""
-    path = record_path(root / "tasks")
-    record = load_record(path)
-    clean = committed_as_is(root, [t.contract.id for t in tasks])
-    marks = {
-        t.contract.id: t.contract_hash
-        for t in tasks
-        if t.contract.id in clean
-        and t.contract.id in record.tasks
-        and record.tasks[t.contract.id].ci_verified != t.contract_hash
-        and load_task(t.root).contract_hash == t.contract_hash
-    }
-    if marks:
-        write_record(path, with_ci_verified(record, marks))
-    return sorted(marks)
-
-
-def suite_twin_problems(tasks: Sequence[TaskPackage]) -> list[str]:
-    """`twin_problems` of every greenfield twin among `tasks`, against the suite it ships
-    in: the tasks given, else the task of that id beside it (in its tasks directory)."""
-    known = {t.contract.id: t.contract for t in tasks}
-    problems: list[str] = []
-    for t in tasks:
-        c = t.contract
-        if c.twin_of is not None:
-            suite = known if c.twin_of in known else _beside(t.root, c.twin_of)
-            problems += twin_problems(c, str(t.root / "task.toml"), suite)
-    return problems
-
-
-def _beside(root: Path, task_id: str) -> dict[str, Contract]:
-    try:
-        return {task_id: load_task(root.parent / task_id).contract}
-    except ContractError:
-        return {}
-
-
-# A task-clustered bootstrap needs two tasks to draw an interval (report/_stats.py).
-MIN_TASKS_FOR_INTERVAL = 2
-
-
-def _too_small(by: Mapping[str, Counter[str]]) -> str:
-    """Which regime, facet and stack groups the report's breakdowns cannot give an interval."""
-    small = [
-        f"{k} {v} ({n})"
-        for k in ("regime", "facet", "stack")
-        for v, n in sorted(by[k].items())
-        if n < MIN_TASKS_FOR_INTERVAL
-    ]
-    if not small:
-        return f"every regime, facet and stack has >= {MIN_TASKS_FOR_INTERVAL} tasks (intervals)"
-    return f"under {MIN_TASKS_FOR_INTERVAL} tasks, no interval in the report: " + ", ".join(small)
-
-
-def composition(contracts: Iterable[Contract]) -> str:
-    """Counts by regime × capability × facet (rows) × stack (columns), with totals."""
-    cs = list(contracts)
-    if not cs:
-        return "composition: no tasks\n"
-    stacks = sorted({c.stack for c in cs})
-    cells = Counter((c.regime, c.capability, c.facet, c.stack) for c in cs)
-    rows = sorted({(c.regime, c.capability, c.facet) for c in cs})
-    by = {k: Counter(getattr(c, k) for c in cs) for k in ("regime", "capability", "facet", "stack")}
-    width = max(6, *(len(s) for s in stacks))
-    lines = [f"composition: {len(cs)} tasks"]
-    for k, margin in by.items():
-        lines.append(f"  {k}: " + ", ".join(f"{v} {n}" for v, n in sorted(margin.items())))
-    lines.append(
-        f"{'regime':7} {'capability':12} {'facet':15} "
-        + " ".join(f"{s:>{width}}" for s in stacks)
-        + " | total"
-    )
-    for regime, cap, facet in rows:
-        counts = [cells[(regime, cap, facet, s)] for s in stacks]
-        lines.append(
-            f"{regime:7} {cap:12} {facet:15} "
-            + " ".join(f"{n or '.':>{width}}" for n in counts)
-            + f" | {sum(counts):5}"
-        )
-    per_stack = Counter(c.stack for c in cs)
-    lines.append(
-        f"{'total':36} " + " ".join(f"{per_stack[s]:>{width}}" for s in stacks) + f" | {len(cs):5}"
-    )
-    rework = sum(any(u.kind == "rework" for u in c.units) for c in cs)
-    negs3 = sum(len(c.negatives) >= 3 for c in cs)
-    lines.append(
-        f"with a rework unit: {rework} of {len(cs)}; with >= 3 negatives: {negs3} of {len(cs)}"
-    )
-    ids = {c.id: c for c in cs}
-    twins = sorted(
-        (c.id, c.twin_of) for c in cs if c.twin_of in ids and ids[c.twin_of].regime == "change"
-    )
-    lines.append(
-        f"greenfield twins of change tasks: {len(twins)}"
-        + "".join(f"{'; ' if i else ' ('}{t} -> {s}" for i, (t, s) in enumerate(twins))
-        + (")" if twins else "")
-    )
-    lines.append(_too_small(by))
-    return "\n".join(lines) + "\n"
