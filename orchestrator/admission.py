@@ -72,7 +72,7 @@ class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
     # Why the admission could not be completed ("infra_error: ..." after every attempt,
     # "harness_error: ..." for a bug of ours): no verdict on the task, never admitted.
     error: str = ""
-    # Negatives this admission did not run (CI's unchanged sentinels, `suite.py`): their
+    # Negatives this admission did not run (CI's unchanged sentinels, `suite/`): their
     # verdicts are the record's. Such an admission is never recorded.
     trusted_negatives: tuple[str, ...] = ()
     # Wall time of the admission, every attempt included (s): where an admission's time goes.
@@ -326,7 +326,7 @@ async def admit_all(
 ) -> list[TaskAdmission]:
     """Admit every task, `limit` at a time; each task's result is also written to
     `<out>/<task>/admission.json` as soon as it is known. `negatives`: for a task it
-    names, only those negatives run (CI's partial admissions, `suite.py`); `grader`: the
+    names, only those negatives run (CI's partial admissions, `suite/`); `grader`: the
     fingerprint each result carries (a task's own: `grader.task_grader`)."""
     only = negatives or {}
     results: dict[str, TaskAdmission] = {}

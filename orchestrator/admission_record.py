@@ -11,7 +11,7 @@ tell a flaky check from a stable one.
 Each admission also records the fingerprint of the grader that made it (`grader`,
 `orchestrator/grader.py`; a record written before it has none). CI checks a changed task
 whose record is `current` (its contract, `--repeat 3`, this grader) by R0 and its
-reference alone, and admits any other changed task whole (`suite.py`).
+reference alone, and admits any other changed task whole (`suite/`).
 
 `ci_verified` is the contract hash CI's admission sample last verified for the task: a
 task whose current contract is another one is *changed* (`unverified`), whatever commit

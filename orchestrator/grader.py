@@ -3,7 +3,7 @@
 A recorded admission says a task's controls behaved *under the grader that ran them*.
 CI trusts a `--repeat 3` record only while that grader is the one running: a changed
 task whose record carries the current fingerprint is checked by R0 and its reference
-alone, one with another fingerprint (or none) is admitted whole (`suite.py`).
+alone, one with another fingerprint (or none) is admitted whole (`suite/`).
 
 The fingerprint is sha256 over three parts, each itself a sha256 (`GraderParts`):
 
