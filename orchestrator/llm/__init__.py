@@ -1,4 +1,5 @@
-"""The LLM path: provider config, clients with one retry layer, a pool, a fake provider."""
+"""The LLM path: provider config, clients with one retry layer, a pool, and a fake
+provider (`_fake/`)."""
 
 from ._breaker import Breaker as Breaker
 from ._classify import error_info as error_info
@@ -12,9 +13,9 @@ from ._errors import ContextTooLong as ContextTooLong
 from ._errors import LLMError as LLMError
 from ._errors import ProviderOutage as ProviderOutage
 from ._errors import ProviderRefused as ProviderRefused
-from ._fake_faults import Fault as Fault
-from ._fake_server import FakeProvider as FakeProvider
-from ._fake_server import RecordedRequest as RecordedRequest
+from ._fake import FakeProvider as FakeProvider
+from ._fake import Fault as Fault
+from ._fake import RecordedRequest as RecordedRequest
 from ._keys import Keys as Keys
 from ._keys import driver_keys as driver_keys
 from ._pool import ProviderPool as ProviderPool

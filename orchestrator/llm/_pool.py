@@ -20,7 +20,7 @@ from ._anthropic import ANTHROPIC
 from ._breaker import Breaker
 from ._client import ChatClient
 from ._config import ProviderConfig
-from ._fake_server import FakeProvider
+from ._fake import FakeProvider
 from ._keys import Keys
 from ._openai import OPENAI
 

@@ -31,6 +31,8 @@ SENTINELS: frozenset[str] = frozenset(
 )
 # One other task a run besides the sentinels and the changed tasks.
 SAMPLE_SIZE = 1
+
+
 class Selection(msgspec.Struct, frozen=True, kw_only=True):
     """Which tasks a CI run admits, and why."""
 

@@ -13,7 +13,7 @@ import pytest
 from orchestrator.budget import Ledger
 from orchestrator.contract import load_task
 from orchestrator.llm import FakeProvider, Fault, ProviderKind
-from orchestrator.llm._fake_text import SIDE_REPLY
+from orchestrator.llm._fake import SIDE_REPLY
 from tests.fixtures.gatewayhttp import KEY, KEY_ENV, gateway, post
 from tests.fixtures.tinytask import make_tiny_task
 

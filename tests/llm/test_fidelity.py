@@ -28,7 +28,7 @@ from orchestrator.llm import (
     ToolSpec,
     UserMsg,
 )
-from orchestrator.llm._fake_wire import problem_anthropic, problem_openai
+from orchestrator.llm._fake import problem_anthropic, problem_openai
 from tests.slowness import bound
 
 from .conftest import open_client, replay

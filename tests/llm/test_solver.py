@@ -20,7 +20,7 @@ from orchestrator.llm import (
     ProviderPool,
     ToolCall,
 )
-from orchestrator.llm._fake_reference import ReferenceBook
+from orchestrator.llm._fake import ReferenceBook
 from orchestrator.solvers import UserMessage
 from orchestrator.solvers._llm import LLMSolver
 from orchestrator.solvers._llm_tools import run_tool

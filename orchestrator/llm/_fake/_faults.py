@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from ._fake_wire import Call, ScriptedTurn
+from ._wire import Call, ScriptedTurn
 
 FaultKind = Literal[
     "status",  # answer HTTP `status` in the API's error shape (+ `retry_after`, `headers`)

@@ -24,8 +24,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._fake_stream import _pieces
-from ._fake_wire import Conversation, ScriptedTurn, _usage
+from ._stream import _pieces
+from ._wire import Conversation, ScriptedTurn, _usage
 
 CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call")
 

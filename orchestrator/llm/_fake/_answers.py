@@ -1,6 +1,6 @@
 """The fake provider's answers: the scripted turn (`script`) in each API's shape, with
 the real APIs' 400s for the request shapes they reject, streamed when asked, and the
-faults (`_fake_faults`) in place of the answer they replace."""
+faults (`_faults`) in place of the answer they replace."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import Any
 
 import msgspec
 
-from ._fake_faults import Fault, fault_turn
-from ._fake_reference import ReferenceBook
-from ._fake_responses import problem_responses, reply_responses, stream_responses, view_responses
-from ._fake_shell import shell_reply, shell_tool
-from ._fake_stream import stream_anthropic, stream_openai
-from ._fake_text import SIDE_REPLY, asks_whole_files, whole_files_reply
-from ._fake_wire import (
+from ._faults import Fault, fault_turn
+from ._reference import ReferenceBook
+from ._responses import problem_responses, reply_responses, stream_responses, view_responses
+from ._shell import shell_reply, shell_tool
+from ._stream import stream_anthropic, stream_openai
+from ._text import SIDE_REPLY, asks_whole_files, whole_files_reply
+from ._wire import (
     Call,
     Conversation,
     ScriptedTurn,
@@ -178,7 +178,7 @@ def script(book: ReferenceBook, conv: Conversation) -> ScriptedTurn:
         schema = conv.schemas[shell]
         return shell_reply(book, conv.user_texts, shell, schema, conv.calls_made)
     if not conv.tools:
-        if asks_whole_files(conv):  # a CLI agent that edits by text (aider): _fake_text
+        if asks_whole_files(conv):  # a CLI agent that edits by text (aider): _text
             return whole_files_reply(book, conv.user_texts)
         # An agent's side request (a session title, a summary, a commit message): a
         # short answer, as a model gives, so metered spend is what a demo would cost.

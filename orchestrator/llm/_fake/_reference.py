@@ -13,7 +13,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..contract import TaskPackage, load_task
+from ...contract import TaskPackage, load_task
 
 _SPACE = re.compile(r"\s+")
 _GIT_ENV = {

@@ -23,9 +23,9 @@ from collections.abc import Mapping, Sequence
 from posixpath import dirname
 from typing import Any
 
-from ._fake_reference import ReferenceBook
-from ._fake_text import latest_unit
-from ._fake_wire import Call, ScriptedTurn
+from ._reference import ReferenceBook
+from ._text import latest_unit
+from ._wire import Call, ScriptedTurn
 
 SHELL_TOOLS = ("bash", "shell", "shell_command", "exec_command", "local_shell")
 SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ._fake_reference import ReferenceBook, _norm
-from ._fake_wire import Conversation, ScriptedTurn
+from ._reference import ReferenceBook, _norm
+from ._wire import Conversation, ScriptedTurn
 
 _FENCE = "```"
 SIDE_REPLY = "Reference task"  # the answer to a side request: a few tokens

@@ -17,10 +17,10 @@ Anthropic thinking), checks the key when given one (`api_key=`: 401 in each API'
 error shape), requires `anthropic-version` on the Anthropic routes, lists `models` at
 `GET /v1/models` (OpenAI's list shape, or Anthropic's when the request carries
 `anthropic-version`), and streams server-sent events for `stream: true` (OpenAI chunks
-with `stream_options.include_usage`, Anthropic message events; see `_fake_stream`).
+with `stream_options.include_usage`, Anthropic message events; see `_stream`).
 
-This module is the server and its bookkeeping; the answers are `_fake_answers`', the
-faults and their queue `_fake_faults`'.
+This module is the server and its bookkeeping; the answers are `_answers`', the
+faults and their queue `_faults`'.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from typing import Any
 import anyio
 import msgspec
 
-from ._fake_answers import Answer, answer_chat, answer_responses, error, json_answer
-from ._fake_faults import Fault, FaultQueue
-from ._fake_reference import ReferenceBook
-from ._fake_wire import error_anthropic, error_openai, models_anthropic, models_openai
+from ._answers import Answer, answer_chat, answer_responses, error, json_answer
+from ._faults import Fault, FaultQueue
+from ._reference import ReferenceBook
+from ._wire import error_anthropic, error_openai, models_anthropic, models_openai
 
 SECRET_HEADERS = frozenset(
     {"authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"}
