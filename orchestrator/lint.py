@@ -14,8 +14,9 @@ Each finding is a `warning` (the package measures badly: `lint` exits 1) or a `n
   can say (`box` on an anchor's box, `text_contains` on `body` and `text_order` on the page text,
   `links` on the navigation entries): a preservation check failing on both R0 and the
   reference can never be cleared; a unit check passing on R0 already cannot fail; a
-  check with nothing to compare (a `box` with no coordinate, an empty `links` or a
-  `text_order` of fewer than two values) passes trivially;
+  check with nothing to compare (a `box` with no coordinate, an empty `links`, a
+  `text_order` of fewer than two values or a `value` with no `equals`, `contains`,
+  `regex` or `checked`) passes trivially;
 - a unit no negative exercises: no negative's `expect_fail` holds a gate of its checks.
 """
 
@@ -38,6 +39,7 @@ from .contract import (
     TaskPackage,
     TextContains,
     TextOrder,
+    Value,
     resolve_viewport,
 )
 
@@ -116,6 +118,8 @@ def _trivial(check: CheckSpec) -> str:
         return "links with no entry"
     if isinstance(a, TextOrder) and len(a.values) < 2:
         return "a text order of fewer than two values"
+    if isinstance(a, Value) and all(v is None for v in (a.equals, a.contains, a.regex, a.checked)):
+        return "a value with nothing to compare"
     return ""
 
 

@@ -192,6 +192,13 @@ def _check_problems(p: _Problems, c: Contract) -> None:
             p.bad(f"checks[{i}].changed_from", "a known state id", k.changed_from)
         if not k.describe.strip():
             p.bad(f"checks[{i}].describe", "a non-empty sentence", k.describe)
+        for name in ("pattern", "regex"):
+            pattern = getattr(k.assert_, name, None)
+            if isinstance(pattern, str):
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    p.bad(f"checks[{i}].assert.{name}", f"a Python regex ({exc})", pattern)
 
 
 def _unit_problems(p: _Problems, c: Contract, root: Path) -> None:

@@ -219,6 +219,18 @@ class Attribute(_Assert, tag="attribute", frozen=True, kw_only=True):
     regex: str | None = None
 
 
+class Value(_Assert, tag="value", frozen=True, kw_only=True):
+    """What a form control holds now, as the user left it (not its `value` attribute,
+    which `attribute` reads): an input's or a textarea's text, a select's selected
+    options' values joined by ", ", and `checked` for a checkbox or a radio button."""
+
+    selector: str
+    equals: str | None = None
+    contains: str | None = None
+    regex: str | None = None
+    checked: bool | None = None
+
+
 class Role(_Assert, tag="role", frozen=True, kw_only=True):
     role: str
     name: str
@@ -313,6 +325,7 @@ Assertion = (
     | TextRegex
     | TextOrder
     | Attribute
+    | Value
     | Role
     | Style
     | Token
@@ -477,6 +490,7 @@ __all__ = [
     "Unit",
     "UnitKind",
     "Url",
+    "Value",
     "Viewport",
     "Visible",
     "Visual",

@@ -1,6 +1,6 @@
 """Evaluate one assertion on a settled page, through Playwright locators.
 
-Conventions: single-element kinds (text_*, attribute, style, token, box) read the first
+Conventions: single-element kinds (text_*, attribute, value, style, token, box) read the first
 match; `visible` needs at least one visible match, `hidden` none; texts are compared
 after collapsing whitespace. Computed values are normalised by the browser itself (a
 probe element), so `#fff` equals `rgb(255, 255, 255)`.
@@ -40,6 +40,7 @@ from ..contract import (
     TextRegex,
     Token,
     Url,
+    Value,
     Visible,
     Visual,
 )
@@ -78,6 +79,8 @@ async def evaluate(page: Page, a: Assertion, state_id: str, reference_dir: Path 
             return await _text(page, a)
         case Attribute():
             return await _attribute(page, a)
+        case Value():
+            return await _value(page, a)
         case Role():
             return await _role(page, a)
         case Style() | Token():
@@ -155,6 +158,27 @@ async def _attribute(page: Page, a: Attribute) -> Outcome:
         and (a.regex is None or re.search(a.regex, value) is not None)
     )
     return _ok(ok, f"{a.name}={value!r}")
+
+
+async def _value(page: Page, a: Value) -> Outcome:
+    """The first match's live state, read in the utility world (`_replay_js.py`)."""
+    loc = page.locator(a.selector)
+    if await loc.count() == 0:
+        return _ok(False, NO_MATCH)
+    (got,) = await probe_each(loc.first, "value")
+    if got is None:
+        return _ok(False, "not a form control (input, textarea or select)")
+    value, checked = str(got["value"]), got["checked"]
+    if a.checked is not None and checked is None:
+        return _ok(False, f"value {_short(value)}: not a checkbox or a radio button")
+    ok = (
+        (a.equals is None or value == a.equals)
+        and (a.contains is None or a.contains in value)
+        and (a.regex is None or re.search(a.regex, value) is not None)
+        and (a.checked is None or checked is a.checked)
+    )
+    observed = f"value {_short(value)}"
+    return _ok(ok, observed if checked is None else f"{observed}, checked {str(checked).lower()}")
 
 
 async def _role(page: Page, a: Role) -> Outcome:

@@ -191,6 +191,17 @@ PROBE_ENGINE = r"""(() => {
       return {defined: true, token: tokenValue, actual, follows};
     },
     box,
+    // A form control's live state (its IDL properties, not its attributes): null for
+    // an element that is not one.
+    value: el => {
+      const tag = el.tagName;
+      if (tag === 'SELECT')
+        return {value: [...el.selectedOptions].map(o => o.value).join(', '), checked: null};
+      if (tag === 'TEXTAREA') return {value: el.value, checked: null};
+      if (tag !== 'INPUT') return null;
+      const box = el.type === 'checkbox' || el.type === 'radio';
+      return {value: el.value, checked: box ? el.checked : null};
+    },
     contained: el => {
       const r = rect(el);
       if (r.width === 0 && r.height === 0) return null;

@@ -62,6 +62,16 @@ def test_every_cross_reference_problem_is_reported_at_once(tmp_path: Path) -> No
             "object contains unknown field `colour`",
         ),
         ('gate = "text"', 'gate = "console"', "checks[2].gate: expected an authored gate"),
+        (
+            'kind = "text_equals", selector = "#greeting", value = "Welcome back"',
+            'kind = "text_regex", selector = "#greeting", pattern = "Welcome (back"',
+            "checks[2].assert.pattern: expected a Python regex (missing ), unterminated subpattern",
+        ),
+        (
+            'kind = "text_equals", selector = "#greeting", value = "Welcome back"',
+            'kind = "value", selector = "#greeting", regex = "*"',
+            "checks[2].assert.regex: expected a Python regex (nothing to repeat",
+        ),
     ],
 )
 def test_bad_values_name_file_and_key(tmp_path: Path, old: str, new: str, expected: str) -> None:
