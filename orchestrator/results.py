@@ -111,9 +111,13 @@ class MainThread(_Rec, frozen=True, kw_only=True):
     long_tasks: int = 0
 
 
+# `TrapFinding.keys` of a control that Tab leaves and Shift+Tab cannot.
+SHIFT_ONLY = "Shift+Tab"
+
+
 class TrapFinding(_Rec, frozen=True, kw_only=True):
-    """A control the focus walk could not leave by Tab (WCAG 2.1.2): the keys that did
-    not move the focus away ("Tab", "Tab and Shift+Tab") and how it held it."""
+    """A control the focus walk could not leave (WCAG 2.1.2): the keys that did not move
+    the focus away ("Tab", "Tab and Shift+Tab", or `SHIFT_ONLY`) and how it held it."""
 
     element: str
     keys: str

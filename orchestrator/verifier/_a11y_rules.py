@@ -4,8 +4,9 @@ functions of snapshots, like the rules there: a finding is charged only where a 
 shows the thing working and no base shows it broken.
 
 - `a11y-trap@S` (`regression_text`): Tab cannot leave a control (WCAG 2.1.2) where a base
-  walked past it, or walked round the whole page meeting no trap (a control in a modal
-  dialog, which holds the focus by design, is not charged);
+  walked past it, or Shift+Tab cannot where a base's walk reached it and Shift+Tab was
+  not held there; or a base walked round the whole page meeting no trap (a control in a
+  modal dialog, which holds the focus by design, is not charged);
 - `a11y-title@S` (`regression_text`): the page's `<title>` became empty, or the same as
   the title of a sibling state a base titled differently (WCAG 2.4.2); or the base's
   `<html lang>` was removed (WCAG 3.1.1);
@@ -33,7 +34,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..contract import Contract, State
-from ..results import A11ySnapshot, Announcement, RegionFinding
+from ..results import SHIFT_ONLY, A11ySnapshot, Announcement, RegionFinding, TrapFinding
 from ._a11y_base import Base, Verdict
 
 Bases = Sequence[tuple[str, Mapping[str, A11ySnapshot]]]
@@ -47,13 +48,20 @@ GENERIC_TITLES = frozenset(
 
 def _left(snap: A11ySnapshot, element: str) -> bool:
     """Did this walk press Tab on `element` and see the focus move on?"""
-    if any(t.element == element for t in snap.traps):
+    if any(t.element == element and t.keys != SHIFT_ONLY for t in snap.traps):
         return False
     names = [f.element for f in snap.focus]
     if element not in names:
         return False
     # The last element of a walk cut by its bound never had Tab pressed on it.
     return snap.focus_end in ("body", "cycle", "trap") or names[-1] != element
+
+
+def _held(t: TrapFinding) -> frozenset[str]:
+    """The keys that could not move the focus away from the trap's control."""
+    if t.keys == SHIFT_ONLY:
+        return frozenset({"Shift+Tab"})
+    return frozenset({"Tab", "Shift+Tab"} if "Shift" in t.keys else {"Tab"})
 
 
 def trap(final: A11ySnapshot, bases: list[Base]) -> Verdict | None:
@@ -64,19 +72,27 @@ def trap(final: A11ySnapshot, bases: list[Base]) -> Verdict | None:
     for t in final.traps:
         if t.modal:
             continue  # a modal dialog holds the focus by design; Escape leaves it
-        if any(u.element == t.element for b in ran for u in b.snap.traps):
-            continue  # debt: a base is trapped there too
-        past = next((b for b in ran if _left(b.snap, t.element)), None)
+        if any(u.element == t.element and _held(u) & _held(t) for b in ran for u in b.snap.traps):
+            continue  # debt: a base is trapped there too, by one of the same keys
+        shift_only = t.keys == SHIFT_ONLY
+        if shift_only:  # every control a walk reached had Shift+Tab tried on it
+            past = next((b for b in ran if t.element in {f.element for f in b.snap.focus}), None)
+        else:
+            past = next((b for b in ran if _left(b.snap, t.element)), None)
         # A base that went round the whole page trapped nowhere: a new control too.
         whole = next(
             (b for b in ran if b.same_state and b.snap.focus_end in ("body", "cycle")), None
         )
         if past is not None:
-            was = f"in {past.where} Tab moved on from it"
+            moved = "Shift+Tab was not held there" if shift_only else "Tab moved on from it"
+            was = f"in {past.where} {moved}"
         elif whole is not None:
             n = len(whole.snap.focus)
             was = f"in {whole.where} Tab went round the page, {n} controls, none held it"
         else:
+            continue
+        if shift_only:
+            charged.append(f"Shift+Tab cannot leave {t.element}: {t.detail}; Tab can ({was})")
             continue
         shift = "Shift+Tab cannot either" if "Shift" in t.keys else "Shift+Tab can"
         charged.append(f"Tab cannot leave {t.element}: {t.detail}; {shift} ({was})")

@@ -13,7 +13,12 @@ A control that keeps the focus when Tab is pressed (a keydown handler that preve
 or a blur handler that takes the focus back) is a keyboard trap once it holds the focus
 on a second look and after a second Tab (`_confirm`): the walk records it, tries
 Shift+Tab from it, and ends there, so a trap costs three key presses, not the walk's
-bound. A trap that only Shift+Tab meets is not looked for (the walk goes forward). Tab
+bound. A control that only Shift+Tab cannot leave (a keydown handler that cancels
+Shift+Tab) is found without a key press where there is none: at each element reached,
+READ dispatches an untrusted Shift+Tab keydown to it, which the page's handlers see
+(`key`, `keyCode`, `shiftKey`) but which moves nothing by itself; only where a handler
+cancels it and the focus stays are the real keys pressed (`_shift_trap`), and a control
+that holds it is recorded (`SHIFT_ONLY`) while the walk goes on with Tab. Tab
 moving inside a frame or a custom element keeps the document's active element: that is
 walked through (within the bound), never taken for a trap.
 
@@ -30,7 +35,7 @@ from typing import Any
 import anyio
 from playwright.async_api import Page
 
-from ..results import FocusFinding, TrapFinding
+from ..results import SHIFT_ONLY, FocusFinding, TrapFinding
 from ._replay_a11y_world import World, new_world
 
 MAX_TABS = 30
@@ -156,8 +161,30 @@ READ = r"""(async () => {
     [now, changed] = read();
   }
   const shown = `outline ${now.outline}, box-shadow ${now['box-shadow']}, same as unfocused`;
+  // Shift+Tab here, as the page's own handlers see it: an untrusted event has no default
+  // action, so the focus moves only if a handler moves it (put back at once). A handler
+  // that cancels it and keeps the focus is what holds a control against Shift+Tab: the
+  // walk then presses the real keys (`_shift_trap`).
+  let shift = false, modal = false;
+  try {
+    const ev = new KeyboardEvent('keydown', {key: 'Tab', code: 'Tab', keyCode: 9, which: 9,
+      shiftKey: true, bubbles: true, cancelable: true, composed: true, view: window});
+    const kept = !deep.dispatchEvent(ev);
+    if (document.activeElement !== el) deep.focus({preventScroll: true});
+    else shift = kept;
+    if (shift) modal = !!deep.closest('[aria-modal="true"], dialog:modal');
+  } catch (e) {}
   return JSON.stringify({element: F.describe(el), visible: changed.length > 0,
-    detail: changed.length ? changed.slice(0, 3).join('; ') : shown});
+    detail: changed.length ? changed.slice(0, 3).join('; ') : shown, shift, modal});
+})()"""
+
+# After a real Shift+Tab: is the focus still where the walk left it?
+HELD = r"""(async () => {
+  for (let i = 0; i < 2; i++) await new Promise(r => setTimeout(r, 0));
+  let deep = document.activeElement;
+  while (deep && deep.shadowRoot && deep.shadowRoot.activeElement)
+    deep = deep.shadowRoot.activeElement;
+  return !!deep && deep === globalThis.__pwbFocus.last;
 })()"""
 
 
@@ -199,6 +226,28 @@ async def _confirm(page: Page, world: World, got: dict[str, Any]) -> dict[str, A
     return last
 
 
+async def _shift_trap(page: Page, world: World, got: dict[str, Any]) -> TrapFinding | None:
+    """The page cancelled a synthetic Shift+Tab on the element the walk is at (READ):
+    press the real key. Held, and held again after `CONFIRM_S` and one more Shift+Tab
+    (`_confirm`'s two looks), it is a control Shift+Tab cannot leave; otherwise Tab
+    brings the focus back, and the walk goes on forward from there."""
+    await page.keyboard.press("Shift+Tab")
+    if await world.eval(HELD):
+        await anyio.sleep(CONFIRM_S)
+        if await world.eval(HELD):
+            await page.keyboard.press("Shift+Tab")
+            if await world.eval(HELD):
+                return TrapFinding(
+                    element=got["element"],
+                    keys=SHIFT_ONLY,
+                    detail="the key did not move the focus",
+                    modal=bool(got.get("modal")),
+                )
+    if not await world.eval(HELD):
+        await page.keyboard.press("Tab")
+    return None
+
+
 async def focus_walk(page: Page, max_tabs: int = MAX_TABS) -> Walk:
     """Each element reached by Tab (at most `max_tabs`), in tab order; the walk ends at
     the first control Tab cannot leave (a keyboard trap: WCAG 2.1.2)."""
@@ -206,6 +255,7 @@ async def focus_walk(page: Page, max_tabs: int = MAX_TABS) -> Walk:
     if not await world.eval(SNAPSHOT):
         return Walk()
     out: list[FocusFinding] = []
+    held: list[TrapFinding] = []  # controls Shift+Tab cannot leave (Tab can)
     outside = 0
     for _ in range(max_tabs):
         await page.keyboard.press("Tab")
@@ -213,17 +263,22 @@ async def focus_walk(page: Page, max_tabs: int = MAX_TABS) -> Walk:
         if "stuck" in got:
             got = await _confirm(page, world, got)
         if "stuck" in got:
-            return Walk(focus=tuple(out), traps=(await _trap(page, world, got),), end="trap")
+            trap = await _trap(page, world, got)
+            # Tab cannot leave it either: one finding, with the keys of both.
+            held = [h for h in held if h.element != trap.element]
+            return Walk(focus=tuple(out), traps=(*held, trap), end="trap")
         if got.get("end") == "cycle":
-            return Walk(focus=tuple(out), end="cycle")
+            return Walk(focus=tuple(out), traps=tuple(held), end="cycle")
         # Past the last element the focus leaves the document; Tab again wraps to the
         # first. The walk starts where the actions left the focus, so it goes round once.
         outside = outside + 1 if got.get("end") == "body" else 0
         if outside >= 2:
-            return Walk(focus=tuple(out), end="body")
+            return Walk(focus=tuple(out), traps=tuple(held), end="body")
         if "end" in got or "skip" in got:
             continue
         out.append(
             FocusFinding(element=got["element"], visible=got["visible"], detail=got["detail"])
         )
-    return Walk(focus=tuple(out), end="limit")
+        if got.get("shift") and (found := await _shift_trap(page, world, got)) is not None:
+            held.append(found)
+    return Walk(focus=tuple(out), traps=tuple(held), end="limit")

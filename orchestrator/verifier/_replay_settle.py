@@ -22,7 +22,11 @@ Now the page says what it has pending, and the settle waits for exactly that:
   the host lets it. Intervals, animation frames and later timers (a carousel, a poll, a
   5 s toast) are not waited for, as before.
 - **Requests.** No same-origin request in flight (`Recorder`, in Python), and none
-  started while the page was read.
+  started while the page was read. The page's own `fetch` and `XMLHttpRequest.send` are
+  wrapped too and are pending (due at once) from the call until the answer (or the
+  failure): the browser's request event reaches the verifier late on a loaded host, and
+  a request a timer sent just before the settle began was once missed that way (a
+  debounced form read before its answer, 1 run in 10 at load average 20).
 - **The DOM.** `QUIET_FRAMES` animation frames in a row with no mutation (an isolated
   `MutationObserver`), so a render a framework splits across tasks (React's scheduler
   posts messages, not timers) finishes first.
@@ -73,6 +77,28 @@ MAIN = """(() => {
   globalThis.clearTimeout = new Proxy(clear, {apply(target, self, args) {
     tell('-' + args[0]);
     return apply(target, self, args);
+  }});
+  // Requests, from the call: pending at once (due now) until answered or failed, before
+  // the browser's request event has reached the verifier (late under host load).
+  let n = 0;
+  const then = Promise.prototype.then, listen = EventTarget.prototype.addEventListener;
+  const fetch = globalThis.fetch;
+  if (typeof fetch === 'function') globalThis.fetch = new Proxy(fetch, {apply(target, self, args) {
+    const id = 'r' + (++n), end = () => tell('-' + id);
+    tell('+' + id + ':0');
+    let answer;
+    try { answer = apply(target, self, args); } catch (e) { end(); throw e; }
+    // The page gets the promise chained here, which settles the same way: a failure it
+    // does not catch is still its own unhandled rejection (on the console as before).
+    return apply(then, answer, [(v) => { end(); return v; }, (e) => { end(); throw e; }]);
+  }});
+  const XHR = globalThis.XMLHttpRequest;
+  const send = XHR && XHR.prototype.send;
+  if (typeof send === 'function') XHR.prototype.send = new Proxy(send, {apply(target, self, args) {
+    const id = 'r' + (++n), end = () => tell('-' + id);
+    tell('+' + id + ':0');
+    try { apply(listen, self, ['loadend', end]); return apply(target, self, args); }
+    catch (e) { end(); throw e; }
   }});
 })();""".replace("EVENT_NAME", json.dumps(_EVENT))
 

@@ -5,7 +5,9 @@ same R0.
 booking form whose confirmation goes to a `role=status` line no check reads;
 `about.html`): `r0` (untouched), `ok` (harmless edits: other titles, still distinct, the
 status line is another element with the same role), `trap` (the coupon field swallows
-Tab), `trap-blur` (it takes the focus back on blur), `titles` (both pages titled
+Tab), `trap-blur` (it takes the focus back on blur), `trap-shift` (it swallows Shift+Tab,
+read from `keyCode`; Tab still leaves it), `shift-moves` (it cancels Shift+Tab and moves
+the focus itself: no trap), `titles` (both pages titled
 "Studio", `lang` removed), `announce` (the status line's `role=status` removed),
 `debt-r0`/`debt-final` (an R0 that already has all three, and a final that keeps them),
 `forged` (all three, with the site's own world forging `MutationObserver`,
@@ -34,7 +36,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 
 SITE = Path(__file__).parent / "sites" / "a11y-rules"
 VARIANTS = (
-    "r0", "ok", "trap", "trap-blur", "titles", "announce", "debt-r0", "debt-final", "forged"
+    "r0", "ok", "trap", "trap-blur", "trap-shift", "shift-moves", "titles", "announce",
+    "debt-r0", "debt-final", "forged"
 )  # fmt: skip
 STATES: list[dict[str, Any]] = [
     {"id": "home", "route": "/index.html"},
@@ -110,6 +113,15 @@ BROKEN: dict[str, dict[str, list[str]]] = {
             "Shift+Tab cannot either",
         ],
     },
+    "trap-shift": {
+        "a11y-trap@home": [
+            "Shift+Tab cannot leave input#coupon",
+            "the key did not move the focus",
+            "Tab can",
+            "R0 at this state Shift+Tab was not held there",
+        ],
+        "a11y-trap@sent": ["Shift+Tab cannot leave input#coupon"],
+    },
     "titles": {
         "a11y-title@home": [
             "the title 'Studio' is also state 'about''s",
@@ -172,6 +184,22 @@ async def test_a_trap_ends_the_walk_at_once(reports: dict[str, VerifyReport]) ->
     assert home.focus_end == "trap" and [t.element for t in home.traps] == ["input#coupon"]
     assert home.focus[-1].element == "input#coupon" and len(home.focus) == 3
     assert reports["trap-blur"].a11y["home"].focus_end == "trap"
+
+
+async def test_a_shift_tab_trap_is_recorded_and_the_walk_goes_on(
+    task: TaskPackage, reports: dict[str, VerifyReport]
+) -> None:
+    """Tab leaves a control that only Shift+Tab cannot: the walk records it and goes round
+    the whole page as R0's did. A control that cancels Shift+Tab but moves the focus
+    itself is left: no trap, no key pressed for nothing, the same walk as R0's."""
+    r0 = [f.element for f in reports["r0"].a11y["home"].focus]
+    shift = reports["trap-shift"].a11y["home"]
+    assert [(t.element, t.keys) for t in shift.traps] == [("input#coupon", "Shift+Tab")]
+    assert [f.element for f in shift.focus] == r0 and shift.focus_end == "cycle"
+    moves = reports["shift-moves"].a11y["home"]
+    assert moves.traps == () and [f.element for f in moves.focus] == r0
+    got = _against(task, reports, "shift-moves")
+    assert all(c.passed for c in got.values()), [c.message for c in got.values() if not c.passed]
 
 
 async def test_the_unbroken_site_passes_every_rule(

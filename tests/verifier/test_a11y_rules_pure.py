@@ -12,6 +12,7 @@ import pytest
 
 from orchestrator.contract import TaskPackage
 from orchestrator.results import (
+    SHIFT_ONLY,
     A11ySnapshot,
     Announcement,
     CheckResult,
@@ -83,6 +84,33 @@ def test_a_new_control_that_traps_is_charged_where_a_base_went_round_the_page(
     # about its own last element (Tab was never pressed there).
     cut = {"home": A11ySnapshot(**walk("a#x", "div#new", end="limit"))}
     assert grade(task, final, cut)["a11y-trap@home"].passed
+
+
+def test_a_shift_tab_trap_is_charged_where_a_base_reached_the_control(task: TaskPackage) -> None:
+    """A control only Shift+Tab cannot leave: charged where a base's walk reached it (every
+    control reached has Shift+Tab tried on it) and held nothing there; debt where a base
+    held it too, by either key; Tab leaving it still counts as Tab moving on."""
+    held = TrapFinding(element="input#c", keys=SHIFT_ONLY, detail="the key did not move")
+    final = {"home": A11ySnapshot(**{**walk("a#x", "input#c", "button#b"), "traps": (held,)})}
+    r0 = {"home": A11ySnapshot(**walk("a#x", "input#c", "button#b"))}
+    got = grade(task, final, r0)["a11y-trap@home"]
+    assert not got.passed, got
+    assert "Shift+Tab cannot leave input#c: the key did not move; Tab can" in got.observed
+    assert "R0 at this state Shift+Tab was not held there" in got.observed
+    # Debt: R0 held it by Shift+Tab too (alone, or with Tab).
+    assert grade(task, final, {"home": final["home"]})["a11y-trap@home"].passed
+    both = TrapFinding(element="input#c", keys="Tab and Shift+Tab", detail="held")
+    tab_r0 = A11ySnapshot(**walk("a#x", "input#c", trap="input#c"))
+    both_r0 = {"home": msgspec.structs.replace(tab_r0, traps=(both,))}
+    assert grade(task, final, both_r0)["a11y-trap@home"].passed
+    # R0 was held there by Tab alone (Shift+Tab left it): Shift+Tab holding it is new.
+    assert not grade(task, final, {"home": tab_r0})["a11y-trap@home"].passed
+    # R0's walk never reached it (cut by its bound before): nothing to compare.
+    early = {"home": A11ySnapshot(**walk("a#x", end="limit"))}
+    assert grade(task, final, early)["a11y-trap@home"].passed
+    # A base held only by Shift+Tab there still moved on by Tab: a Tab trap is charged.
+    trapped = {"home": A11ySnapshot(**walk("a#x", "input#c", trap="input#c"))}
+    assert not grade(task, trapped, {"home": final["home"]})["a11y-trap@home"].passed
 
 
 def test_titles_a_base_told_apart_must_stay_apart(task: TaskPackage) -> None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from playwright.async_api import Route
 
 from orchestrator.contract import Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession, verify
@@ -120,3 +122,68 @@ async def test_the_ledger_holds_the_sites_timers_not_the_clocks(
     idle, busy = await pool.run(site_url, Viewport(width=800, height=600), job)
     assert idle == 0, f"{idle} timer(s) pending on a page that set none"
     assert busy == 3, f"the click's three timers read as {busy}"
+
+
+async def test_the_ledger_holds_a_request_from_the_call_to_the_answer(
+    pool: BrowserPool, site_url: str
+) -> None:
+    """A `fetch` or an XHR the page starts is pending at once, before the browser's
+    request event has reached the verifier (late on a loaded host: a debounced form was
+    once read before its answer), and until its answer; one that fails ends too."""
+
+    async def job(session: BrowserSession) -> list[object]:
+        page = session.page
+        release = anyio.Event()
+
+        async def slow(route: Route) -> None:
+            await release.wait()
+            await route.fulfill(status=200, body="{}")
+
+        await page.route("**/slow*", slow)
+        await page.route("**/refused", lambda route: route.abort())
+        await prepare(page, ReplayOptions())
+        await page.goto(site_url + "/late-timer.html")
+
+        async def pending() -> object:
+            return await isolated_await(page, "__pwbPending()", 5.0, SETTLE_WORLD)
+
+        seen = [await pending()]
+        await page.evaluate(
+            """() => { fetch('/slow?f');
+                       const x = new XMLHttpRequest(); x.open('GET', '/slow?x'); x.send(); }"""
+        )
+        seen.append(await pending())
+        await page.evaluate("() => { fetch('/refused').catch(() => {}); }")
+        release.set()
+        with anyio.fail_after(10):
+            while await pending() != 0:
+                await anyio.sleep(0.05)
+        seen.append(await pending())
+        return seen
+
+    got = await pool.run(site_url, Viewport(width=800, height=600), job)
+    assert got[0] == 0 and got[2] == 0, got
+    assert got[1] == 2, f"the fetch and the XHR in flight read as {got[1]}"
+
+
+async def test_a_request_the_page_does_not_catch_still_fails_as_its_own(
+    pool: BrowserPool, site_url: str
+) -> None:
+    """The wrapper must not handle what the page leaves unhandled: a failed `fetch` with
+    no `catch` is still the page's uncaught rejection (graded under `console`)."""
+
+    async def job(session: BrowserSession) -> list[str]:
+        page = session.page
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        await page.route("**/refused", lambda route: route.abort())
+        await prepare(page, ReplayOptions())
+        await page.goto(site_url + "/late-timer.html")
+        await page.evaluate("() => { fetch('/refused'); }")
+        with anyio.fail_after(10):
+            while not errors:
+                await anyio.sleep(0.05)
+        return errors
+
+    errors = await pool.run(site_url, Viewport(width=800, height=600), job)
+    assert any("Failed to fetch" in e for e in errors), errors
