@@ -111,6 +111,15 @@ class MainThread(_Rec, frozen=True, kw_only=True):
     long_tasks: int = 0
 
 
+class PageWeight(_Rec, frozen=True, kw_only=True):
+    """What a state's document and its same-origin resources weighed on the wire, as the
+    browser's resource timing counted it (`verifier/_replay_perf.py`): compared with a
+    base's by `verifier/_perf_gate.py`."""
+
+    bytes: int
+    requests: int = 0
+
+
 # `TrapFinding.keys` of a control that Tab leaves and Shift+Tab cannot.
 SHIFT_ONLY = "Shift+Tab"
 
@@ -186,6 +195,8 @@ class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     # The state's main-thread blocking, read right after its settle (None: not read).
     # Kept with the snapshot so every base that carries one carries it too (#53).
     main_thread: MainThread | None = None
+    # Its weight on the wire, read with the main-thread figure (None: not read).
+    weight: PageWeight | None = None
 
 
 class VerifyReport(_Rec, frozen=True, kw_only=True):

@@ -33,7 +33,7 @@ from ..contract import CANARY, ContractError, TaskPackage, located_error, shown
 from ..results import A11ySnapshot
 from ._browser import BrowserPool
 from ._health import RunHealth
-from ._perf_gate import coarse, recaptured
+from ._perf_gate import coarse, coarse_weight, recaptured, recaptured_weight
 from ._replay_axe import AXE_VERSION
 from ._verify import verify
 
@@ -113,6 +113,7 @@ def _stable(snap: A11ySnapshot) -> A11ySnapshot:
     return msgspec.structs.replace(
         snap,
         main_thread=coarse(snap.main_thread) if snap.main_thread is not None else None,
+        weight=coarse_weight(snap.weight) if snap.weight is not None else None,
         passes=tuple(sorted(set(snap.passes))),
         violations=tuple(
             sorted(snap.violations, key=lambda v: (v.rule, v.target, v.markup, v.measured))
@@ -134,10 +135,13 @@ def encode_a11y_evidence(ev: A11yEvidence) -> bytes:
 def _timed_again(old: A11ySnapshot | None, new: A11ySnapshot) -> A11ySnapshot:
     """`new`, with the main-thread figure the file already keeps for its state when the
     new one agrees with it (`_perf_gate.recaptured`)."""
-    if new.main_thread is None:
-        return new
-    kept = old.main_thread if old is not None else None
-    return msgspec.structs.replace(new, main_thread=recaptured(kept, new.main_thread))
+    if new.main_thread is not None:
+        kept = old.main_thread if old is not None else None
+        new = msgspec.structs.replace(new, main_thread=recaptured(kept, new.main_thread))
+    if new.weight is not None:
+        weighed = old.weight if old is not None else None
+        new = msgspec.structs.replace(new, weight=recaptured_weight(weighed, new.weight))
+    return new
 
 
 def _write_side(task: TaskPackage, side: Side, snaps: Mapping[str, A11ySnapshot]) -> Path:

@@ -17,6 +17,12 @@ route that loads, but that a user cannot use for that time — the same failure,
 in time. A page that never yields fails `routes` too, as a state that did not load
 (`_replay_state.py`).
 
+`perf-bytes@S` (gate `assets`): the state's document and its same-origin resources
+weigh more than twice what the heaviest base's did at the state *and* more than
+`BYTES_ALLOWANCE` above it (transfer size, `_replay_perf.py`): a requested image or
+script passes, a page that now ships megabytes more does not. The weight is the
+browser's count of bytes, not a timing, so load does not move it.
+
 The base is the same state when a base observed it, else the nearest one
 (`_a11y_base.py`: the closest ancestor through `from`, then the same route and
 viewport), named as such in the message. A state the final did not reach, or without a
@@ -29,12 +35,12 @@ import re
 from collections.abc import Mapping, Sequence
 
 from ..contract import Contract
-from ..results import A11ySnapshot, CheckResult, MainThread
+from ..results import A11ySnapshot, CheckResult, MainThread, PageWeight
 from ._a11y_base import Base, bases_for
 from ._gates import grounded
 from ._plan import summarize_state
 
-PERF_ID = re.compile(r"perf-main-thread@")
+PERF_ID = re.compile(r"perf-(main-thread|bytes)@")
 BLOCKING_ALLOWANCE_MS = 1000.0
 # What `evidence/a11y.json` keeps of a figure: its times to the nearest step, no count
 # (a timing is never the same twice, and a recapture of the same render must be the
@@ -47,6 +53,29 @@ DESCRIBE = (
     " time (long tasks' time over 50 ms, as the renderer timed them) may exceed the"
     f" base's by at most {BLOCKING_ALLOWANCE_MS:.0f} ms."
 )
+
+
+BYTES_ALLOWANCE = 512 * 1024
+# What the evidence keeps of a weight: its bytes to the nearest step (a response that
+# carries a date or a count varies by a few bytes), kept on a recapture within a step.
+WEIGHT_STEP = 4096
+DESCRIBE_BYTES = (
+    "The page must not become much heavier: its document and same-origin resources may"
+    f" weigh up to twice the base's, or up to {BYTES_ALLOWANCE // 1024} KB more,"
+    " whichever is more."
+)
+
+
+def coarse_weight(w: PageWeight) -> PageWeight:
+    """The weight as the evidence keeps it (`WEIGHT_STEP`)."""
+    return PageWeight(bytes=round(w.bytes / WEIGHT_STEP) * WEIGHT_STEP, requests=w.requests)
+
+
+def recaptured_weight(kept: PageWeight | None, measured: PageWeight) -> PageWeight:
+    """Like `recaptured`: the kept weight when the new one is within a step of it."""
+    if kept is not None and abs(measured.bytes - kept.bytes) <= WEIGHT_STEP:
+        return coarse_weight(kept)
+    return coarse_weight(measured)
 
 
 def coarse(m: MainThread) -> MainThread:
@@ -89,6 +118,54 @@ def _verdict(final: MainThread, near: list[Base]) -> tuple[bool, str]:
     if over > BLOCKING_ALLOWANCE_MS:
         return False, f"{said}: {over:.0f} ms more (allowed {BLOCKING_ALLOWANCE_MS:.0f} ms)"
     return True, said
+
+
+def _kb(n: int) -> str:
+    return f"{n / 1024:.0f} KB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.1f} MB"
+
+
+def _weight(w: PageWeight) -> str:
+    return f"{_kb(w.bytes)} in {w.requests} request(s)"
+
+
+def _weight_verdict(final: PageWeight, near: list[Base]) -> tuple[bool, str]:
+    measured = [(b, b.snap.weight) for b in near if b.snap.weight is not None]
+    base, most = max(measured, key=lambda bw: bw[1].bytes)
+    said = f"transferred {_weight(final)}; {base.where}: {_weight(most)}"
+    over = final.bytes - most.bytes
+    if over > BYTES_ALLOWANCE and final.bytes > 2 * most.bytes:
+        allowed = f"allowed twice the base, or {_kb(BYTES_ALLOWANCE)} more"
+        return False, f"{said}: {_kb(over)} more ({allowed})"
+    return True, said
+
+
+def weight_continuity(
+    contract: Contract,
+    final: Mapping[str, A11ySnapshot],
+    bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]],
+) -> list[CheckResult]:
+    """`perf-bytes@S` for every state the final and a base weighed."""
+    out = []
+    for state in contract.states:
+        snap = final.get(state.id)
+        if snap is None or not snap.reached or snap.weight is None:
+            continue
+        near = [b for b in bases_for(contract, state, bases) if b.snap.weight is not None]
+        if not near:
+            continue
+        ok, observed = _weight_verdict(snap.weight, near)
+        out.append(
+            CheckResult(
+                id=f"perf-bytes@{state.id}",
+                gate="assets",
+                state=state.id,
+                passed=ok,
+                observed=observed,
+                message=grounded(DESCRIBE_BYTES, summarize_state(contract, state), observed),
+                authored=False,
+            )
+        )
+    return out
 
 
 def main_thread_continuity(

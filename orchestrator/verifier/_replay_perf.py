@@ -1,7 +1,7 @@
 """The main thread as the page's own renderer timed it: how long it was held, and a page
 that never yields.
 
-**Blocking** (`read_main_thread`, #53). A script is registered in every document of the
+**Blocking** (`read_figures`, #53). A script is registered in every document of the
 page before any of the site's scripts runs: CDP `Page.addScriptToEvaluateOnNewDocument`
 with a `worldName`, so it lives in an isolated world of its own (`PERF_WORLD`) where the
 site can neither see, stop nor forge it; it is read back from the same world
@@ -48,6 +48,13 @@ busy time: what the beats say the thread was held for and what the renderer says
 working, whichever is less. Load can still stretch a task the page really runs by the
 share of CPU it lost, which the 1000 ms allowance over the base absorbs.
 
+**Weight** (`read_figures`, #53). The same world keeps two `PerformanceObserver`s
+(`navigation`, `resource`, buffered) and sums the `transferSize` of the document and of
+every entry of its origin: the bytes the state's document brought over the wire (the
+browser's HTTP cache is off in the verifier's contexts, so every state pays for all of
+it, as a first visit does). The entries are the browser's own; an observer in this world
+gets each one even when the site clears its timing buffer or fills it (250 entries).
+
 **A page that never yields** (`main_thread_blocked`). A script that never returns
 (`while (true) {}`) stops every call that needs the page's main thread: `page.goto`
 waits for a load event that never comes, screenshots and probes time out, and before
@@ -78,7 +85,7 @@ import anyio
 from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
-from ..results import MainThread
+from ..results import MainThread, PageWeight
 from ._replay_world import isolated_eval, page_session
 
 PERF_WORLD = "pwb-perf"
@@ -108,8 +115,32 @@ _OBSERVER = """(() => {
   };
   setTimeout(beat, BEAT);
   globalThis.__pwbMainThread = () => late.concat([performance.now() - last - BEAT]);
+  // The document's weight: every resource timing entry of its own origin (and the
+  // document's), as the browser makes them. An observer here gets each entry whatever
+  // the site does to its own timing buffer (cleared, or full at 250 entries).
+  let bytes = 0, requests = 0;
+  const add = (entries) => {
+    for (const e of entries) {
+      if (e.entryType === 'resource' && !e.name.startsWith(location.origin + '/')) continue;
+      bytes += e.transferSize || 0;
+      requests += 1;
+    }
+  };
+  const watch = [];
+  for (const type of ['navigation', 'resource']) {
+    try {
+      const o = new PerformanceObserver((list) => add(list.getEntries()));
+      o.observe({type, buffered: true});
+      watch.push(o);
+    } catch (e) {}
+  }
+  globalThis.__pwbWeight = () => {
+    for (const o of watch) add(o.takeRecords());
+    return [bytes, requests];
+  };
 })()""".replace("BEAT_MS", str(BEAT_MS))
-_READ = "JSON.stringify(globalThis.__pwbMainThread ? globalThis.__pwbMainThread() : null)"
+_READ = """JSON.stringify(globalThis.__pwbMainThread
+  ? [globalThis.__pwbMainThread(), globalThis.__pwbWeight()] : null)"""
 
 
 # The session each watched page was prepared with; it goes with its page.
@@ -159,24 +190,26 @@ def total_blocking(late: list[float], busy_ms: float | None = None) -> MainThrea
     )
 
 
-async def read_main_thread(page: Page) -> MainThread | None:
-    """The state's document's long tasks so far; None when they could not be read."""
+async def read_figures(page: Page) -> tuple[MainThread | None, PageWeight | None]:
+    """The state's document's long tasks and weight so far; None when not read."""
     cdp = _WATCHED.get(page)
     if cdp is None:
-        return None
+        return None, None
     answer: dict[str, object] = {}
     try:
         with anyio.move_on_after(READ_TIMEOUT_S):
             answer = await isolated_eval(cdp, _READ, PERF_WORLD)
     except PlaywrightError:
-        return None  # the page went away
+        return None, None  # the page went away
     result = answer.get("result")
     text = result.get("value") if isinstance(result, dict) else None
-    late = json.loads(text) if isinstance(text, str) else None
-    if not isinstance(late, list):
-        return None
+    got = json.loads(text) if isinstance(text, str) else None
+    if not (isinstance(got, list) and len(got) == 2 and isinstance(got[0], list)):
+        return None, None
+    late, (size, count) = got
     busy = await _task_seconds(cdp)
-    return total_blocking([float(d) for d in late], None if busy is None else busy * 1000)
+    blocking = total_blocking([float(d) for d in late], None if busy is None else busy * 1000)
+    return blocking, PageWeight(bytes=int(size), requests=int(count))
 
 
 async def main_thread_blocked(page: Page, during: str) -> str:

@@ -33,7 +33,7 @@ from orchestrator.verifier._replay_perf import (
     BLOCKED_AFTER_S,
     LONG_TASK_MS,
     STOP_TIMEOUT_S,
-    read_main_thread,
+    read_figures,
 )
 from orchestrator.verifier._transient import TIMEOUT_PATIENCE
 
@@ -199,7 +199,7 @@ async def test_a_renderer_the_host_did_not_run_is_not_a_page_that_blocked(
             for pid in pids:
                 os.kill(pid, signal.SIGCONT)
         await anyio.sleep(0.3)
-        figures.append(await read_main_thread(page))
+        figures.append((await read_figures(page))[0])
 
     figures: list[MainThread | None] = []
     await pool.run(perf_url, Viewport(width=800, height=600), starve)

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from orchestrator.contract import CANARY, TaskPackage
-from orchestrator.results import A11ySnapshot, MainThread, VerifyReport
+from orchestrator.results import A11ySnapshot, MainThread, PageWeight, VerifyReport
 from orchestrator.verifier import main_thread_continuity, with_a11y_continuity
 from orchestrator.verifier._a11y_evidence import (
     A11yEvidence,
@@ -20,7 +20,15 @@ from orchestrator.verifier._a11y_evidence import (
     write_a11y_side,
 )
 from orchestrator.verifier._gates import gate_results
-from orchestrator.verifier._perf_gate import BLOCKING_ALLOWANCE_MS, coarse, recaptured
+from orchestrator.verifier._perf_gate import (
+    BLOCKING_ALLOWANCE_MS,
+    BYTES_ALLOWANCE,
+    coarse,
+    coarse_weight,
+    recaptured,
+    recaptured_weight,
+    weight_continuity,
+)
 from orchestrator.verifier._replay_axe import AXE_VERSION
 from orchestrator.verifier._replay_perf import total_blocking
 
@@ -181,3 +189,44 @@ def test_an_evidence_figure_is_named_without_a_count(task: TaskPackage) -> None:
     )
     assert not check.passed
     assert "R0 at this state: total blocking time 0 ms (the longest 0 ms)" in check.observed
+
+
+def weighs(n: int, requests: int = 3) -> A11ySnapshot:
+    return A11ySnapshot(weight=PageWeight(bytes=n, requests=requests))
+
+
+def test_the_weight_rule_allows_twice_the_base_or_the_allowance_whichever_is_more(
+    task: TaskPackage,
+) -> None:
+    """`perf-bytes@S` (gate `assets`) fails only past both bounds: a small page may grow
+    by the allowance (a requested feature's script), a big one up to twice its weight."""
+
+    def verdict(final: int, base: int) -> bool:
+        (check,) = weight_continuity(
+            task.contract, {"home": weighs(final)}, [("R0", {"home": weighs(base)})]
+        )
+        assert check.gate == "assets" and check.id == "perf-bytes@home"
+        return check.passed
+
+    small, big = 40_000, 3_000_000
+    assert verdict(small + BYTES_ALLOWANCE, small)  # 13x, but within the allowance
+    assert not verdict(small + BYTES_ALLOWANCE + 1, small)
+    assert verdict(2 * big, big)  # 3 MB more, but twice the base
+    assert not verdict(2 * big + 1, big)
+    # The heaviest base counts (the reference may ship more than R0).
+    (check,) = weight_continuity(
+        task.contract,
+        {"home": weighs(2_000_000)},
+        [("R0", {"home": weighs(small)}), ("the reference", {"home": weighs(1_500_000)})],
+    )
+    assert check.passed and "the reference at this state: 1.4 MB in 3" in check.observed
+
+
+def test_the_weight_evidence_keeps_a_figure_within_a_step() -> None:
+    assert coarse_weight(PageWeight(bytes=41_100, requests=4)) == PageWeight(
+        bytes=40_960, requests=4
+    )
+    kept = PageWeight(bytes=40_960, requests=4)
+    assert recaptured_weight(kept, PageWeight(bytes=43_000, requests=4)) == kept
+    moved = recaptured_weight(kept, PageWeight(bytes=1_541_132, requests=5))
+    assert moved == PageWeight(bytes=1_540_096, requests=5)
