@@ -173,4 +173,8 @@ async def test_a_2_gib_burst_ends_the_cell_within_seconds_and_the_host_keeps_its
     assert took < 30, took
     assert report.result.units[0].cleared and report.result.checkpoints == 1
     assert not (tmp_path / "cell" / "workspace" / "burst.bin").exists()
-    assert _free_bytes(tmp_path) > free - (64 << 20)  # the host has its disk back
+    # The host has its disk back: the flood wrote past the 1 GiB limit before it was
+    # stopped, so a tree (or an open file) that kept it would cost at least that. The
+    # margin is half of it, not a few MB: whatever else writes to this disk meanwhile (an
+    # admission beside the tests took 330 MB once) is not the flood.
+    assert _free_bytes(tmp_path) > free - (ctx.disk_limit_mb << 20) // 2
