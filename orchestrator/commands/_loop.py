@@ -39,16 +39,26 @@ def run_command(fn: Callable[[Unpack[Ts]], Awaitable[T]], *args: *Ts) -> T:
 
 
 async def _until_interrupted(fn: Callable[[Unpack[Ts]], Awaitable[T]], *args: *Ts) -> T:
-    """`fn(*args)`, cancelled by the first SIGINT or SIGTERM (then `KeyboardInterrupt`)."""
+    """`fn(*args)`, cancelled by the first SIGINT or SIGTERM (then `KeyboardInterrupt`).
+    What `fn` raises comes out as itself, not in the task group's `ExceptionGroup`: the
+    commands turn a bad input into one line by its type."""
     from ..sweep import watch_signals  # here: `sweep` is a heavy import for a light command
 
     interrupted = anyio.Event()
     result: list[T] = []
+    failed: list[Exception] = []
     async with anyio.create_task_group() as tg:
         await tg.start(watch_signals, tg.cancel_scope, interrupted)
-        result.append(await fn(*args))
+        try:
+            result.append(await fn(*args))
+        except Exception as exc:  # a cancellation (BaseException) goes through
+            failed.append(exc)
         tg.cancel_scope.cancel()
-    if interrupted.is_set() or not result:
+    if interrupted.is_set():
+        raise KeyboardInterrupt
+    if failed:
+        raise failed[0]
+    if not result:
         raise KeyboardInterrupt
     return result[0]
 
