@@ -19,5 +19,5 @@ LAYERS: list[set[str]] = [
     {"gateway", "persona", "records", "verifier"},
     {"authoring", "cluster_ledger", "lint", "llm", "results", "workspace"},
     # The bottom: the contract and the sandbox import neither `orchestrator` nor each other.
-    {"budget", "contract", "cpu", "jsonl", "private_dir", "sandbox", "usage"},
+    {"budget", "contract", "cpu", "interrupts", "jsonl", "private_dir", "sandbox", "usage"},
 ]

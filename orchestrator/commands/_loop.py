@@ -3,7 +3,7 @@
 `run_command` runs a command's coroutine; a Ctrl-C or a SIGTERM (what `kill`, `timeout` and
 a CI runner send) cancels it, so that every sandbox and browser it holds in an
 `async with` is torn down before the process exits 130 (`__main__`), as the sweep's own
-handling does (`sweep.watch_signals`). Before, a SIGTERM killed `admit` on the spot and
+handling does (`interrupts.watch_signals`). Before, a SIGTERM killed `admit` on the spot and
 left its containers running until the next `gc`. A second signal leaves at once.
 `run_async` is the bare runner, for the commands whose coroutine watches signals itself
 (a sweep, a regrade: they keep the rows written so far).
@@ -20,6 +20,8 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar, TypeVarTuple, Unpack
 
 import anyio
+
+from ..interrupts import watch_signals
 
 T = TypeVar("T")
 Ts = TypeVarTuple("Ts")
@@ -42,8 +44,6 @@ async def _until_interrupted(fn: Callable[[Unpack[Ts]], Awaitable[T]], *args: *T
     """`fn(*args)`, cancelled by the first SIGINT or SIGTERM (then `KeyboardInterrupt`).
     What `fn` raises comes out as itself, not in the task group's `ExceptionGroup`: the
     commands turn a bad input into one line by its type."""
-    from ..sweep import watch_signals  # here: `sweep` is a heavy import for a light command
-
     interrupted = anyio.Event()
     result: list[T] = []
     failed: list[Exception] = []
@@ -54,11 +54,9 @@ async def _until_interrupted(fn: Callable[[Unpack[Ts]], Awaitable[T]], *args: *T
         except Exception as exc:  # a cancellation (BaseException) goes through
             failed.append(exc)
         tg.cancel_scope.cancel()
-    if interrupted.is_set():
-        raise KeyboardInterrupt
-    if failed:
+    if failed and not interrupted.is_set():
         raise failed[0]
-    if not result:
+    if not result or interrupted.is_set():
         raise KeyboardInterrupt
     return result[0]
 

@@ -1,5 +1,6 @@
 """The sweep: plan cells, schedule them under budgets, write the manifest."""
 
+from ..interrupts import watch_signals as watch_signals
 from ._core import CellFailure as CellFailure
 from ._core import EngineUnavailable as EngineUnavailable
 from ._core import Job as Job
@@ -25,7 +26,6 @@ from ._sweep import SweepOptions as SweepOptions
 from ._sweep import SweepOutcome as SweepOutcome
 from ._sweep import pending_jobs as pending_jobs
 from ._sweep import run_sweep as run_sweep
-from ._sweep import watch_signals as watch_signals
 
 __all__ = [
     "CellFailure",

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import secrets
-import signal
-import subprocess
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +16,7 @@ from ..budget import Ledger
 from ..config import BenchConfig, SolverConfig
 from ..contract import TaskPackage
 from ..cpu import CpuUse, CpuWindow
+from ..interrupts import watch_signals
 from ..manifest import FINAL_STATUSES, Manifest, has_result, latest_by_cell
 from ..records import BackendName, ManifestRow
 from ..solver_cards import write_cards
@@ -100,47 +96,6 @@ def _on_backend(job: Job, backend: BackendName) -> Job:
 def new_run_dir(cfg: BenchConfig) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return Path(cfg.sweep.runs_dir) / f"{cfg.sweep.name}-{stamp}"
-
-
-def _leave_at_once(reap: str) -> Callable[[int, object], None]:
-    """The second interrupt's handler: leave at once, no traceback. What the first one's
-    teardown had not removed yet (containers, the network and its firewall chain) is
-    removed by a `gc` of this sweep started, detached, on the way out (`reap`: the sweep
-    id; '' when its cells are not on this host's Docker)."""
-
-    def leave(signum: int, frame: object) -> None:
-        if reap:
-            with contextlib.suppress(OSError):
-                subprocess.Popen(
-                    [sys.executable, "-m", "orchestrator", "gc", "--sweep", reap, "--force"],
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    start_new_session=True,  # a Ctrl-C of the terminal's group spares it
-                )
-        os._exit(130)
-
-    return leave
-
-
-async def watch_signals(
-    scope: anyio.CancelScope,
-    interrupted: anyio.Event,
-    reap: str = "",
-    *,
-    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
-) -> None:
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        task_status.started()  # from here on an interrupt is ours, never a traceback
-        async for _ in signals:
-            break
-    # Leaving the receiver restored Python's default handlers: a second Ctrl-C would be
-    # a KeyboardInterrupt traceback in the middle of the teardown. It exits at once.
-    signal.signal(signal.SIGINT, _leave_at_once(reap))
-    signal.signal(signal.SIGTERM, _leave_at_once(reap))
-    interrupted.set()
-    print("\ninterrupted: cancelling cells and tearing down sandboxes...", file=sys.stderr)
-    scope.cancel()
 
 
 def _plan(
