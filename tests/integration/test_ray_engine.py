@@ -34,7 +34,7 @@ from orchestrator.config import (
     load_config,
 )
 from orchestrator.contract import load_task
-from orchestrator.events import Agent, Baseline, Error, read_events
+from orchestrator.events import Agent, Baseline, Checkpoint, Error, read_events
 from orchestrator.gateway import RequestRecord
 from orchestrator.llm import ProviderConfig
 from orchestrator.manifest import FINAL_STATUSES, read_rows
@@ -100,7 +100,7 @@ async def test_rows_equal_a_single_host_sweep(
     assert {r.status for r in on_disk} == {"ok"}
     by_cell = {r.cell: r for r in local}
     for r in on_disk:
-        assert r.scores is not None and r.scores.whole_task
+        assert r.scores is not None and r.scores.whole_task, _failed_checks(run_dir, r.cell)
         assert _same(r, by_cell[r.cell]) == _same(by_cell[r.cell], by_cell[r.cell])
         # the cell's events came back into the driver's run directory
         cell = cell_dir_name(r.cell)
@@ -127,6 +127,19 @@ async def test_rows_equal_a_single_host_sweep(
     assert len(read_rows(manifest)) == 3
     resumed = read_events(run_dir / "cells" / cell_dir_name(cell) / "events.jsonl")
     assert [e.gates for e in resumed if isinstance(e, Baseline)][-1] == planted
+
+
+def _failed_checks(run_dir: Path, cell: str) -> list[str]:
+    """What each checkpoint of a cell failed, for the message of a cell that did not clear."""
+    events = read_events(run_dir / "cells" / cell_dir_name(cell) / "events.jsonl")
+    return [
+        f"checkpoint {e.checkpoint.index} ({e.checkpoint.unit or 'final'}): {c.id} "
+        f"observed {c.observed!r} {c.message}"
+        for e in events
+        if isinstance(e, Checkpoint)
+        for c in e.checkpoint.checks
+        if not c.passed and c.applicable
+    ]
 
 
 def _files(root: Path) -> dict[str, bytes]:
