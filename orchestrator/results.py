@@ -197,6 +197,9 @@ class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     main_thread: MainThread | None = None
     # Its weight on the wire, read with the main-thread figure (None: not read).
     weight: PageWeight | None = None
+    # Its cumulative layout shift (Core Web Vitals' CLS: the largest burst of shifts
+    # not caused by input), read with them (None: not read).
+    layout_shift: float | None = None
 
 
 class VerifyReport(_Rec, frozen=True, kw_only=True):

@@ -33,7 +33,14 @@ from ..contract import CANARY, ContractError, TaskPackage, located_error, shown
 from ..results import A11ySnapshot
 from ._browser import BrowserPool
 from ._health import RunHealth
-from ._perf_gate import coarse, coarse_weight, recaptured, recaptured_weight
+from ._perf_gate import (
+    coarse,
+    coarse_shift,
+    coarse_weight,
+    recaptured,
+    recaptured_shift,
+    recaptured_weight,
+)
 from ._replay_axe import AXE_VERSION
 from ._verify import verify
 
@@ -114,6 +121,7 @@ def _stable(snap: A11ySnapshot) -> A11ySnapshot:
         snap,
         main_thread=coarse(snap.main_thread) if snap.main_thread is not None else None,
         weight=coarse_weight(snap.weight) if snap.weight is not None else None,
+        layout_shift=(coarse_shift(snap.layout_shift) if snap.layout_shift is not None else None),
         passes=tuple(sorted(set(snap.passes))),
         violations=tuple(
             sorted(snap.violations, key=lambda v: (v.rule, v.target, v.markup, v.measured))
@@ -141,6 +149,9 @@ def _timed_again(old: A11ySnapshot | None, new: A11ySnapshot) -> A11ySnapshot:
     if new.weight is not None:
         weighed = old.weight if old is not None else None
         new = msgspec.structs.replace(new, weight=recaptured_weight(weighed, new.weight))
+    if new.layout_shift is not None:
+        shifted = old.layout_shift if old is not None else None
+        new = msgspec.structs.replace(new, layout_shift=recaptured_shift(shifted, new.layout_shift))
     return new
 
 

@@ -43,7 +43,7 @@ from ..results import A11ySnapshot, CheckResult, VerifyReport
 from ._a11y_base import Base, Verdict, bases_for
 from ._a11y_rules import announce, title, trap
 from ._gates import gate_results, grounded
-from ._perf_gate import main_thread_continuity, weight_continuity
+from ._perf_gate import layout_shift_continuity, main_thread_continuity, weight_continuity
 from ._plan import summarize_state
 
 T = TypeVar("T")
@@ -252,6 +252,7 @@ def with_a11y_continuity(
     added = a11y_continuity(contract, report.a11y, bases)
     added += main_thread_continuity(contract, report.a11y, bases)
     added += weight_continuity(contract, report.a11y, bases)
+    added += layout_shift_continuity(contract, report.a11y, bases)
     if not added:
         return report
     checks = (*report.checks, *added)

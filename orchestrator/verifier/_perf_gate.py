@@ -23,6 +23,14 @@ weigh more than twice what the heaviest base's did at the state *and* more than
 script passes, a page that now ships megabytes more does not. The weight is the
 browser's count of bytes, not a timing, so load does not move it.
 
+`perf-layout-shift@S` (gate `visual_anchors`): the state's cumulative layout shift (CLS,
+`_replay_perf.py`) is *poor* by Core Web Vitals' bounds (over `SHIFT_POOR`) *and* more
+than `SHIFT_ALLOWANCE` above the highest a base showed at the state: content that now
+jumps after it was painted, which a user sees and misclicks on. Why `visual_anchors`:
+where the page's content is drawn is what that gate guards. The margin is generous on
+purpose: what shifts depends partly on when a resource arrived (an image without a
+size, landing after the first paint), so a small difference can be timing.
+
 The base is the same state when a base observed it, else the nearest one
 (`_a11y_base.py`: the closest ancestor through `from`, then the same route and
 viewport), named as such in the message. A state the final did not reach, or without a
@@ -40,7 +48,7 @@ from ._a11y_base import Base, bases_for
 from ._gates import grounded
 from ._plan import summarize_state
 
-PERF_ID = re.compile(r"perf-(main-thread|bytes)@")
+PERF_ID = re.compile(r"perf-(main-thread|bytes|layout-shift)@")
 BLOCKING_ALLOWANCE_MS = 1000.0
 # What `evidence/a11y.json` keeps of a figure: its times to the nearest step, no count
 # (a timing is never the same twice, and a recapture of the same render must be the
@@ -64,6 +72,30 @@ DESCRIBE_BYTES = (
     f" weigh up to twice the base's, or up to {BYTES_ALLOWANCE // 1024} KB more,"
     " whichever is more."
 )
+
+
+SHIFT_POOR = 0.25
+SHIFT_ALLOWANCE = 0.1
+# What the evidence keeps of a layout shift: to the nearest step, kept on a recapture
+# within a step (an image landing before or after the first paint moves it a little).
+SHIFT_STEP = 0.05
+DESCRIBE_SHIFT = (
+    "The page's content must not jump after it is shown much more than before: its"
+    f" cumulative layout shift may be up to {SHIFT_POOR} (Core Web Vitals' bound of"
+    f" 'poor'), or up to {SHIFT_ALLOWANCE} above the base's, whichever is more."
+)
+
+
+def coarse_shift(cls: float) -> float:
+    """The layout shift as the evidence keeps it (`SHIFT_STEP`)."""
+    return round(round(cls / SHIFT_STEP) * SHIFT_STEP, 2)
+
+
+def recaptured_shift(kept: float | None, measured: float) -> float:
+    """Like `recaptured`: the kept shift when the new one is within a step of it."""
+    if kept is not None and abs(measured - kept) <= SHIFT_STEP:
+        return coarse_shift(kept)
+    return coarse_shift(measured)
 
 
 def coarse_weight(w: PageWeight) -> PageWeight:
@@ -137,6 +169,45 @@ def _weight_verdict(final: PageWeight, near: list[Base]) -> tuple[bool, str]:
         allowed = f"allowed twice the base, or {_kb(BYTES_ALLOWANCE)} more"
         return False, f"{said}: {_kb(over)} more ({allowed})"
     return True, said
+
+
+def _shift_verdict(final: float, near: list[Base]) -> tuple[bool, str]:
+    measured = [(b, b.snap.layout_shift) for b in near if b.snap.layout_shift is not None]
+    base, most = max(measured, key=lambda bs: bs[1])
+    said = f"cumulative layout shift {final:.2f}; {base.where}: {most:.2f}"
+    if final > SHIFT_POOR and final - most > SHIFT_ALLOWANCE:
+        allowed = f"allowed up to {SHIFT_POOR}, or {SHIFT_ALLOWANCE} more than the base"
+        return False, f"{said}: {final - most:.2f} more ({allowed})"
+    return True, said
+
+
+def layout_shift_continuity(
+    contract: Contract,
+    final: Mapping[str, A11ySnapshot],
+    bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]],
+) -> list[CheckResult]:
+    """`perf-layout-shift@S` for every state the final and a base measured."""
+    out = []
+    for state in contract.states:
+        snap = final.get(state.id)
+        if snap is None or not snap.reached or snap.layout_shift is None:
+            continue
+        near = [b for b in bases_for(contract, state, bases) if b.snap.layout_shift is not None]
+        if not near:
+            continue
+        ok, observed = _shift_verdict(snap.layout_shift, near)
+        out.append(
+            CheckResult(
+                id=f"perf-layout-shift@{state.id}",
+                gate="visual_anchors",
+                state=state.id,
+                passed=ok,
+                observed=observed,
+                message=grounded(DESCRIBE_SHIFT, summarize_state(contract, state), observed),
+                authored=False,
+            )
+        )
+    return out
 
 
 def weight_continuity(

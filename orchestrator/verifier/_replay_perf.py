@@ -55,6 +55,19 @@ browser's HTTP cache is off in the verifier's contexts, so every state pays for 
 it, as a first visit does). The entries are the browser's own; an observer in this world
 gets each one even when the site clears its timing buffer or fills it (250 entries).
 
+**Layout shift** (`read_figures`, #53). A third observer there (`layout-shift`,
+buffered) sums the document's unexpected layout shifts as Core Web Vitals' CLS does: a
+shift within 500 ms of an input (`hadRecentInput`: the replay's clicks and keys are
+trusted input) is the user's doing and does not count; the others form session windows,
+and the largest window's sum is the figure. It is read as the state settles, before any
+check, menu trial or focus walk moves the page: it counts the shifts the page made while
+it loaded and settled, which includes what the settle waits for (a timer due within its
+horizon, a request's answer and its render, `_replay_settle.py`). A shift a later timer
+makes is not seen, as the checks do not see its content. Only content already painted
+can shift, so what moves depends partly on when it arrived: an image without a size
+shifts the text below it if it lands after the first paint. The rule (`_perf_gate.py`)
+therefore allows a generous margin over the base.
+
 **A page that never yields** (`main_thread_blocked`). A script that never returns
 (`while (true) {}`) stops every call that needs the page's main thread: `page.goto`
 waits for a load event that never comes, screenshots and probes time out, and before
@@ -79,6 +92,7 @@ tab's reset (20 s, then the context is discarded) or the fresh context's close.
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
 import anyio
@@ -138,9 +152,41 @@ _OBSERVER = """(() => {
     for (const o of watch) add(o.takeRecords());
     return [bytes, requests];
   };
+  // Layout shifts as Core Web Vitals count them: shifts within 500 ms of an input are
+  // the user's doing (hadRecentInput); the rest make session windows (a shift within
+  // 1 s of the last and 5 s of the first joins its window), and the largest window's
+  // sum is the figure.
+  let cls = 0, win = 0, first = -1e9, prev = -1e9;
+  const shifted = (entries) => {
+    for (const e of entries) {
+      if (e.hadRecentInput) continue;
+      if (e.startTime - prev < 1000 && e.startTime - first < 5000) win += e.value;
+      else { win = e.value; first = e.startTime; }
+      prev = e.startTime;
+      cls = Math.max(cls, win);
+    }
+  };
+  let shifts = null;
+  try {
+    shifts = new PerformanceObserver((list) => shifted(list.getEntries()));
+    shifts.observe({type: 'layout-shift', buffered: true});
+  } catch (e) {}
+  globalThis.__pwbShift = () => {
+    if (shifts) shifted(shifts.takeRecords());
+    return cls;
+  };
 })()""".replace("BEAT_MS", str(BEAT_MS))
 _READ = """JSON.stringify(globalThis.__pwbMainThread
-  ? [globalThis.__pwbMainThread(), globalThis.__pwbWeight()] : null)"""
+  ? [globalThis.__pwbMainThread(), globalThis.__pwbWeight(), globalThis.__pwbShift()]
+  : null)"""
+
+
+class Figures(NamedTuple):
+    """A state's document's figures (`read_figures`); each None when not read."""
+
+    main_thread: MainThread | None = None
+    weight: PageWeight | None = None
+    layout_shift: float | None = None
 
 
 # The session each watched page was prepared with; it goes with its page.
@@ -190,26 +236,29 @@ def total_blocking(late: list[float], busy_ms: float | None = None) -> MainThrea
     )
 
 
-async def read_figures(page: Page) -> tuple[MainThread | None, PageWeight | None]:
-    """The state's document's long tasks and weight so far; None when not read."""
+async def read_figures(page: Page) -> Figures:
+    """The state's document's long tasks, weight and layout shift so far."""
     cdp = _WATCHED.get(page)
     if cdp is None:
-        return None, None
+        return Figures()
     answer: dict[str, object] = {}
     try:
         with anyio.move_on_after(READ_TIMEOUT_S):
             answer = await isolated_eval(cdp, _READ, PERF_WORLD)
     except PlaywrightError:
-        return None, None  # the page went away
+        return Figures()  # the page went away
     result = answer.get("result")
     text = result.get("value") if isinstance(result, dict) else None
     got = json.loads(text) if isinstance(text, str) else None
-    if not (isinstance(got, list) and len(got) == 2 and isinstance(got[0], list)):
-        return None, None
-    late, (size, count) = got
+    if not (isinstance(got, list) and len(got) == 3 and isinstance(got[0], list)):
+        return Figures()
+    late, (size, count), shift = got
     busy = await _task_seconds(cdp)
-    blocking = total_blocking([float(d) for d in late], None if busy is None else busy * 1000)
-    return blocking, PageWeight(bytes=int(size), requests=int(count))
+    return Figures(
+        main_thread=total_blocking([float(d) for d in late], None if busy is None else busy * 1000),
+        weight=PageWeight(bytes=int(size), requests=int(count)),
+        layout_shift=round(float(shift), 4),
+    )
 
 
 async def main_thread_blocked(page: Page, during: str) -> str:

@@ -24,7 +24,7 @@ from ._replay_announce import Announced, Listener, announced, announcing
 from ._replay_checks import evaluate
 from ._replay_keyboard import operate
 from ._replay_menu import open_menus
-from ._replay_perf import main_thread_blocked, read_figures
+from ._replay_perf import Figures, main_thread_blocked, read_figures
 from ._replay_probe import read_health
 from ._transient import timed_out
 
@@ -235,9 +235,7 @@ async def _replay(
     nav_error, action_error = got.nav_error, got.action_error
     reached = not (nav_error or action_error)
     # Read before any check or probe runs a task of its own on the page.
-    main_thread, weight = (
-        await read_figures(page) if reached and listener is not None else (None, None)
-    )
+    figures = await read_figures(page) if reached and listener is not None else Figures()
     # What was announced, read as the state settled: before any check or menu trial.
     heard = (
         await announced(page, listener, job.base_url) if listener is not None and reached else None
@@ -259,7 +257,7 @@ async def _replay(
         page, job, followers, reached and origin_of(page.url) == origin_of(job.base_url), heard
     )
     if a11y is not None and a11y.reached:
-        a11y = msgspec.structs.replace(a11y, main_thread=main_thread, weight=weight)
+        a11y = msgspec.structs.replace(a11y, **figures._asdict())
     _crashed(session)
     common = StateObservation(
         state=job.key,

@@ -199,7 +199,7 @@ async def test_a_renderer_the_host_did_not_run_is_not_a_page_that_blocked(
             for pid in pids:
                 os.kill(pid, signal.SIGCONT)
         await anyio.sleep(0.3)
-        figures.append((await read_figures(page))[0])
+        figures.append((await read_figures(page)).main_thread)
 
     figures: list[MainThread | None] = []
     await pool.run(perf_url, Viewport(width=800, height=600), starve)

@@ -23,9 +23,14 @@ from orchestrator.verifier._gates import gate_results
 from orchestrator.verifier._perf_gate import (
     BLOCKING_ALLOWANCE_MS,
     BYTES_ALLOWANCE,
+    SHIFT_ALLOWANCE,
+    SHIFT_POOR,
     coarse,
+    coarse_shift,
     coarse_weight,
+    layout_shift_continuity,
     recaptured,
+    recaptured_shift,
     recaptured_weight,
     weight_continuity,
 )
@@ -230,3 +235,39 @@ def test_the_weight_evidence_keeps_a_figure_within_a_step() -> None:
     assert recaptured_weight(kept, PageWeight(bytes=43_000, requests=4)) == kept
     moved = recaptured_weight(kept, PageWeight(bytes=1_541_132, requests=5))
     assert moved == PageWeight(bytes=1_540_096, requests=5)
+
+
+def shifts(cls: float) -> A11ySnapshot:
+    return A11ySnapshot(layout_shift=cls)
+
+
+def test_the_shift_rule_fails_a_poor_shift_well_above_the_base(task: TaskPackage) -> None:
+    """`perf-layout-shift@S` (gate `visual_anchors`) fails only past both bounds: a shift
+    Core Web Vitals calls poor, and more than the allowance above the highest base."""
+
+    def verdict(final: float, *bases: float) -> bool:
+        named = [(f"base {i}", {"home": shifts(b)}) for i, b in enumerate(bases)]
+        (check,) = layout_shift_continuity(task.contract, {"home": shifts(final)}, named)
+        assert check.gate == "visual_anchors" and check.id == "perf-layout-shift@home"
+        return check.passed
+
+    assert verdict(SHIFT_POOR, 0.0)  # at the bound: not poor
+    assert not verdict(SHIFT_POOR + 0.01, 0.0)
+    assert verdict(0.5, 0.5 - SHIFT_ALLOWANCE)  # the base's debt, and the allowance
+    assert not verdict(0.5, 0.5 - SHIFT_ALLOWANCE - 0.01)
+    assert verdict(0.5, 0.0, 0.45)  # the highest base counts
+    (check,) = layout_shift_continuity(
+        task.contract, {"home": shifts(0.31)}, [("R0", {"home": shifts(0.0)})]
+    )
+    assert check.observed == (
+        "cumulative layout shift 0.31; R0 at this state: 0.00: 0.31 more"
+        " (allowed up to 0.25, or 0.1 more than the base)"
+    )
+
+
+def test_the_shift_evidence_keeps_a_figure_within_a_step() -> None:
+    assert coarse_shift(0.3116) == 0.3
+    assert coarse_shift(0.0162) == 0.0
+    assert recaptured_shift(0.3, 0.34) == 0.3
+    assert recaptured_shift(0.3, 0.36) == 0.35
+    assert recaptured_shift(None, 0.0162) == 0.0
