@@ -14,7 +14,7 @@ from sandbox import ExecResult, Sandbox, ServeOutcome
 
 from .contract import TaskPackage
 from .results import VerifyReport
-from .verifier import RunHealth, Verifier, applicability
+from .verifier import RunHealth, Verifier, VerifyRequest, applicability
 from .workspace import Workspace
 
 
@@ -89,9 +89,9 @@ class Checkpointer:
             scope_violations=await self.workspace.scope_violations(),
         )
         out = self.artifacts / f"checkpoint-{index:03d}{label}"
-        report = await self.verifier.verify(
-            self.task,
-            served.base_url if served is not None and served.ready else "",
+        request = VerifyRequest(
+            task=self.task,
+            base_url=served.base_url if served is not None and served.ready else "",
             check_ids=check_ids,
             health=health,
             artifacts=out,
@@ -99,6 +99,7 @@ class Checkpointer:
             server=self._server,
             a11y=a11y,
         )
+        report = await self.verifier.verify(request)
         # ...nor one lost while it was verified: the failures would be the sandbox's.
         await self.sandbox.ensure_alive()
         return index, report, time.monotonic() - t0

@@ -10,15 +10,14 @@ raised: the command runs and fails (a non-zero exit or a timeout), as a broken b
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from orchestrator.contract import TaskPackage
 from orchestrator.results import CheckResult, GateResult, VerifyReport
-from orchestrator.verifier import RunHealth
+from orchestrator.verifier import VerifyRequest
 from sandbox import ExecResult, ImageBuilder, Labels, Limits, Own, Sandbox, ServeOutcome, ServeSpec
 
 Point = Literal["open", "alive", "install", "build", "serve", "verify"]
@@ -140,24 +139,29 @@ class FakeBackend(NoLifecycle):
         yield FakeSandbox(root=workspace, cell=labels.cell, faults=self.faults)
 
 
+class FakeVerifierBase:
+    """The tests' fake verifiers, at the `Verifier` seam typed once: `grade` answers a
+    request, `amend` may change the answer (a planted change, a drifted environment,
+    accessibility snapshots). Each fake overrides one or both."""
+
+    async def verify(self, request: VerifyRequest) -> VerifyReport:
+        return self.amend(request, await self.grade(request))
+
+    async def grade(self, request: VerifyRequest) -> VerifyReport:
+        raise NotImplementedError
+
+    def amend(self, request: VerifyRequest, report: VerifyReport) -> VerifyReport:
+        return report
+
+
 @dataclass
-class FakeVerifier:
+class FakeVerifier(FakeVerifierBase):
     """A site that passes every check it is asked about (the base URL names the cell)."""
 
     faults: Faults = field(default_factory=Faults)
 
-    async def verify(
-        self,
-        task: TaskPackage,
-        base_url: str,
-        *,
-        check_ids: Collection[str] | None,
-        health: RunHealth,
-        artifacts: Path | None,
-        workspace: object = None,
-        server: str = "",
-        a11y: bool = True,
-    ) -> VerifyReport:
+    async def grade(self, request: VerifyRequest) -> VerifyReport:
+        task, base_url, check_ids = request.task, request.base_url, request.check_ids
         self.faults.hit("verify", base_url.rsplit("/", 1)[-1])
         wanted = [c for c in task.contract.checks if check_ids is None or c.id in check_ids]
         checks = tuple(

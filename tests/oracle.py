@@ -22,11 +22,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.contract import Gate, TaskPackage
+from orchestrator.contract import Gate
 from orchestrator.results import CheckResult, VerifyReport
-from orchestrator.verifier import RunHealth
+from orchestrator.verifier import VerifyRequest
 from orchestrator.verifier._gates import gate_results, run_health
 from orchestrator.workspace import Workspace
+from tests.fakes import FakeVerifierBase
 
 Snapshot = dict[str, bytes | None]  # path -> content (None: absent)
 
@@ -104,21 +105,12 @@ def task_oracle(root: Path, contract_hash: str) -> TaskOracle:
 
 
 @dataclass
-class OracleVerifier:
+class OracleVerifier(FakeVerifierBase):
     """`Verifier` of the fake sweeps that grades from the work tree (module docstring)."""
 
-    async def verify(
-        self,
-        task: TaskPackage,
-        base_url: str,
-        *,
-        check_ids: Collection[str] | None,
-        health: RunHealth,
-        artifacts: Path | None,
-        workspace: object = None,
-        server: str = "",
-        a11y: bool = True,
-    ) -> VerifyReport:
+    async def grade(self, request: VerifyRequest) -> VerifyReport:
+        task, base_url, check_ids = request.task, request.base_url, request.check_ids
+        health, workspace = request.health, request.workspace
         oracle = task_oracle(task.root, task.contract_hash)
         assert isinstance(workspace, Workspace)
         tree = workspace.root

@@ -6,8 +6,8 @@ Public surface:
   checkpoint with `replay="reuse"`, the reset tab of a warm context,
   `_browser_warm.py`), a limiter, recycling, crash relaunch with one retry of the affected state;
 - `verify(pool, task, base_url, ...) -> VerifyReport` and `RunHealth` (build, serve and
-  scope, decided outside the browser); the `Verifier` Protocol (seam for fakes) and
-  `BrowserVerifier`, the real one;
+  scope, decided outside the browser); the `Verifier` Protocol (seam for fakes,
+  `verify(VerifyRequest) -> VerifyReport`) and `BrowserVerifier`, the real one;
 - `ReuseCache` — a cell's replays across checkpoints: a state whose served bytes did
   not change keeps its observation (`_reuse.py`; on dynamic stacks the files the
   server read for it, traced with inotify, `_opens.py`; `pool.replay == "full"` turns
@@ -75,6 +75,7 @@ from ._reuse import REPLAY_MODES as REPLAY_MODES
 from ._reuse import ReuseCache as ReuseCache
 from ._seam import BrowserVerifier as BrowserVerifier
 from ._seam import Verifier as Verifier
+from ._seam import VerifyRequest as VerifyRequest
 from ._verdicts import VerdictCache as VerdictCache
 from ._verify import verify as verify
 from ._version import verifier_version as verifier_version
@@ -106,6 +107,7 @@ __all__ = [
     "Verifier",
     "VerifierError",
     "VerifierInfraError",
+    "VerifyRequest",
     "a11y_continuity",
     "applicability",
     "capture",

@@ -27,26 +27,31 @@ from ._verdicts import VerdictCache, verdict_key
 from ._verify import verify
 
 
+@dataclass(frozen=True, kw_only=True)
+class VerifyRequest:
+    """One checkpoint's question to a verifier: verify `check_ids` (None: every check,
+    with each state's accessibility snapshot in `VerifyReport.a11y` unless `a11y` is
+    False: an R0 run whose task has those snapshots as evidence) on the site at
+    `base_url` ("" = not served), with the run's `health` and the checkpoint's
+    `artifacts` folder (None: none). `workspace`: the work tree being served, for replay
+    reuse across checkpoints (a verifier may ignore it); `server`: an id of the serving
+    process that changes whenever it is (re)started, rebuilt or reinstalled ("" =
+    unknown)."""
+
+    task: TaskPackage
+    base_url: str
+    check_ids: Collection[str] | None
+    health: RunHealth
+    artifacts: Path | None
+    workspace: Workspace | None = None
+    server: str = ""
+    a11y: bool = True
+
+
 class Verifier(Protocol):
-    async def verify(
-        self,
-        task: TaskPackage,
-        base_url: str,
-        *,
-        check_ids: Collection[str] | None,
-        health: RunHealth,
-        artifacts: Path | None,
-        workspace: Workspace | None = None,
-        server: str = "",
-        a11y: bool = True,
-    ) -> VerifyReport:
-        """Verify `check_ids` (None: every check, with each state's accessibility
-        snapshot in `VerifyReport.a11y` unless `a11y` is False: an R0 run whose task
-        has those snapshots as evidence) on the site at `base_url` ("" = not
-        served); raise `VerifierInfraError` for faults that are not the site's.
-        `workspace`: the work tree being served, for replay reuse across checkpoints
-        (a verifier may ignore it); `server`: an id of the serving process that changes
-        whenever it is (re)started, rebuilt or reinstalled ("" = unknown)."""
+    async def verify(self, request: VerifyRequest) -> VerifyReport:
+        """Answer `request`; raise `VerifierInfraError` for faults that are not the
+        site's."""
         ...
 
 
@@ -61,22 +66,13 @@ class BrowserVerifier:
     verdicts: VerdictCache | None = None
     _caches: dict[Path, tuple[ReuseCache, int]] = field(default_factory=dict)
 
-    async def verify(
-        self,
-        task: TaskPackage,
-        base_url: str,
-        *,
-        check_ids: Collection[str] | None,
-        health: RunHealth,
-        artifacts: Path | None,
-        workspace: Workspace | None = None,
-        server: str = "",
-        a11y: bool = True,
-    ) -> VerifyReport:
+    async def verify(self, request: VerifyRequest) -> VerifyReport:
+        task, base_url, check_ids = request.task, request.base_url, request.check_ids
+        health, artifacts, workspace = request.health, request.artifacts, request.workspace
         # Full-suite checkpoints (a final, R0, admission) take the accessibility
         # snapshots the continuity rules compare (`_a11y_gate.py`), but for an R0 run
         # whose task has them as evidence (`_a11y_evidence.py`).
-        full = check_ids is None and a11y
+        full = check_ids is None and request.a11y
         run = partial(
             verify,
             self.pool,
@@ -89,7 +85,7 @@ class BrowserVerifier:
         )
         if workspace is None or self.pool.replay == "full":
             return await run()
-        reuse = await self._checkpoint(task, workspace, server)
+        reuse = await self._checkpoint(task, workspace, request.server)
         try:
             verdicts, key = self.verdicts, ""
             if verdicts is not None and self.pool.replay == "reuse" and base_url:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import shutil
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from orchestrator.results import A11ySnapshot, AxeFinding, FocusFinding, VerifyR
 from orchestrator.verifier import (
     AXE_VERSION,
     A11yEvidence,
-    RunHealth,
+    VerifyRequest,
     encode_a11y_evidence,
     load_a11y_evidence,
     write_a11y_side,
@@ -64,29 +63,15 @@ class A11ySite(Site):
 
     asked: list[tuple[str, bool]] = field(default_factory=list)  # (cell, a11y) of full suites
 
-    async def verify(
-        self,
-        task: TaskPackage,
-        base_url: str,
-        *,
-        check_ids: Collection[str] | None,
-        health: RunHealth,
-        artifacts: Path | None,
-        workspace: object = None,
-        server: str = "",
-        a11y: bool = True,
-    ) -> VerifyReport:
-        report = await super().verify(
-            task, base_url, check_ids=check_ids, health=health, artifacts=artifacts
-        )
-        if check_ids is not None:
+    def amend(self, request: VerifyRequest, report: VerifyReport) -> VerifyReport:
+        if request.check_ids is not None:
             return report
-        cell = base_url.rsplit("/", 1)[-1]
-        self.asked.append((cell, a11y))
-        if not a11y:
+        cell = request.base_url.rsplit("/", 1)[-1]
+        self.asked.append((cell, request.a11y))
+        if not request.a11y:
             return report
         text = "".join(p.read_text() for p in self.roots[cell].rglob("*.css"))
-        snaps = {s.id: snap("break:label" in text) for s in task.contract.states}
+        snaps = {s.id: snap("break:label" in text) for s in request.task.contract.states}
         return msgspec.structs.replace(report, a11y=snaps)
 
 

@@ -7,7 +7,7 @@ refused for its own cell, nothing else affected.
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -37,7 +37,7 @@ from orchestrator.regrade import (
 from orchestrator.regrade._diff import VerdictDiff, agreement, agreement_table, cell_diff
 from orchestrator.results import VerifyReport
 from orchestrator.sweep import SweepIds, SweepResources
-from orchestrator.verifier import BrowserPool, RunHealth
+from orchestrator.verifier import BrowserPool, VerifyRequest
 from sandbox import ImageBuilder, Labels, Limits, Sandbox, ServeSpec
 from tests.fakes import FakeSandbox, Faults
 from tests.fixtures.staged import A, G, P, Scripted, Site, fix, tiny_task
@@ -75,27 +75,7 @@ class Planted(Site):
 
     check = ITEMS
 
-    async def verify(
-        self,
-        task: TaskPackage,
-        base_url: str,
-        *,
-        check_ids: Collection[str] | None,
-        health: RunHealth,
-        artifacts: Path | None,
-        workspace: object = None,
-        server: str = "",
-        a11y: bool = True,
-    ) -> VerifyReport:
-        report = await super().verify(
-            task,
-            base_url,
-            check_ids=check_ids,
-            health=health,
-            artifacts=artifacts,
-            workspace=workspace,
-            server=server,
-        )
+    def amend(self, request: VerifyRequest, report: VerifyReport) -> VerifyReport:
         checks = tuple(
             msgspec.structs.replace(c, passed=False) if c.id == self.check else c
             for c in report.checks

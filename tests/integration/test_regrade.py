@@ -13,8 +13,8 @@ also grades the same cells the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
-from collections.abc import Collection
 from pathlib import Path
 
 import msgspec
@@ -22,16 +22,16 @@ import pytest
 
 from orchestrator import trajectory as tj
 from orchestrator.config import load_config
-from orchestrator.contract import CANARY, TaskPackage, load_task
+from orchestrator.contract import CANARY, load_task
 from orchestrator.manifest import read_rows
 from orchestrator.records import cell_dir_name
 from orchestrator.regrade import RegradeOptions, export_run, regrade
 from orchestrator.regrade._diff import agreement
 from orchestrator.results import VerifyReport
 from orchestrator.sweep import SweepOptions, run_sweep
-from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth
-from orchestrator.workspace import Workspace
+from orchestrator.verifier import BrowserPool, BrowserVerifier, VerifyRequest
 from tests.conftest import use_hostile_fonts
+from tests.fakes import FakeVerifierBase
 from tests.fixtures.tinytask import make_tiny_task
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser]
@@ -80,36 +80,21 @@ options = { vision = false, max_steps_per_turn = 30 }
 """
 
 
-class Inverted:
+class Inverted(FakeVerifierBase):
     """The browser verifier with a planted change: one check's verdict inverted."""
 
     def __init__(self, pool: BrowserPool, check: str) -> None:
         self.inner = BrowserVerifier(pool)
         self.check = check
 
-    async def verify(
-        self,
-        task: TaskPackage,
-        base_url: str,
-        *,
-        check_ids: Collection[str] | None,
-        health: RunHealth,
-        artifacts: Path | None,
-        workspace: Workspace | None = None,
-        server: str = "",
-        a11y: bool = True,
-    ) -> VerifyReport:
+    async def grade(self, request: VerifyRequest) -> VerifyReport:
+        # As before the request object: the inner verifier was asked with its default
+        # `a11y` (True), whatever the checkpoint asked.
+        return await self.inner.verify(dataclasses.replace(request, a11y=True))
+
+    def amend(self, request: VerifyRequest, report: VerifyReport) -> VerifyReport:
         from orchestrator.verifier._gates import gate_results
 
-        report = await self.inner.verify(
-            task,
-            base_url,
-            check_ids=check_ids,
-            health=health,
-            artifacts=artifacts,
-            workspace=workspace,
-            server=server,
-        )
         checks = [
             msgspec.structs.replace(c, passed=not c.passed) if c.id == self.check else c
             for c in report.checks

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,10 +22,10 @@ import pytest
 from orchestrator.checkpoint import Checkpointer, _exec_detail, _serve_detail
 from orchestrator.contract import TaskPackage
 from orchestrator.results import VerifyReport
-from orchestrator.verifier import RunHealth
+from orchestrator.verifier import RunHealth, VerifyRequest
 from orchestrator.verifier._gates import gate_results, run_health
 from sandbox import ExecResult, ServeOutcome
-from tests.fakes import CommandFails, FakeSandbox, Faults, Point
+from tests.fakes import CommandFails, FakeSandbox, FakeVerifierBase, Faults, Point
 from tests.fixtures.staged import tiny_task
 
 pytestmark = pytest.mark.anyio
@@ -78,34 +77,23 @@ class Tree:
 
 
 @dataclass
-class Recorder:
+class Recorder(FakeVerifierBase):
     """The verifier: records each call, grades the run gates like the real one."""
 
     calls: list[dict[str, Any]] = field(default_factory=list)
 
-    async def verify(
-        self,
-        task: TaskPackage,
-        base_url: str,
-        *,
-        check_ids: Collection[str] | None,
-        health: RunHealth,
-        artifacts: Path | None,
-        workspace: object = None,
-        server: str = "",
-        a11y: bool = True,
-    ) -> VerifyReport:
+    async def grade(self, request: VerifyRequest) -> VerifyReport:
         self.calls.append(
             {
-                "base_url": base_url,
-                "check_ids": check_ids,
-                "health": health,
-                "artifacts": artifacts,
-                "workspace": workspace,
-                "server": server,
+                "base_url": request.base_url,
+                "check_ids": request.check_ids,
+                "health": request.health,
+                "artifacts": request.artifacts,
+                "workspace": request.workspace,
+                "server": request.server,
             }
         )
-        checks = run_health(health)
+        checks = run_health(request.health)
         return VerifyReport(checks=tuple(checks), gates=gate_results(checks))
 
 

@@ -24,7 +24,7 @@ import pytest
 
 from orchestrator.contract import TaskPackage
 from orchestrator.results import VerifyReport
-from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth, verify
+from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth, VerifyRequest, verify
 from orchestrator.verifier._reuse import is_static, request_scoped
 from orchestrator.workspace import Workspace
 
@@ -141,13 +141,15 @@ async def test_states_replay_when_a_file_their_server_read_changes(
 
     async def checkpoint(n: int, server: str = "s1") -> VerifyReport:
         kept = await verifier.verify(
-            task,
-            url,
-            check_ids=None,
-            health=RunHealth(),
-            artifacts=tmp_path / f"cp{n}",
-            workspace=ws,
-            server=server,
+            VerifyRequest(
+                task=task,
+                base_url=url,
+                check_ids=None,
+                health=RunHealth(),
+                artifacts=tmp_path / f"cp{n}",
+                workspace=ws,
+                server=server,
+            )
         )
         full = await verify(full_pool, task, url, artifacts=tmp_path / f"full{n}")
         assert _verdicts(kept) == _verdicts(full), n
@@ -223,13 +225,15 @@ async def test_a_server_that_keeps_memory_reuses_only_an_identical_tree(
             if n == 3:
                 await ws.write_file("data.json", '{"title": "New"}')
             kept = await verifier.verify(
-                task,
-                url,
-                check_ids=None,
-                health=RunHealth(),
-                artifacts=tmp_path / f"cp{n}",
-                workspace=ws,
-                server="s1",
+                VerifyRequest(
+                    task=task,
+                    base_url=url,
+                    check_ids=None,
+                    health=RunHealth(),
+                    artifacts=tmp_path / f"cp{n}",
+                    workspace=ws,
+                    server="s1",
+                )
             )
             full = await verify(full_pool, task, url, artifacts=tmp_path / f"full{n}")
             assert _verdicts(kept) == _verdicts(full), n

@@ -17,7 +17,13 @@ import pytest
 
 from orchestrator.contract import TaskPackage
 from orchestrator.results import VerifyReport
-from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth, VerdictCache
+from orchestrator.verifier import (
+    BrowserPool,
+    BrowserVerifier,
+    RunHealth,
+    VerdictCache,
+    VerifyRequest,
+)
 from orchestrator.verifier._observe import Outcome, StateObservation
 from orchestrator.verifier._replay_state import StateJob
 from orchestrator.verifier._reuse import CheckpointView, ReuseCache
@@ -101,12 +107,14 @@ async def test_a_second_cell_on_the_same_tree_takes_the_first_cells_report(
         verifier = BrowserVerifier(pool, verdicts=cache)
         art = tmp_path / f"{name}-cell" / "artifacts" / "checkpoint-001"
         return await verifier.verify(
-            task,
-            serve(ws.root),
-            check_ids=checks,
-            health=HEALTH,
-            artifacts=art,
-            workspace=ws,
+            VerifyRequest(
+                task=task,
+                base_url=serve(ws.root),
+                check_ids=checks,
+                health=HEALTH,
+                artifacts=art,
+                workspace=ws,
+            )
         )
 
     first = await cell("one")
@@ -134,12 +142,14 @@ async def test_a_state_that_posts_to_its_server_is_never_shared(
     for name in ("one", "two"):
         ws = await Workspace.create(r0, tmp_path / name, ["**"], store=tmp_path / f"{name}.git")
         report = await BrowserVerifier(pool, verdicts=cache).verify(
-            task,
-            serve(ws.root),
-            check_ids=None,
-            health=HEALTH,
-            artifacts=tmp_path / f"{name}-art",
-            workspace=ws,
+            VerifyRequest(
+                task=task,
+                base_url=serve(ws.root),
+                check_ids=None,
+                health=HEALTH,
+                artifacts=tmp_path / f"{name}-art",
+                workspace=ws,
+            )
         )
         assert not any(s.reused for s in report.states)
     assert cache.hits == 0 and not cache.kept
