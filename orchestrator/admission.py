@@ -7,7 +7,7 @@
   are kept (`checks`);
 - untouched R0 builds and serves, and fails at least one completion gate; it runs first,
   so the reference's final is graded for accessibility continuity against R0's snapshots
-  and every negative against R0's and the reference's (`verifier/_a11y_gate.py`). A task
+  and every negative against R0's and the reference's (`verifier/_a11y/_gate.py`). A task
   with accessibility evidence (`evidence/a11y.json`) is graded against it instead, R0's
   and the reference's captured snapshots alike, and R0 replays without taking any;
 - with `repeat` > 1 the reference is replayed again and any changed verdict is flaky, and
@@ -174,7 +174,7 @@ class Admitter:
         controls: list[ControlResult] = []
         # The task's accessibility evidence, where it has some, is the base the
         # reference's final and the negatives are compared with; else R0's live run,
-        # first, and the reference's (`verifier/_a11y_gate.py`, `_a11y_evidence.py`).
+        # first, and the reference's (`verifier/_a11y/_gate.py`, `_a11y/_evidence.py`).
         evidence = await read_a11y_evidence(task)
         r0 = await self.suite_on(task, "r0", None)
         ref, first_run, _ = await self.reference(task, 0, r0.a11y)

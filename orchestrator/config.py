@@ -97,7 +97,7 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     max_usd: float | None = None
     max_tokens: int | None = None
     # Concurrent browser states: N fixed, or 0 for as many as the CPU has room for
-    # (a core each at first, up to 4 a core: `verifier/_headroom.py`).
+    # (a core each at first, up to 4 a core: `verifier/_browser/_headroom.py`).
     browser_contexts: int = 0
     sandbox_starts: int = 4  # concurrent container starts/builds
     image_builds: int = 1
@@ -109,8 +109,8 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     # ADMISSION.json (`--allow-unadmitted`); the run remembers them and its report says so.
     allow_unadmitted: bool = False
     # "reuse": a checkpoint reuses a state whose served bytes did not change (the same
-    # verdicts, `verifier/_reuse.py`) and replays the others in reset warm contexts
-    # (`verifier/_browser_warm.py`); "states": the same, but a fresh context per replayed state;
+    # verdicts, `verifier/_reuse/_cache.py`) and replays the others in reset warm contexts
+    # (`verifier/_browser/_warm.py`); "states": the same, but a fresh context per replayed state;
     # "full": replay every state, each in a fresh context (audit, `--replay full`).
     replay: Literal["reuse", "states", "full"] = "reuse"
 

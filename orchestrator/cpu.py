@@ -1,5 +1,5 @@
 """The host's CPU use, read from /proc/stat: what the browser pool's slots follow
-(`verifier/_headroom.py`) and what a sweep prints at its end.
+(`verifier/_browser/_headroom.py`) and what a sweep prints at its end.
 
 *Busy* is the share of the CPU time the machine had that was used: time the hypervisor
 stole is neither busy nor idle, it was never ours (these machines lose 35-60 % to steal).

@@ -37,7 +37,7 @@ class CheckpointSummary(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     checks: tuple[CheckResult, ...] = ()
     screenshots: dict[str, str] = {}  # state id -> artifact path relative to the cell dir
     duration_s: float = 0.0
-    # Replay reuse (`verifier/_reuse.py`): state -> why its earlier observation was kept,
+    # Replay reuse (`verifier/_reuse/_cache.py`): state -> why its earlier observation was kept,
     # and state -> why it was replayed at this checkpoint.
     reused: dict[str, str] = {}
     replayed: dict[str, str] = {}
@@ -148,7 +148,7 @@ class Repair(_Event, frozen=True, kw_only=True, tag="repair"):
 class Final(_Event, frozen=True, kw_only=True, tag="final"):
     gates: dict[Gate, GateStatus]
     # The accessibility continuity checks that failed (graded after the final
-    # checkpoint, against R0: `verifier/_a11y_gate.py`), with their grounded messages.
+    # checkpoint, against R0: `verifier/_a11y/_gate.py`), with their grounded messages.
     a11y_failed: tuple[CheckResult, ...] = ()
 
 

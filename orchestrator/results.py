@@ -51,12 +51,12 @@ class StateRun(_Rec, frozen=True, kw_only=True):
     duration_s: float
     screenshot: str = ""  # artifact path relative to the cell/artifact dir
     error: str = ""
-    # Replay reuse (`verifier/_reuse.py`): why this state's observation was carried over
+    # Replay reuse (`verifier/_reuse/_cache.py`): why this state's observation was carried over
     # from an earlier checkpoint, or why it was replayed (one of the two is set).
     reused: str = ""
     replayed: str = ""
     # Replayed on a page of a reused warm context ("warm") or in a new context ("fresh"),
-    # and the state whose replay evaluated this one's checks too (`verifier/_share.py`).
+    # and the state whose replay evaluated this one's checks too (`verifier/_reuse/_share.py`).
     context: str = ""
     shared_with: str = ""
 
@@ -103,7 +103,7 @@ class LiveFinding(_Rec, frozen=True, kw_only=True):
 
 class MainThread(_Rec, frozen=True, kw_only=True):
     """The long tasks of a state's document, as its renderer timed them (wall time;
-    `verifier/_replay_perf.py`): compared with a base's by `verifier/_perf_gate.py`."""
+    `verifier/_replay/_perf.py`): compared with a base's by `verifier/_a11y/_perf_gate.py`."""
 
     # Total blocking time: the sum of each long task's time over 50 ms.
     blocking_ms: float
@@ -113,8 +113,8 @@ class MainThread(_Rec, frozen=True, kw_only=True):
 
 class PageWeight(_Rec, frozen=True, kw_only=True):
     """What a state's document and its same-origin resources weighed on the wire, as the
-    browser's resource timing counted it (`verifier/_replay_perf.py`): compared with a
-    base's by `verifier/_perf_gate.py`."""
+    browser's resource timing counted it (`verifier/_replay/_perf.py`): compared with a
+    base's by `verifier/_a11y/_perf_gate.py`."""
 
     bytes: int
     requests: int = 0
@@ -158,9 +158,9 @@ class Announcement(_Rec, frozen=True, kw_only=True):
 
 
 class A11ySnapshot(_Rec, frozen=True, kw_only=True):
-    """What a state showed assistive technology and keyboard users (`verifier/_replay_a11y.py`):
+    """What a state showed assistive technology and keyboard users (`verifier/_replay/_a11y.py`):
     compared between a final workspace and R0 (and the reference where it is live) by
-    the accessibility continuity rules (`verifier/_a11y_gate.py`)."""
+    the accessibility continuity rules (`verifier/_a11y/_gate.py`)."""
 
     reached: bool = True
     # axe-core: violations, and where each rule held, as "rule|target" and "rule#markup"
@@ -178,7 +178,7 @@ class A11ySnapshot(_Rec, frozen=True, kw_only=True):
     # left the document), "cycle" (round once), "trap", "limit" (MAX_TABS); "" unknown.
     traps: tuple[TrapFinding, ...] = ()
     focus_end: str = ""
-    # What a screen reader announces (`verifier/_replay_announce.py`), read when the state
+    # What a screen reader announces (`verifier/_replay/_announce.py`), read when the state
     # settled: the document's title and `<html lang>`, its address (path, query and
     # fragment: another page shown at the state is not compared), its live regions and
     # the messages they announced after each action. `announce_error` set: none was read.
@@ -206,7 +206,7 @@ class VerifyReport(_Rec, frozen=True, kw_only=True):
     checks: tuple[CheckResult, ...]
     gates: tuple[GateResult, ...]
     states: tuple[StateRun, ...] = ()
-    # Why warm contexts were closed instead of reused (`verifier/_browser_warm.py`).
+    # Why warm contexts were closed instead of reused (`verifier/_browser/_warm.py`).
     warm_discarded: tuple[str, ...] = ()
     # Full-suite runs only: each replayed state's accessibility snapshot, by state id.
     a11y: dict[str, A11ySnapshot] = {}

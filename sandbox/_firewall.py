@@ -223,7 +223,7 @@ async def installed() -> set[str]:
     return found
 
 
-# The grading browser's user (`orchestrator/verifier/_confine.py`): not `PREFIX`, which
+# The grading browser's user (`orchestrator/verifier/_browser/_confine.py`): not `PREFIX`, which
 # names sweep networks' chains (`installed()` would take it for one and `gc` remove it).
 OWNER_CHAIN = "PWB_BROWSER"
 # The ports the browser's egress proxy listens on (127.0.0.1 only), and the only ones the

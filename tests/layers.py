@@ -1,6 +1,6 @@
 """The layers of `orchestrator` and `sandbox` (#40): the map that `tests/core/test_layers.py`
 checks every import against and the README's "Layout" table mirrors
-(`tests/core/test_readme_layout.py`)."""
+(`tests/core/test_readme_layout.py`); and one level inside a package, `INNER` (#57)."""
 
 from __future__ import annotations
 
@@ -21,3 +21,17 @@ LAYERS: list[set[str]] = [
     # The bottom: the contract and the sandbox import neither `orchestrator` nor each other.
     {"budget", "contract", "cpu", "interrupts", "jsonl", "private_dir", "sandbox", "usage"},
 ]
+
+# One level inside a unit (#57): its rooms (inner packages) and the modules beside them,
+# top first; a room may import only rooms of lower rows (`__init__`: the package's face).
+INNER: dict[str, list[set[str]]] = {
+    "verifier": [
+        {"__init__"},
+        {"_a11y", "_seam"},  # continuity rules and a11y evidence; the seam, BrowserVerifier
+        {"_verify"},  # `verify`: a checkpoint's replays planned, run and graded
+        {"_reuse"},  # replays kept across checkpoints, opens traced, pages shared, verdicts
+        {"_replay"},  # one state driven, observed and checked on a page; evidence capture
+        {"_browser"},  # Chromium: pool, contexts, confinement, environment, isolated world
+        {"_core", "_version"},  # errors, run health, observations, plans, gate verdicts
+    ],
+}

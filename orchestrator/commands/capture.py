@@ -5,7 +5,7 @@ unit's reference patch applied in order. Each is served in a throwaway workspace
 `evidence/env.json` fingerprints the pinned rendering environment they were rendered in.
 `evidence/a11y.json` holds each side's accessibility snapshot of every state, as the full
 suite records it: the base of the accessibility continuity rules on every grading path
-(`verifier/_a11y_evidence.py`); a side whose evidence is refused keeps its old snapshots.
+(`verifier/_a11y/_evidence.py`); a side whose evidence is refused keeps its old snapshots.
 
 Capture retries what `verify` retries (the host's network changing under the page, a
 timeout under load) and refuses to write a side's evidence when a render stays broken:

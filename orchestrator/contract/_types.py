@@ -349,7 +349,7 @@ class CheckSpec(_Strict, frozen=True, kw_only=True):
     require_interaction: bool = False
     # Why this unit check's clicks need not be operable by keyboard (WCAG 2.1.1: e.g. a
     # drawing canvas with its own keyboard route); unset, the verifier replays the state
-    # with Tab and Enter/Space/arrows in place of each click (`verifier/_replay_keyboard.py`).
+    # with Tab and Enter/Space/arrows in place of each click (`verifier/_replay/_keyboard.py`).
     keyboard_exempt: Annotated[str, msgspec.Meta(min_length=1)] | None = None
 
 

@@ -97,7 +97,7 @@ class Engine:
     # live worker node for longer than its bound. The sweep then stops, resumable.
     stopped: Callable[[], str] = lambda: ""
     # How busy the CPU was while states replayed or waited for a browser slot, and the
-    # most slots open at once (`verifier/_headroom.py`); None where not measured here.
+    # most slots open at once (`verifier/_browser/_headroom.py`); None where not measured here.
     states_cpu: Callable[[], StatesCpu | None] = lambda: None
 
 

@@ -76,7 +76,7 @@ class SweepResources:
     solver_factory: SolverFactory = make_solver  # a seam for tests
     gateway: Gateway | None = None  # scaffold solvers' only way to a model
     gateway_host: str = ""  # its address as sandboxes reach it ("" = loopback)
-    # Checkpoint reports by work tree, shared by the sweep's cells (`verifier/_verdicts.py`).
+    # Checkpoint reports by work tree, shared by the sweep's cells (`verifier/_reuse/_verdicts.py`).
     verdicts: VerdictCache = field(default_factory=VerdictCache)
 
     def cell_dir(self, key: str) -> Path:

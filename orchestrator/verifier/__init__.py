@@ -4,14 +4,15 @@ Public surface:
 
 - `BrowserPool` — one Chromium per process, a fresh context per state (or, within one
   checkpoint with `replay="reuse"`, the reset tab of a warm context,
-  `_browser_warm.py`), a limiter, recycling, crash relaunch with one retry of the affected state;
+  `_browser/_warm.py`), a limiter, recycling, crash relaunch with one retry of the
+  affected state;
 - `verify(pool, task, base_url, ...) -> VerifyReport` and `RunHealth` (build, serve and
   scope, decided outside the browser); the `Verifier` Protocol (seam for fakes,
   `verify(VerifyRequest) -> VerifyReport`) and `BrowserVerifier`, the real one;
 - `ReuseCache` — a cell's replays across checkpoints: a state whose served bytes did
-  not change keeps its observation (`_reuse.py`; on dynamic stacks the files the
-  server read for it, traced with inotify, `_opens.py`; `pool.replay == "full"` turns
-  it off);
+  not change keeps its observation (`_reuse/_cache.py`; on dynamic stacks the files the
+  server read for it, traced with inotify, `_reuse/_opens.py`; `pool.replay == "full"`
+  turns it off);
 - `capture(pool, task, base_url, out_dir)` — evidence for a task package;
 - `environment_drift(pool, task)` — how the running rendering environment differs from
   the one the task's evidence was captured in (`evidence/env.json`), '' when it does not;
@@ -21,62 +22,67 @@ Public surface:
   trajectory (`regrade` names a change);
 - `with_a11y_continuity(report, contract, bases)` — accessibility continuity (axe-core,
   focus visibility, form state after a failed submit, live regions) of a full-suite
-  report against R0's snapshots (and the reference's), `_a11y_gate.py`; it adds the
-  main-thread rule too, `main_thread_continuity` (`PERF_ID`, `_perf_gate.py`);
+  report against R0's snapshots (and the reference's), `_a11y/_gate.py`; it adds the
+  main-thread rule too, `main_thread_continuity` (`PERF_ID`, `_a11y/_perf_gate.py`);
 - `A11yEvidence`, `load_a11y_evidence(task)` / `read_a11y_evidence(task)` (None: the task
   has none), `capture_a11y` and `write_a11y_side` — R0's and the reference's snapshots
   frozen in `evidence/a11y.json`, the bases of those rules wherever a task has them
-  (`_a11y_evidence.py`);
-- the exception hierarchy (`VerifierError` and subclasses, see `_errors.py`).
+  (`_a11y/_evidence.py`);
+- the exception hierarchy (`VerifierError` and subclasses, see `_core/_errors.py`).
 
 Semantics (details in the module docstrings): `require_interaction` and `changed_from`
-in `_verify.py`; blank page, horizontal overflow and the content fingerprint in
-`_replay_probe.py`; determinism and the settle rule in `_replay.py`; gate verdicts
-(pass / fail / n/a) in `_gates.py`.
+in `_verify/_run.py`; blank page, horizontal overflow and the content fingerprint in
+`_replay/_probe.py`; determinism and the settle rule in `_replay/_drive.py`; gate verdicts
+(pass / fail / n/a) in `_core/_gates.py`.
+
+Inside, the package has rooms, each an inner package whose `__init__` is all the rooms
+above it see; a room imports only rooms below it (`INNER` in `tests/layers.py`), top
+first: `_seam.py` and `_a11y/`, `_verify/`, `_reuse/`, `_replay/`, `_browser/`, and
+`_core/` with `_version.py`. Each room's docstring says what it holds.
 """
 
-from ._a11y_evidence import A11Y_EVIDENCE as A11Y_EVIDENCE
-from ._a11y_evidence import A11yBases as A11yBases
-from ._a11y_evidence import A11yEvidence as A11yEvidence
-from ._a11y_evidence import Side as Side
-from ._a11y_evidence import capture_a11y as capture_a11y
-from ._a11y_evidence import encode_a11y_evidence as encode_a11y_evidence
-from ._a11y_evidence import load_a11y_evidence as load_a11y_evidence
-from ._a11y_evidence import read_a11y_evidence as read_a11y_evidence
-from ._a11y_evidence import write_a11y_side as write_a11y_side
-from ._a11y_gate import A11Y_ID as A11Y_ID
-from ._a11y_gate import a11y_continuity as a11y_continuity
-from ._a11y_gate import with_a11y_continuity as with_a11y_continuity
+from ._a11y import A11Y_EVIDENCE as A11Y_EVIDENCE
+from ._a11y import A11Y_ID as A11Y_ID
+from ._a11y import PERF_ID as PERF_ID
+from ._a11y import A11yBases as A11yBases
+from ._a11y import A11yEvidence as A11yEvidence
+from ._a11y import Side as Side
+from ._a11y import a11y_continuity as a11y_continuity
+from ._a11y import capture_a11y as capture_a11y
+from ._a11y import encode_a11y_evidence as encode_a11y_evidence
+from ._a11y import load_a11y_evidence as load_a11y_evidence
+from ._a11y import main_thread_continuity as main_thread_continuity
+from ._a11y import read_a11y_evidence as read_a11y_evidence
+from ._a11y import with_a11y_continuity as with_a11y_continuity
+from ._a11y import write_a11y_side as write_a11y_side
+from ._browser import PINNED_FONTS as PINNED_FONTS
 from ._browser import BrowserPool as BrowserPool
 from ._browser import BrowserSession as BrowserSession
+from ._browser import RenderEnv as RenderEnv
 from ._browser import ReplayMode as ReplayMode
-from ._environment import PINNED_FONTS as PINNED_FONTS
-from ._environment import RenderEnv as RenderEnv
-from ._environment import check_environment as check_environment
-from ._environment import environment_drift as environment_drift
-from ._environment import fonts_digest as fonts_digest
-from ._environment import missing_fonts as missing_fonts
-from ._environment import write_env as write_env
-from ._errors import BrowserCrashed as BrowserCrashed
-from ._errors import EnvironmentDrift as EnvironmentDrift
-from ._errors import HarnessTimeout as HarnessTimeout
-from ._errors import ReplayError as ReplayError
-from ._errors import VerifierError as VerifierError
-from ._errors import VerifierInfraError as VerifierInfraError
-from ._health import RunHealth as RunHealth
-from ._health import applicability as applicability
-from ._perf_gate import PERF_ID as PERF_ID
-from ._perf_gate import main_thread_continuity as main_thread_continuity
+from ._browser import check_environment as check_environment
+from ._browser import environment_drift as environment_drift
+from ._browser import fonts_digest as fonts_digest
+from ._browser import missing_fonts as missing_fonts
+from ._browser import write_env as write_env
+from ._core import BrowserCrashed as BrowserCrashed
+from ._core import EnvironmentDrift as EnvironmentDrift
+from ._core import HarnessTimeout as HarnessTimeout
+from ._core import ReplayError as ReplayError
+from ._core import RunHealth as RunHealth
+from ._core import VerifierError as VerifierError
+from ._core import VerifierInfraError as VerifierInfraError
+from ._core import applicability as applicability
+from ._replay import AXE_VERSION as AXE_VERSION
+from ._replay import CaptureSummary as CaptureSummary
 from ._replay import ReplayOptions as ReplayOptions
-from ._replay_axe import AXE_VERSION as AXE_VERSION
-from ._replay_capture import CaptureSummary as CaptureSummary
-from ._replay_capture import capture as capture
+from ._replay import capture as capture
 from ._reuse import REPLAY_MODES as REPLAY_MODES
 from ._reuse import ReuseCache as ReuseCache
+from ._reuse import VerdictCache as VerdictCache
 from ._seam import BrowserVerifier as BrowserVerifier
 from ._seam import Verifier as Verifier
 from ._seam import VerifyRequest as VerifyRequest
-from ._verdicts import VerdictCache as VerdictCache
 from ._verify import verify as verify
 from ._version import verifier_version as verifier_version
 

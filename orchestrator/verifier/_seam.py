@@ -20,10 +20,8 @@ from ..contract import TaskPackage
 from ..results import VerifyReport
 from ..workspace import Workspace
 from ._browser import BrowserPool
-from ._health import RunHealth
-from ._opens import OpenTrace, Untraceable
-from ._reuse import CheckpointView, ReuseCache
-from ._verdicts import VerdictCache, verdict_key
+from ._core import RunHealth
+from ._reuse import CheckpointView, OpenTrace, ReuseCache, Untraceable, VerdictCache, verdict_key
 from ._verify import verify
 
 
@@ -59,10 +57,10 @@ class Verifier(Protocol):
 class BrowserVerifier:
     """The real verifier. Given the served `workspace` and `pool.replay != "full"`, it
     keeps one `ReuseCache` per work tree: a state whose dependencies did not change since
-    its last replay keeps that observation (`_reuse.py`)."""
+    its last replay keeps that observation (`_reuse/_cache.py`)."""
 
     pool: BrowserPool
-    # A sweep's reports by work tree, shared by its cells (`_verdicts.py`); None: none.
+    # A sweep's reports by work tree, shared by its cells (`_reuse/_verdicts.py`); None: none.
     verdicts: VerdictCache | None = None
     _caches: dict[Path, tuple[ReuseCache, int]] = field(default_factory=dict)
 
@@ -70,8 +68,8 @@ class BrowserVerifier:
         task, base_url, check_ids = request.task, request.base_url, request.check_ids
         health, artifacts, workspace = request.health, request.artifacts, request.workspace
         # Full-suite checkpoints (a final, R0, admission) take the accessibility
-        # snapshots the continuity rules compare (`_a11y_gate.py`), but for an R0 run
-        # whose task has them as evidence (`_a11y_evidence.py`).
+        # snapshots the continuity rules compare (`_a11y/_gate.py`), but for an R0 run
+        # whose task has them as evidence (`_a11y/_evidence.py`).
         full = check_ids is None and request.a11y
         run = partial(
             verify,
@@ -114,7 +112,7 @@ class BrowserVerifier:
         tree, files = await workspace.file_index()
         trace = None
         if cache.traceable:
-            # A request-scoped server: what it reads per state (`_opens.py`); a tree that
+            # A request-scoped server: what it reads per state (`_reuse/_opens.py`); a tree that
             # cannot be traced, and any other server, reuses only an identical tree.
             with contextlib.suppress(Untraceable):
                 trace = await anyio.to_thread.run_sync(OpenTrace.start, workspace.root)

@@ -10,8 +10,11 @@ from pathlib import Path
 
 @functools.cache
 def verifier_version() -> str:
-    """sha256 (16 hex) over the verifier package's Python files, by name and content."""
+    """sha256 (16 hex) over the verifier package's Python files (its rooms' included), by
+    path inside the package and content."""
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        name = path.relative_to(root).as_posix()
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

@@ -88,7 +88,7 @@ def test_the_fingerprint_is_deterministic_and_the_checkouts(
 @pytest.mark.parametrize(
     "rel",
     [
-        "orchestrator/verifier/_gates.py",
+        "orchestrator/verifier/_core/_gates.py",
         "orchestrator/contract/_load.py",
         "orchestrator/cell/_flips.py",
         "orchestrator/admission.py",
@@ -108,7 +108,7 @@ def test_prose_and_layout_leave_it_and_unparsable_source_counts_by_bytes(
 ) -> None:
     """Docstrings, comments and line layout decide no verdict: editing them keeps the
     suite's records current. A string that is code (not the body's first) still counts."""
-    rel = checkout / "orchestrator" / "verifier" / "_gates.py"
+    rel = checkout / "orchestrator" / "verifier" / "_core/_gates.py"
     before = _fp(checkout, fonts)
     text = rel.read_text()
     head, _, rest = text.partition('"""')

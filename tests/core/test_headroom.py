@@ -1,4 +1,4 @@
-"""The browser pool's slots follow the CPU's headroom (`verifier/_headroom.py`), and the
+"""The browser pool's slots follow the CPU's headroom (`verifier/_browser/_headroom.py`), and the
 CPU figures a sweep prints (`cpu.py`) are computed from /proc/stat the way `vmstat` does.
 """
 
@@ -13,7 +13,7 @@ from orchestrator.commands.run import cpu_line
 from orchestrator.cpu import CpuTimes, CpuUse, CpuWindow, parse_cpu, read_cpu
 from orchestrator.sweep import StatesCpu, SweepOutcome
 from orchestrator.verifier import BrowserPool
-from orchestrator.verifier._headroom import Headroom
+from orchestrator.verifier._browser._headroom import Headroom
 
 pytestmark = pytest.mark.anyio
 

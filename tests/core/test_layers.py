@@ -9,6 +9,10 @@ here with its file and line. A new unit must be placed in `LAYERS` before it can
 or be imported. `APART` forbids a few arrows the order would allow (the report never
 imports a solver).
 
+One level inside a unit, `INNER` orders its rooms the same way (the `verifier`'s
+`_replay/`, `_browser/`, ...: an inner package, or a module beside them, is a room):
+an arrow between two rooms of one unit may only point to a lower row.
+
 Besides the order: no import cycle among the modules of one folder, and no private name
 (`_x`, or anything from a `_x` module) imported from another package: a package's
 public surface is its `__init__`.
@@ -23,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.layers import LAYERS
+from tests.layers import INNER, LAYERS
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPS = ("orchestrator", "sandbox")
@@ -144,6 +148,32 @@ def layer_problems(sources: Sources) -> list[str]:
     return problems
 
 
+def room(module: str) -> str:
+    """`orchestrator.verifier._replay._state` → '_replay'; `orchestrator.verifier._seam` →
+    '_seam'; the package itself → '__init__'."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 else "__init__"
+
+
+def inner_problems(sources: Sources) -> list[str]:
+    problems = []
+    for arrow in arrows(sources):
+        outer = unit(arrow.source)
+        if outer not in INNER or unit(arrow.target) != outer:
+            continue
+        index = {r: i for i, row in enumerate(INNER[outer]) for r in row}
+        src, dst = room(arrow.source), room(arrow.target)
+        if src == dst:
+            continue
+        for r in (src, dst):
+            if r not in index:
+                problems.append(f"{arrow}: room {outer}/{r} is in no row (place it in INNER)")
+        if src in index and dst in index and index[dst] <= index[src]:
+            up = "up" if index[dst] < index[src] else "sideways"
+            problems.append(f"{arrow}: {outer}/{src} → {outer}/{dst} runs {up} the rooms")
+    return problems
+
+
 def private_problems(sources: Sources) -> list[str]:
     mods = modules(sources)
     problems = []
@@ -217,6 +247,20 @@ def test_imports_run_down_the_layers() -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_imports_run_down_the_rooms() -> None:
+    problems = inner_problems(SOURCES)
+    assert not problems, "\n".join(problems)
+
+
+def test_every_room_is_placed_once() -> None:
+    mods = modules(SOURCES)
+    for outer, rows in INNER.items():
+        placed = [r for row in rows for r in row]
+        assert len(placed) == len(set(placed)), outer
+        present = {room(m) for m in mods if unit(m) == outer and m.startswith("orchestrator.")}
+        assert present == set(placed), (outer, present - set(placed), set(placed) - present)
+
+
 def test_no_cycle_between_units() -> None:
     found = unit_cycles(SOURCES)
     assert not found, "\n".join(" ↔ ".join(c) for c in found)
@@ -260,4 +304,22 @@ def test_a_planted_arrow_fails(path: str, line: str, problem: str) -> None:
         planted["orchestrator/sweep/_b.py"] = "from ._a import y\n"
     found = [*layer_problems(planted), *private_problems(planted)]
     found += [" ".join(c) + " cycle" for c in folder_cycles(planted) + unit_cycles(planted)]
+    assert any(problem in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "problem"),
+    [
+        ("orchestrator/verifier/_browser/_x.py", "from .._replay import ReplayOptions", "runs up"),
+        ("orchestrator/verifier/_core/_x.py", "from .._reuse import ReuseCache", "runs up"),
+        ("orchestrator/verifier/_verify/_x.py", "from .._a11y import A11Y_ID", "runs up"),
+        ("orchestrator/verifier/_a11y/_x.py", "from .._seam import Verifier", "runs sideways"),
+        ("orchestrator/verifier/_replay/_x.py", "from .._browser._pool import CHROMIUM", "private"),
+        ("orchestrator/verifier/_nowhere/_x.py", "from .._core import RunHealth", "in no row"),
+    ],
+)
+def test_a_planted_arrow_between_rooms_fails(path: str, line: str, problem: str) -> None:
+    """The room order is not vacuous: each planted arrow is caught."""
+    planted = {**SOURCES, path: line + "\ny = 1\n"}
+    found = [*inner_problems(planted), *private_problems(planted)]
     assert any(problem in p for p in found), found

@@ -80,7 +80,7 @@ class Planted(Site):
             msgspec.structs.replace(c, passed=False) if c.id == self.check else c
             for c in report.checks
         )
-        from orchestrator.verifier._gates import gate_results
+        from orchestrator.verifier._core._gates import gate_results
 
         return msgspec.structs.replace(report, checks=checks, gates=gate_results(list(checks)))
 

@@ -93,7 +93,7 @@ class Inverted(FakeVerifierBase):
         return await self.inner.verify(dataclasses.replace(request, a11y=True))
 
     def amend(self, request: VerifyRequest, report: VerifyReport) -> VerifyReport:
-        from orchestrator.verifier._gates import gate_results
+        from orchestrator.verifier._core._gates import gate_results
 
         checks = [
             msgspec.structs.replace(c, passed=not c.passed) if c.id == self.check else c

@@ -11,7 +11,7 @@ per-URL dependencies, a negative applied after a unit), reference and first nega
 `PWB_AUDIT_TASKS='*'` (space-separated globs) audits every shipped task with every
 negative; `PWB_AUDIT_TASKS='clinic-*'` adds a node stack (restarted at every change, so
 reused only for an identical tree), `'coworking-*'` a php one (per-file dependencies
-from the server's traced opens, `_opens.py`).
+from the server's traced opens, `_reuse/_opens.py`).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ from orchestrator.suite import (
     suite_twin_problems,
 )
 from orchestrator.verifier import BrowserPool
-from orchestrator.verifier._visual import diff_region
+from orchestrator.verifier._replay._visual import diff_region
 from sandbox import DockerBackend
 from tests.sweeps import new_sweep
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.verifier import _verify
-from orchestrator.verifier._observe import StateObservation
-from orchestrator.verifier._replay_state import StateJob
+from orchestrator.verifier._core._observe import StateObservation
+from orchestrator.verifier._replay._state import StateJob
+from orchestrator.verifier._verify import _run as _verify
 from tests.fixtures.verifypool import Pool
 
 

@@ -76,7 +76,10 @@ GROUPS: dict[str, Group] = {
         skip=(r"log\.emit\(",),
     ),
     "gates": Group(
-        modules=("orchestrator/verifier/_gates.py", "orchestrator/verifier/_visual.py"),
+        modules=(
+            "orchestrator/verifier/_core/_gates.py",
+            "orchestrator/verifier/_replay/_visual.py",
+        ),
         tests=("tests/mutants/test_gate_evaluators.py",),
     ),
     "workspace": Group(
@@ -107,11 +110,11 @@ GROUPS: dict[str, Group] = {
         tests=("tests/mutants/test_checkpoint_rules.py", "tests/mutants/test_staged_rules.py"),
     ),
     "verify": Group(
-        modules=("orchestrator/verifier/_verify.py",),
+        modules=("orchestrator/verifier/_verify/_run.py",),
         tests=("tests/mutants/test_verify_rules.py",),
     ),
     "replay_checks": Group(
-        modules=("orchestrator/verifier/_replay_checks.py",),
+        modules=("orchestrator/verifier/_replay/_checks.py",),
         tests=("tests/mutants/test_replay_checks_rules.py",),
     ),
     "stats": Group(

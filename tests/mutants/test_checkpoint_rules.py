@@ -23,7 +23,7 @@ from orchestrator.checkpoint import Checkpointer, _exec_detail, _serve_detail
 from orchestrator.contract import TaskPackage
 from orchestrator.results import VerifyReport
 from orchestrator.verifier import RunHealth, VerifyRequest
-from orchestrator.verifier._gates import gate_results, run_health
+from orchestrator.verifier._core._gates import gate_results, run_health
 from sandbox import ExecResult, ServeOutcome
 from tests.fakes import CommandFails, FakeSandbox, FakeVerifierBase, Faults, Point
 from tests.fixtures.staged import tiny_task

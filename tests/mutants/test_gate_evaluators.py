@@ -12,9 +12,10 @@ import pytest
 
 from orchestrator.contract import GATES, STATE_HEALTH_GATES, Visual
 from orchestrator.results import CheckResult
-from orchestrator.verifier import _gates, _visual
-from orchestrator.verifier._health import RunHealth
-from orchestrator.verifier._observe import PageHealth, StateObservation
+from orchestrator.verifier._core import _gates as _gates
+from orchestrator.verifier._core._health import RunHealth
+from orchestrator.verifier._core._observe import PageHealth, StateObservation
+from orchestrator.verifier._replay import _visual as _visual
 from tests.fixtures.pngs import png
 
 

@@ -182,7 +182,7 @@ CASES: dict[str, Case] = {
     ),
     "routes accepts 3xx": Case(
         Edit(
-            "orchestrator.verifier._gates:_routes",
+            "orchestrator.verifier._core._gates:_routes",
             "not 200 <= obs.status < 300",
             "not 200 <= obs.status < 400",
         ),
@@ -190,7 +190,7 @@ CASES: dict[str, Case] = {
     ),
     "layout_overflow never fails": Case(
         Edit(
-            "orchestrator.verifier._gates:_state_verdicts",
+            "orchestrator.verifier._core._gates:_state_verdicts",
             "not h.overflow and not h.clipped,",
             "True,",
         ),
@@ -215,14 +215,14 @@ CASES: dict[str, Case] = {
     ),
     "build gate hard-wired to pass": Case(
         Edit(
-            "orchestrator.verifier._gates:run_health",
+            "orchestrator.verifier._core._gates:run_health",
             '"build": (health.build_ok,',
             '"build": (True,',
         ),
         test_gate_evaluators.test_build_gate_fails_when_the_build_fails,
     ),
     "visual threshold raised to 50%": Case(
-        Edit("orchestrator.verifier._visual:compare", "frac <= threshold", "frac <= 0.5"),
+        Edit("orchestrator.verifier._replay._visual:compare", "frac <= threshold", "frac <= 0.5"),
         test_gate_evaluators.test_visual_check_fails_above_the_default_threshold,
         _reference,
     ),
@@ -233,7 +233,7 @@ CASES: dict[str, Case] = {
     ),
     "gates never report fail": Case(
         Edit(
-            "orchestrator.verifier._gates:gate_results",
+            "orchestrator.verifier._core._gates:gate_results",
             '"fail" if failed else "pass"',
             '"pass"',
         ),

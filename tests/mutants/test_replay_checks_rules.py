@@ -38,9 +38,9 @@ from orchestrator.contract import (
     Visible,
     Visual,
 )
-from orchestrator.verifier import _replay_checks
-from orchestrator.verifier._observe import Outcome
-from orchestrator.verifier._replay_checks import evaluate, links_outcome
+from orchestrator.verifier._core._observe import Outcome
+from orchestrator.verifier._replay import _checks as _replay_checks
+from orchestrator.verifier._replay._checks import evaluate, links_outcome
 
 pytestmark = pytest.mark.anyio
 

@@ -31,7 +31,7 @@ from orchestrator.records import BaselineRegression, Flip
 from orchestrator.results import CheckResult, StateRun, VerifyReport
 from orchestrator.scoring import Weights
 from orchestrator.solvers import SolverTurn, Usage, UserMessage
-from orchestrator.verifier._gates import gate_results
+from orchestrator.verifier._core._gates import gate_results
 from orchestrator.workspace import Workspace
 from sandbox import Labels, Sandbox
 from tests.fakes import FakeSandbox

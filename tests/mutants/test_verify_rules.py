@@ -17,17 +17,18 @@ from typing import Any
 import pytest
 
 from orchestrator.contract import TaskPackage
-from orchestrator.verifier import RunHealth, _verify
-from orchestrator.verifier._errors import (
+from orchestrator.verifier import RunHealth
+from orchestrator.verifier._core._errors import (
     BrowserCrashed,
     EnvironmentDrift,
     ReplayError,
     VerifierError,
 )
-from orchestrator.verifier._observe import Outcome, StateObservation
-from orchestrator.verifier._opens import Reads
-from orchestrator.verifier._replay import ReplayOptions
-from orchestrator.verifier._replay_state import StateJob
+from orchestrator.verifier._core._observe import Outcome, StateObservation
+from orchestrator.verifier._replay._drive import ReplayOptions
+from orchestrator.verifier._replay._state import StateJob
+from orchestrator.verifier._reuse._opens import Reads
+from orchestrator.verifier._verify import _run as _verify
 from tests.fixtures.verifypool import Pool, verify_task
 from tests.verifier.conftest import check, make_task
 
@@ -468,7 +469,7 @@ async def test_identical_replays_share_one_page(tmp_path: Path, pool: Pool) -> N
 
 @dataclass
 class Reuse:
-    """A `_reuse.CheckpointView` stand-in: keeps `kept`, records fresh replays."""
+    """A `_reuse._cache.CheckpointView` stand-in: keeps `kept`, records fresh replays."""
 
     kept: dict[str, StateObservation] = field(default_factory=dict)
     recorded: list[tuple[str, StateObservation, object]] = field(default_factory=list)

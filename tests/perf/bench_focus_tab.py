@@ -3,7 +3,7 @@
 Run: `python tests/perf/bench_focus_tab.py [--rounds R] [--tabs N]`.
 
 One headless Chromium page with N buttons; the focus walk's own scripts
-(`_replay_focus.SNAPSHOT`, `READ`) in its own isolated world. Per Tab, interleaved
+(`_replay._focus.SNAPSHOT`, `READ`) in its own isolated world. Per Tab, interleaved
 round by round so host noise hits every variant alike, the median over rounds of:
 
 - `walk`: `keyboard.press("Tab")`, then READ (as `focus_walk` does);
@@ -26,8 +26,8 @@ from collections.abc import Awaitable, Callable
 import anyio
 from playwright.async_api import CDPSession, Page, async_playwright
 
-from orchestrator.verifier._replay_a11y_world import World, new_world
-from orchestrator.verifier._replay_focus import READ, SNAPSHOT
+from orchestrator.verifier._replay._a11y_world import World, new_world
+from orchestrator.verifier._replay._focus import READ, SNAPSHOT
 
 TURNS = "for (let i = 0; i < 2; i++) await new Promise(r => setTimeout(r, 0));"
 TAB = {"key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9, "nativeVirtualKeyCode": 9}

@@ -1,4 +1,4 @@
-"""The replay-reuse file trace (`orchestrator/verifier/_opens.py`) watches the work tree
+"""The replay-reuse file trace (`orchestrator/verifier/_reuse/_opens.py`) watches the work tree
 from the host: it must see what the sandbox's server opens and writes, through the bind
 mount (Docker) as well as directly (local)."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from orchestrator.verifier._opens import OpenTrace, Reads
+from orchestrator.verifier._reuse._opens import OpenTrace, Reads
 from sandbox import Backend, Labels, ServeSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]

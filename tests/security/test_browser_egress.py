@@ -36,7 +36,7 @@ from playwright.async_api import async_playwright
 
 from orchestrator.contract import Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession
-from orchestrator.verifier._confine import browser_user
+from orchestrator.verifier._browser._confine import browser_user
 from sandbox import BROWSER_PORTS, DockerBackend, ImageBuilder, Labels, Sandbox, collect_garbage
 from tests.fixtures.hostnet import (
     LIMITS,

@@ -19,9 +19,10 @@ import anyio
 import pytest
 from anyio.abc import SocketStream
 
-from orchestrator.verifier import BrowserPool, VerifierInfraError, _egress
-from orchestrator.verifier._confine import BrowserUser, launcher_script
-from orchestrator.verifier._egress import Egress, origin_target
+from orchestrator.verifier import BrowserPool, VerifierInfraError
+from orchestrator.verifier._browser import _egress as _egress
+from orchestrator.verifier._browser._confine import BrowserUser, launcher_script
+from orchestrator.verifier._browser._egress import Egress, origin_target
 from sandbox import BROWSER_PORTS
 from sandbox._firewall import _owner_rules
 

@@ -22,7 +22,7 @@ import pytest
 
 from orchestrator.contract import Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession, verify, write_env
-from orchestrator.verifier._replay_world import probe_each, probe_page
+from orchestrator.verifier._browser._world import probe_each, probe_page
 from tests.verifier.conftest import check, make_task
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser, pytest.mark.timeout(300)]

@@ -26,7 +26,7 @@ from orchestrator.results import VerifyReport
 from orchestrator.solvers import ReferenceSolver, Solver
 from orchestrator.solvers._llm import LLMSolver
 from orchestrator.verifier import VerifyRequest
-from orchestrator.verifier._gates import gate_results
+from orchestrator.verifier._core._gates import gate_results
 from sandbox import Labels
 from tests.fixtures.staged import Site
 

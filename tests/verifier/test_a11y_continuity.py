@@ -9,7 +9,7 @@ reviewer fails at once, each against the same R0.
 final that keeps them), `forged` (all four, with the site's own world forging axe,
 `getComputedStyle`, `closest`, `querySelector` and `JSON`). Every variant is verified
 once per module (2 states each, concurrently); the verdicts are the pure rules of
-`_a11y_gate.py` on the snapshots the browser took.
+`_a11y/_gate.py` on the snapshots the browser took.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from orchestrator.results import (
     VerifyReport,
 )
 from orchestrator.verifier import VerifyRequest, a11y_continuity, with_a11y_continuity
-from orchestrator.verifier._gates import gate_results
+from orchestrator.verifier._core._gates import gate_results
 
 from .conftest import make_task
 

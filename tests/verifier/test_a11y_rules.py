@@ -13,7 +13,7 @@ the focus itself: no trap), `titles` (both pages titled
 `forged` (all three, with the site's own world forging `MutationObserver`,
 `document.title`, `activeElement`, `getAttribute`, `matches`, `textContent` and `focus`).
 Every variant is verified once per module; the verdicts are the pure rules of
-`_a11y_rules.py` on the snapshots the browser took.
+`_a11y/_rules.py` on the snapshots the browser took.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import pytest
 from orchestrator.contract import TaskPackage, Viewport
 from orchestrator.results import CheckResult, VerifyReport
 from orchestrator.verifier import BrowserPool, BrowserSession, a11y_continuity, verify
-from orchestrator.verifier._replay_announce import Announced, Listener, announced
+from orchestrator.verifier._replay._announce import Announced, Listener, announced
 
 from .conftest import make_task, serve
 

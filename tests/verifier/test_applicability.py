@@ -9,7 +9,7 @@ import pytest
 
 from orchestrator.results import VerifyReport
 from orchestrator.verifier import BrowserPool, RunHealth, applicability, verify
-from orchestrator.verifier._gates import gate_results, run_health
+from orchestrator.verifier._core._gates import gate_results, run_health
 
 from .conftest import check, make_task
 

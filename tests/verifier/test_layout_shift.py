@@ -31,7 +31,7 @@ import pytest
 from orchestrator.contract import TaskPackage
 from orchestrator.results import CheckResult, VerifyReport
 from orchestrator.verifier import BrowserPool, verify
-from orchestrator.verifier._perf_gate import SHIFT_POOR, layout_shift_continuity
+from orchestrator.verifier._a11y._perf_gate import SHIFT_POOR, layout_shift_continuity
 
 from .conftest import check, make_task, serve
 

@@ -10,7 +10,7 @@ redefining in its own world what a measure there could read (`performance.now`,
 `Date.now`, `setTimeout`, `PerformanceObserver`, `JSON.stringify`, the harness's
 global). Each variant is verified once per module, the
 full-suite way (snapshots taken), concurrently; the main-thread rule is the pure
-`_perf_gate.py` on what the browser measured.
+`_a11y/_perf_gate.py` on what the browser measured.
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ import pytest
 from orchestrator.contract import TaskPackage, Viewport
 from orchestrator.results import MainThread, VerifyReport
 from orchestrator.verifier import BrowserPool, ReplayOptions, verify, with_a11y_continuity
-from orchestrator.verifier._replay import prepare
-from orchestrator.verifier._replay_perf import (
+from orchestrator.verifier._replay._drive import prepare
+from orchestrator.verifier._replay._perf import (
     BEAT_MS,
     BLOCKED_AFTER_S,
     LONG_TASK_MS,
     STOP_TIMEOUT_S,
     read_figures,
 )
-from orchestrator.verifier._transient import TIMEOUT_PATIENCE
+from orchestrator.verifier._replay._transient import TIMEOUT_PATIENCE
 
 from .conftest import check, make_task, serve
 

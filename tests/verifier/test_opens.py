@@ -1,4 +1,4 @@
-"""The file trace of replay reuse (`_opens.py`): what it refuses to bound."""
+"""The file trace of replay reuse (`_reuse/_opens.py`): what it refuses to bound."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.verifier._opens import OpenTrace, Untraceable, fingerprint
+from orchestrator.verifier._reuse._opens import OpenTrace, Untraceable, fingerprint
 
 
 def _tree(root: Path) -> Path:

@@ -13,14 +13,13 @@ import pytest
 from orchestrator.contract import CANARY, TaskPackage
 from orchestrator.results import A11ySnapshot, MainThread, PageWeight, VerifyReport
 from orchestrator.verifier import main_thread_continuity, with_a11y_continuity
-from orchestrator.verifier._a11y_evidence import (
+from orchestrator.verifier._a11y._evidence import (
     A11yEvidence,
     a11y_evidence_path,
     encode_a11y_evidence,
     write_a11y_side,
 )
-from orchestrator.verifier._gates import gate_results
-from orchestrator.verifier._perf_gate import (
+from orchestrator.verifier._a11y._perf_gate import (
     BLOCKING_ALLOWANCE_MS,
     BYTES_ALLOWANCE,
     SHIFT_ALLOWANCE,
@@ -34,8 +33,9 @@ from orchestrator.verifier._perf_gate import (
     recaptured_weight,
     weight_continuity,
 )
-from orchestrator.verifier._replay_axe import AXE_VERSION
-from orchestrator.verifier._replay_perf import total_blocking
+from orchestrator.verifier._core._gates import gate_results
+from orchestrator.verifier._replay._axe import AXE_VERSION
+from orchestrator.verifier._replay._perf import total_blocking
 
 from .conftest import make_task
 

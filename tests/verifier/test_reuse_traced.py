@@ -1,5 +1,5 @@
 """Replay reuse on a dynamic stack: on a request-scoped server a state is reused only
-when every file the server read for it (`_opens.py`) is byte-identical, in the same
+when every file the server read for it (`_reuse/_opens.py`) is byte-identical, in the same
 server process; on a server that lives across requests, only when the tree is.
 
 A real PHP built-in server reads a data file and a stylesheet from the work tree on each
@@ -25,7 +25,7 @@ import pytest
 from orchestrator.contract import TaskPackage
 from orchestrator.results import VerifyReport
 from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth, VerifyRequest, verify
-from orchestrator.verifier._reuse import is_static, request_scoped
+from orchestrator.verifier._reuse._cache import is_static, request_scoped
 from orchestrator.workspace import Workspace
 
 from .conftest import check, make_task, need_chromium

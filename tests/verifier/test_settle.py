@@ -1,6 +1,6 @@
-"""A state settles once, after its load or its last action (`_replay.py`, #51), and the
+"""A state settles once, after its load or its last action (`_replay/_drive.py`, #51), and the
 settle waits for what the page has pending, not for a fixed silence
-(`_replay_settle.py`, session 21). A request a handler sends 150 ms after the load or
+(`_replay/_settle.py`, session 21). A request a handler sends 150 ms after the load or
 the click, and the text its answer writes, are seen by the state's checks; so is what a
 timer due within the horizon writes without any request; a timer due seconds later is
 not waited for (every state would pay for its page's slowest timer)."""
@@ -16,9 +16,9 @@ from playwright.async_api import Route
 
 from orchestrator.contract import Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession, verify
-from orchestrator.verifier._replay import ReplayOptions, prepare
-from orchestrator.verifier._replay_settle import SETTLE_WORLD
-from orchestrator.verifier._replay_world import isolated_await
+from orchestrator.verifier._browser._world import isolated_await
+from orchestrator.verifier._replay._drive import ReplayOptions, prepare
+from orchestrator.verifier._replay._settle import SETTLE_WORLD
 
 from .conftest import check, make_task
 

@@ -1,4 +1,4 @@
-"""Identical replays share one page (`_share.py`): the same verdicts as a full replay, and
+"""Identical replays share one page (`_reuse/_share.py`): the same verdicts as a full replay, and
 only a job that reads nothing another's work can change follows another.
 
 The site answers differently per viewport and after a click. `clicked` comes first in
@@ -25,9 +25,9 @@ import pytest
 from orchestrator.cell._staged import summarize
 from orchestrator.results import VerifyReport
 from orchestrator.verifier import BrowserPool, verify
-from orchestrator.verifier._replay import ReplayOptions
-from orchestrator.verifier._share import cannot_follow, replay_key, share
-from orchestrator.verifier._verify import _plan
+from orchestrator.verifier._replay._drive import ReplayOptions
+from orchestrator.verifier._reuse._share import cannot_follow, replay_key, share
+from orchestrator.verifier._verify._run import _plan
 
 from .conftest import _QuietHandler, check, make_task, need_chromium
 

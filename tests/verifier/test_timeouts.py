@@ -44,7 +44,7 @@ MENU_LINKS = {
 async def test_a_menu_control_not_clickable_in_time_is_tried_again_with_more_patience(
     pool: BrowserPool, site_url: str, tmp_path: Path
 ) -> None:
-    """The `links` check's menu trial (`_replay_menu.py`) clicks the page's Menu button; a
+    """The `links` check's menu trial (`_replay/_menu.py`) clicks the page's Menu button; a
     banner covers it for 4.5 s after load, past the trial's 2 s. A timed-out click may be
     the host's load (a CI machine's stolen CPU made such a check flip), so the state is
     replayed with more patience and passes; a button covered for good still fails, and

@@ -11,10 +11,10 @@ from PIL import Image
 
 import orchestrator.verifier as verifier
 from orchestrator.results import CheckResult
-from orchestrator.verifier._browser_context import off_origin_pattern
-from orchestrator.verifier._gates import gate_results
-from orchestrator.verifier._plan import action_chain, is_interactive, summarize_state
-from orchestrator.verifier._visual import compare
+from orchestrator.verifier._browser._context import off_origin_pattern
+from orchestrator.verifier._core._gates import gate_results
+from orchestrator.verifier._core._plan import action_chain, is_interactive, summarize_state
+from orchestrator.verifier._replay._visual import compare
 
 from .conftest import check, make_task
 

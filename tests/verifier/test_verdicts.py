@@ -1,4 +1,4 @@
-"""Verdicts paid for once across a sweep's cells (`verifier/_verdicts.py`): a checkpoint
+"""Verdicts paid for once across a sweep's cells (`verifier/_reuse/_verdicts.py`): a checkpoint
 whose work tree is byte-identical to another cell's, with the same checks and health,
 takes that cell's report instead of replaying; a changed byte, another check set, a
 state that posted to its server or a tree whose bytes the id does not hold replays."""
@@ -24,10 +24,10 @@ from orchestrator.verifier import (
     VerdictCache,
     VerifyRequest,
 )
-from orchestrator.verifier._observe import Outcome, StateObservation
-from orchestrator.verifier._replay_state import StateJob
-from orchestrator.verifier._reuse import CheckpointView, ReuseCache
-from orchestrator.verifier._verdicts import verdict_key
+from orchestrator.verifier._core._observe import Outcome, StateObservation
+from orchestrator.verifier._replay._state import StateJob
+from orchestrator.verifier._reuse._cache import CheckpointView, ReuseCache
+from orchestrator.verifier._reuse._verdicts import verdict_key
 from orchestrator.workspace import Workspace
 
 from .conftest import _QuietHandler, check, make_task

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from orchestrator.verifier._visual import compare
+from orchestrator.verifier._replay._visual import compare
 
 
 def _png(img: Image.Image) -> bytes:

@@ -1,4 +1,4 @@
-"""Warm contexts (`_browser_warm.py`): a later state in a reused context sees nothing of an
+"""Warm contexts (`_browser/_warm.py`): a later state in a reused context sees nothing of an
 earlier one, and a context whose reset cannot be proven is never reused.
 
 State A writes every kind of client state (localStorage, sessionStorage, a script
@@ -23,7 +23,7 @@ from playwright.async_api import Page
 
 from orchestrator.contract import Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession
-from orchestrator.verifier._browser_warm import WarmContext, WarmContexts
+from orchestrator.verifier._browser._warm import WarmContext, WarmContexts
 from tests.verifier.conftest import _QuietHandler, need_chromium
 
 pytestmark = pytest.mark.anyio

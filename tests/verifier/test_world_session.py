@@ -1,4 +1,4 @@
-"""Isolated awaits share one CDP session per page (`_replay_world.page_session`).
+"""Isolated awaits share one CDP session per page (`_browser._world.page_session`).
 
 A state awaits in an isolated world after its load, after every action and in its
 settle; attaching a CDP session for each cost the browser ~6 ms a time
@@ -18,7 +18,8 @@ import pytest
 from playwright.async_api import BrowserContext, Page, Route
 
 from orchestrator.contract import Viewport
-from orchestrator.verifier import BrowserPool, BrowserSession, _replay_world, verify
+from orchestrator.verifier import BrowserPool, BrowserSession, verify
+from orchestrator.verifier._browser import _world as _replay_world
 from tests.verifier.conftest import check, make_task
 
 pytestmark = pytest.mark.anyio

@@ -1,0 +1,36 @@
+"""The continuity rules graded against R0's (and the reference's) snapshots:
+accessibility (`_gate.py`, `_rules.py`, `_base.py`), the main thread, page weight and
+layout shift (`_perf_gate.py`), and the snapshots frozen as a task's evidence
+(`_evidence.py`, which runs `verify`). Below it: `_verify` and the rooms under it."""
+
+from ._evidence import A11Y_EVIDENCE as A11Y_EVIDENCE
+from ._evidence import A11yBases as A11yBases
+from ._evidence import A11yEvidence as A11yEvidence
+from ._evidence import Side as Side
+from ._evidence import capture_a11y as capture_a11y
+from ._evidence import encode_a11y_evidence as encode_a11y_evidence
+from ._evidence import load_a11y_evidence as load_a11y_evidence
+from ._evidence import read_a11y_evidence as read_a11y_evidence
+from ._evidence import write_a11y_side as write_a11y_side
+from ._gate import A11Y_ID as A11Y_ID
+from ._gate import a11y_continuity as a11y_continuity
+from ._gate import with_a11y_continuity as with_a11y_continuity
+from ._perf_gate import PERF_ID as PERF_ID
+from ._perf_gate import main_thread_continuity as main_thread_continuity
+
+__all__ = [
+    "A11Y_EVIDENCE",
+    "A11Y_ID",
+    "PERF_ID",
+    "A11yBases",
+    "A11yEvidence",
+    "Side",
+    "a11y_continuity",
+    "capture_a11y",
+    "encode_a11y_evidence",
+    "load_a11y_evidence",
+    "main_thread_continuity",
+    "read_a11y_evidence",
+    "with_a11y_continuity",
+    "write_a11y_side",
+]
