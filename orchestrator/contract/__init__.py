@@ -1,5 +1,11 @@
 """The task contract: msgspec types, loader and hash. Knows nothing of Docker or browsers."""
 
+from ._actions import *  # noqa: F403
+from ._actions import __all__ as _actions_all
+from ._asserts import *  # noqa: F403
+from ._asserts import __all__ as _asserts_all
+from ._base import *  # noqa: F403
+from ._base import __all__ as _base_all
 from ._canary import CANARY as CANARY
 from ._canary import CANARY_LINE as CANARY_LINE
 from ._canary import grader_only_files as grader_only_files
@@ -36,5 +42,8 @@ __all__ = [
     "shown",
     "terminal_safe",
     "twin_problems",
+    *_actions_all,
+    *_asserts_all,
+    *_base_all,
     *_types_all,
 ]

@@ -12,17 +12,11 @@ from pathlib import Path
 
 import msgspec
 
+from ._base import NAMED_VIEWPORTS, Viewport
 from ._canary import canary_problems
 from ._ids import SAFE_ID_RULE, is_safe_id, shown, terminal_safe
 from ._schema import schema_problems
-from ._types import (
-    GATES,
-    NAMED_VIEWPORTS,
-    RUN_HEALTH_GATES,
-    STATE_HEALTH_GATES,
-    Contract,
-    Viewport,
-)
+from ._types import GATES, RUN_HEALTH_GATES, STATE_HEALTH_GATES, Contract
 
 _MSGSPEC_ERROR = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
 

@@ -31,7 +31,7 @@ Public surface:
 - the exception hierarchy (`VerifierError` and subclasses, see `_core/_errors.py`).
 
 Semantics (details in the module docstrings): `require_interaction` and `changed_from`
-in `_verify/_run.py`; blank page, horizontal overflow and the content fingerprint in
+in `_verify/_grade.py`; blank page, horizontal overflow and the content fingerprint in
 `_replay/_probe.py`; determinism and the settle rule in `_replay/_drive.py`; gate verdicts
 (pass / fail / n/a) in `_core/_gates.py`.
 

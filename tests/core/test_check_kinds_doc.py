@@ -1,5 +1,5 @@
 """AUTHORING.md's "Check kinds" table names every assertion kind of the contract and every
-field of each, so an author never has to read `contract/_types.py` to write a check."""
+field of each, so an author never has to read `contract/_asserts.py` to write a check."""
 
 from __future__ import annotations
 

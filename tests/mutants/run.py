@@ -110,7 +110,11 @@ GROUPS: dict[str, Group] = {
         tests=("tests/mutants/test_checkpoint_rules.py", "tests/mutants/test_staged_rules.py"),
     ),
     "verify": Group(
-        modules=("orchestrator/verifier/_verify/_run.py",),
+        modules=(
+            "orchestrator/verifier/_verify/_run.py",
+            "orchestrator/verifier/_verify/_jobs.py",
+            "orchestrator/verifier/_verify/_grade.py",
+        ),
         tests=("tests/mutants/test_verify_rules.py",),
     ),
     "replay_checks": Group(

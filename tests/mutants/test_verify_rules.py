@@ -28,6 +28,7 @@ from orchestrator.verifier._core._observe import Outcome, StateObservation
 from orchestrator.verifier._replay._drive import ReplayOptions
 from orchestrator.verifier._replay._state import StateJob
 from orchestrator.verifier._reuse._opens import Reads
+from orchestrator.verifier._verify import _jobs
 from orchestrator.verifier._verify import _run as _verify
 from tests.fixtures.verifypool import Pool, verify_task
 from tests.verifier.conftest import check, make_task
@@ -520,17 +521,17 @@ def test_ahead_adds_the_states_other_checks_unless_one_is_visual(tmp_path: Path)
     task = make_task(tmp_path, states, checks)
     contract = task.contract
     a = [c for c in contract.checks if c.id == "a"]
-    plain = _verify._plan(task, "http://x", a, ["home"], None, ReplayOptions(), ahead=False)
+    plain = _jobs._plan(task, "http://x", a, ["home"], None, ReplayOptions(), ahead=False)
     assert [[c.id for c in j.checks] for j in plain] == [["a"]]
     assert plain[0].fingerprint is False
-    ahead = _verify._plan(task, "http://x", a, ["home"], None, ReplayOptions(), ahead=True)
+    ahead = _jobs._plan(task, "http://x", a, ["home"], None, ReplayOptions(), ahead=True)
     assert [[c.id for c in j.checks] for j in ahead] == [["a", "b"]]
     assert ahead[0].fingerprint is True
     c = [x for x in contract.checks if x.id == "c"]
-    shots = _verify._plan(task, "http://x", c, ["shots"], None, ReplayOptions(), ahead=True)
+    shots = _jobs._plan(task, "http://x", c, ["shots"], None, ReplayOptions(), ahead=True)
     assert [[x.id for x in j.checks] for j in shots] == [["c"]]
     d = [x for x in contract.checks if x.id == "d"]
-    both = _verify._plan(task, "http://x", d, ["shots"], None, ReplayOptions(), ahead=True)
+    both = _jobs._plan(task, "http://x", d, ["shots"], None, ReplayOptions(), ahead=True)
     assert [[x.id for x in j.checks] for j in both] == [["c", "d"]]
     assert both[0].reference_dir == tmp_path / "evidence" / "reference"
 
@@ -651,7 +652,7 @@ async def test_replay_options_reach_every_job(tmp_path: Path, pool: Pool) -> Non
 def test_plan_is_not_ahead_by_default(tmp_path: Path) -> None:
     task = _chained_task(tmp_path)
     checks = [c for c in task.contract.checks if c.id == "based"]
-    (job,) = _verify._plan(task, "http://x", checks, ["base"], None, ReplayOptions())
+    (job,) = _jobs._plan(task, "http://x", checks, ["base"], None, ReplayOptions())
     assert [c.id for c in job.checks] == ["based"] and job.fingerprint is False
 
 

@@ -6,7 +6,7 @@ Run: `python tests/perf/profile_state.py [--task T] [--state S] [-n N] [--rounds
 The task's reference work tree (repo + every unit's reference patch) is served by
 `python3 -m http.server` in a child process (static tasks only). One `BrowserPool`
 (reuse mode, one context at a time) replays the state the way a checkpoint does: the
-job `_verify._run._plan` makes for it (all of the state's checks, fingerprint, artifacts on
+job `_verify._jobs._plan` makes for it (all of the state's checks, fingerprint, artifacts on
 disk), on the reset tab of a warm context (`BrowserPool.run(..., warm)`), N times
 per round, variants interleaved round by round so host noise hits them alike.
 
@@ -48,17 +48,17 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from orchestrator.contract import load_task, resolve_viewport  # noqa: E402
+from orchestrator.verifier._browser import BrowserPool, BrowserSession  # noqa: E402
 from orchestrator.verifier._browser import _pool as _browser  # noqa: E402
 from orchestrator.verifier._browser import _warm as _browser_warm  # noqa: E402
 from orchestrator.verifier._browser import _world as _replay_world  # noqa: E402
 from orchestrator.verifier._browser._context import open_context  # noqa: E402
-from orchestrator.verifier._browser._pool import BrowserPool, BrowserSession  # noqa: E402
 from orchestrator.verifier._core._observe import PageHealth  # noqa: E402
 from orchestrator.verifier._replay import _a11y as _replay_a11y  # noqa: E402
 from orchestrator.verifier._replay import _drive as _replay  # noqa: E402
 from orchestrator.verifier._replay import _state as _replay_state  # noqa: E402
 from orchestrator.verifier._replay._probe import read_health  # noqa: E402
-from orchestrator.verifier._verify import _run as _verify  # noqa: E402
+from orchestrator.verifier._verify import _jobs  # noqa: E402
 
 VARIANTS = ("base", "bare", "no-shot", "no-checks", "no-health", "no-reset", "cdp+10", "shot+1")
 TICK = os.sysconf("SC_CLK_TCK")
@@ -270,7 +270,7 @@ async def _loop(
 ) -> dict[str, Any]:
     checks = list(task.contract.checks)
     opts = _replay.ReplayOptions()
-    jobs = _verify._plan(task, url, checks, [state.id], art, opts, ahead=True, a11y=args.a11y)
+    jobs = _jobs._plan(task, url, checks, [state.id], art, opts, ahead=True, a11y=args.a11y)
     (job,) = [j for j in jobs if j.key == state.id]
     viewport = resolve_viewport(state.viewport)
     results: dict[str, Any] = {}

@@ -18,7 +18,7 @@ import pytest
 
 from orchestrator.results import VerifyReport
 from orchestrator.verifier import BrowserPool, ReuseCache, verify
-from orchestrator.verifier._reuse._cache import Uncertain, is_static, request_scoped, static_view
+from orchestrator.verifier._reuse._rules import Uncertain, is_static, request_scoped, static_view
 from orchestrator.workspace import Workspace
 
 from .conftest import _QuietHandler, check, make_task, need_chromium
@@ -162,7 +162,7 @@ def test_dynamic_stacks_are_not_static() -> None:
 
 def test_transient_failures_are_never_carried_forward() -> None:
     from orchestrator.verifier._core._observe import Outcome, StateObservation
-    from orchestrator.verifier._reuse._cache import _timing_dependent
+    from orchestrator.verifier._reuse._rules import _timing_dependent
 
     clean = StateObservation(state="a", outcomes={"c": Outcome(passed=True, observed="ok")})
     assert not _timing_dependent(clean)

@@ -25,7 +25,7 @@ import pytest
 from orchestrator.contract import TaskPackage
 from orchestrator.results import VerifyReport
 from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth, VerifyRequest, verify
-from orchestrator.verifier._reuse._cache import is_static, request_scoped
+from orchestrator.verifier._reuse._rules import is_static, request_scoped
 from orchestrator.workspace import Workspace
 
 from .conftest import check, make_task, need_chromium

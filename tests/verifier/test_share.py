@@ -27,7 +27,7 @@ from orchestrator.results import VerifyReport
 from orchestrator.verifier import BrowserPool, verify
 from orchestrator.verifier._replay._drive import ReplayOptions
 from orchestrator.verifier._reuse._share import cannot_follow, replay_key, share
-from orchestrator.verifier._verify._run import _plan
+from orchestrator.verifier._verify._jobs import _plan
 
 from .conftest import _QuietHandler, check, make_task, need_chromium
 

@@ -1,5 +1,5 @@
-"""The bases an accessibility continuity rule compares a final state with (`_a11y/_gate.py`,
-`_a11y/_rules.py`): each base's snapshot of the same state, or of the nearest state
+"""The bases an accessibility continuity rule compares a final state with (`_gate.py`,
+`_rules.py`): each base's snapshot of the same state, or of the nearest state
 standing in for one it never reached (the closest ancestor through `from`, then a state
 of the same route and viewport)."""
 

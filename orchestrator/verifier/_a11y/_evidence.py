@@ -2,7 +2,7 @@
 every state, frozen by `capture` into `evidence/a11y.json` (#53, #51's "work done once").
 
 Where a task has it, it is the **base** of the accessibility continuity rules
-(`_a11y/_gate.py`) on every grading path — `verify`, a cell with or without the sweep's
+(`_gate.py`) on every grading path — `verify`, a cell with or without the sweep's
 baseline, a regrade, admission — and R0 and the reference are both bases (debt in either
 is debt, a regression from either is charged). A live R0 run then needs no
 accessibility snapshot of its own: the baseline's R0 suite (and admission's) replays

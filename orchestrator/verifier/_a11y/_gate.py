@@ -17,7 +17,7 @@ same thing working, and no base shows it broken:
   where a base announced it (`role=status`, `aria-live`, ...);
 - `a11y-trap@S`, `a11y-title@S`, `a11y-announce@S` (`regression_text`): a keyboard trap,
   a page title no longer told apart from its siblings (or its lang removed), a live
-  region or an announced message gone (`_a11y/_rules.py`).
+  region or an announced message gone (`_rules.py`).
 
 An axe violation a base had on the same element at any of its states is debt (the final
 may show another state's page at this one: a link that no longer navigates fails its own
@@ -244,7 +244,7 @@ def with_a11y_continuity(
     bases: Sequence[tuple[str, Mapping[str, A11ySnapshot]]],
 ) -> VerifyReport:
     """`report` with the accessibility continuity checks added, and the main thread's
-    (`_a11y/_perf_gate.py`, measured with the same snapshots), and its gates regraded.
+    (`_perf_gate.py`, measured with the same snapshots), and its gates regraded.
     Without a base snapshot (none recorded, or a report of a partial run) it is unchanged."""
     if not report.a11y or not any(snaps for _, snaps in bases):
         return report

@@ -32,7 +32,7 @@ purpose: what shifts depends partly on when a resource arrived (an image without
 size, landing after the first paint), so a small difference can be timing.
 
 The base is the same state when a base observed it, else the nearest one
-(`_a11y/_base.py`: the closest ancestor through `from`, then the same route and
+(`_base.py`: the closest ancestor through `from`, then the same route and
 viewport), named as such in the message. A state the final did not reach, or without a
 figure in the final or in every base (a base cached before #53), gets no check.
 """

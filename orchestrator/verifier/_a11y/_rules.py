@@ -1,4 +1,4 @@
-"""Three continuity rules of `_a11y/_gate.py` that read more than one element: keyboard
+"""Three continuity rules of `_gate.py` that read more than one element: keyboard
 traps, the document's title and lang, and what the live regions announce. Pure
 functions of snapshots, like the rules there: a finding is charged only where a base
 shows the thing working and no base shows it broken.

@@ -1,10 +1,10 @@
 """Chromium, and reading a page from outside its own JavaScript world: the pool
-(`_pool.py`: one browser per process, slots, recycling, crash relaunch), a state's
-context (`_context.py`) or a warm context's reset tab (`_warm.py`), the browser's own
-sandbox and network (`_confine.py`, `_egress.py`), the pinned rendering environment
-(`_environment.py`), slots sized by the host's idle CPU (`_headroom.py`), and the
-isolated-world probes every verdict reads through (`_world.py`, `_js.py`). Below it:
-`_core` only."""
+(`_pool.py`: one browser per process, slots, recycling, crash relaunch; a job's session
+and the errors translated, `_session.py`), a state's context (`_context.py`) or a warm
+context's reset tab (`_warm.py`), the browser's own sandbox and network (`_confine.py`,
+`_egress.py`), the pinned rendering environment (`_environment.py`), slots sized by the
+host's idle CPU (`_headroom.py`), and the isolated-world probes every verdict reads
+through (`_world.py`, `_js.py`). Below it: `_core` only."""
 
 from ._context import origin_of as origin_of
 from ._environment import PINNED_FONTS as PINNED_FONTS
@@ -16,8 +16,8 @@ from ._environment import fonts_digest as fonts_digest
 from ._environment import missing_fonts as missing_fonts
 from ._environment import write_env as write_env
 from ._pool import BrowserPool as BrowserPool
-from ._pool import BrowserSession as BrowserSession
 from ._pool import ReplayMode as ReplayMode
+from ._session import BrowserSession as BrowserSession
 from ._warm import WarmContexts as WarmContexts
 from ._world import dom_quiet as dom_quiet
 from ._world import isolated_await as isolated_await

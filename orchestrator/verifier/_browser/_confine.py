@@ -62,7 +62,7 @@ def browser_user(name: str = BROWSER_USER) -> BrowserUser | None:
 
 async def confine_network(user: BrowserUser) -> None:
     """The kernel's half of the wall: `user` may open TCP to 127.0.0.1 (the egress
-    proxy, `_browser/_egress.py`) and send nothing else, whatever the browser does."""
+    proxy, `_egress.py`) and send nothing else, whatever the browser does."""
     try:
         await confine_owner(user.uid)
     except FirewallUnavailable as exc:

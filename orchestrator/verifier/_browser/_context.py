@@ -1,9 +1,9 @@
 """One browser context in the pinned emulation, confined to the site's origin.
 
 `open_context` gives a context with the viewport, scale 1, light colour scheme, reduced
-motion, UTC and en-US, behind its own door of the pool's `Egress` (`_browser/_egress.py`: a proxy
+motion, UTC and en-US, behind its own door of the pool's `Egress` (`_egress.py`: a proxy
 to that origin only), its off-origin requests and WebSockets aborted before they reach
-the door. `BrowserPool` (`_browser/_pool.py`) opens one per fresh state or warm context.
+the door. `BrowserPool` (`_pool.py`) opens one per fresh state or warm context.
 """
 
 from __future__ import annotations

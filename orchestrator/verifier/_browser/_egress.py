@@ -7,7 +7,7 @@ browser context talks to the network through a *door* of this proxy, its own lis
 on 127.0.0.1 (a port of `sandbox.BROWSER_PORTS`, the only ones the kernel lets the
 browser's user reach) that tunnels to the context's origin (`host:port`) and refuses every other
 destination; the browser as a whole (`deny_url`: traffic of no context) gets a door that
-refuses everything. `_browser/_pool.py` sets the proxies with loopback *not* bypassed
+refuses everything. `_pool.py` sets the proxies with loopback *not* bypassed
 (`<-loopback>`), and Chromium's flags keep DNS and WebRTC from going around them.
 
 SOCKS5 (RFC 1928, CONNECT, no authentication) rather than an HTTP proxy: Chromium opens

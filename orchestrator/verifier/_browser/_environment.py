@@ -6,7 +6,7 @@ links to exactly the font files in `PINNED_FONTS` (Debian's `fonts-dejavu-core` 
 `fonts-liberation2`, installed by `scripts/install`), with explicit family aliases and
 rendering settings (antialiasing, slight hinting, no subpixel colour). Host fonts and
 host fontconfig rules cannot leak in. Locale, timezone, colour scheme, motion and scale
-are context options (`_browser/_pool.py`).
+are context options (`_pool.py`).
 
 `RenderEnv` fingerprints the environment: the browser's major version, a hash of the
 pinned font files and fontconfig, and a hash of the pixels of a small calibration page
@@ -138,7 +138,7 @@ class PinnedFonts:
 
     `env` is the whole environment the browser process gets (nothing of the host's but
     PATH), so neither `FONTCONFIG_FILE` of the host nor its home directory's config
-    reaches it. Given the `owner` the browser runs as (`_browser/_confine.py`), the directory
+    reaches it. Given the `owner` the browser runs as (`_confine.py`), the directory
     (its home and font cache included) is handed to it.
     """
 

@@ -1,4 +1,4 @@
-"""Browser-side probes, run outside the page's own JavaScript world (see `_browser/_world.py`).
+"""Browser-side probes, run outside the page's own JavaScript world (see `_world.py`).
 
 `PROBE_ENGINE` is a Playwright selector engine registered with `content_script=True`,
 so it runs in Playwright's utility world: it shares the DOM with the page but none of

@@ -1,14 +1,14 @@
 """`BrowserPool`: one headless Chromium per process, a fresh context or a reset tab per state.
 
 The pool owns the Playwright driver and the browser. The browser renders in the pinned
-environment (`_browser/_environment.py`: its own fontconfig and nothing else of the host's
-environment), runs as an unprivileged user with its own sandbox on (`_browser/_confine.py`), and
-reaches the network only through the pool's `Egress` (`_browser/_egress.py`): each context's proxy
+environment (`_environment.py`: its own fontconfig and nothing else of the host's
+environment), runs as an unprivileged user with its own sandbox on (`_confine.py`), and
+reaches the network only through the pool's `Egress` (`_egress.py`): each context's proxy
 tunnels to its origin and nowhere else, loopback included, and the browser's own traffic
 is refused. Each `run()` gets a new context (viewport, scale 1, light colour scheme,
 reduced motion, UTC, en-US, its proxy, off-origin requests and WebSockets aborted before
 they reach it) behind a `CapacityLimiter`,
-or, given a checkpoint's `WarmContexts`, the reset tab of a warm context (`_browser/_warm.py`;
+or, given a checkpoint's `WarmContexts`, the reset tab of a warm context (`_warm.py`;
 `warm_contexts()` gives one whose idle contexts the pool keeps for later checkpoints).
 The browser is replaced after `recycle_after` contexts, and when it disconnects
 mid-state it is relaunched and that one state is retried once. `environment()` measures
@@ -18,38 +18,26 @@ the running environment's fingerprint once per pool.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import AsyncExitStack, contextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal, Self, TypeVar
 
 import anyio
-from playwright.async_api import (
-    Browser,
-    BrowserContext,
-    Page,
-    Playwright,
-    async_playwright,
-)
+from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from ...contract import Viewport
-from .._core import (
-    BrowserCrashed,
-    HarnessTimeout,
-    ReplayError,
-    VerifierError,
-    VerifierInfraError,
-)
+from .._core import BrowserCrashed, HarnessTimeout, VerifierError, VerifierInfraError
 from ._confine import BROWSER_USER, Confinement, browser_user, confine_network
 from ._context import open_context, origin_of
 from ._egress import Egress
-from ._environment import CALIBRATION_HTML, PinnedFonts, RenderEnv, fonts_digest, pixels_digest
+from ._environment import PinnedFonts, RenderEnv, fonts_digest, pixels_digest
 from ._headroom import Headroom
-from ._warm import WarmContext, WarmContexts, WarmStore, dismiss_dialog, open_warm
-from ._world import register_engine, settle_frames
+from ._session import BrowserSession, calibration, close_quietly, open_session, translated
+from ._warm import WarmContext, WarmContexts, WarmStore, open_warm
+from ._world import register_engine
 
 # "reuse": reuse unchanged states and warm contexts; "states": reuse unchanged states,
 # a fresh context per replayed state; "full": replay everything, fresh contexts (audit).
@@ -58,7 +46,7 @@ ReplayMode = Literal["reuse", "states", "full"]
 T = TypeVar("T")
 
 CHROMIUM = "/usr/bin/chromium"
-# No --no-sandbox (`_browser/_confine.py`). The egress flags: WebRTC sends no UDP (its only other
+# No --no-sandbox (`_confine.py`). The egress flags: WebRTC sends no UDP (its only other
 # way out is TCP through the proxy, which refuses it); no name is resolved here (SOCKS5
 # resolves at the proxy, and nothing else may), the proxy's own address excepted.
 CHROMIUM_ARGS = (
@@ -77,18 +65,6 @@ CHROMIUM_ARGS = (
 CALIBRATION_VIEWPORT = Viewport(width=640, height=240)
 
 
-@dataclass(frozen=True, slots=True)
-class BrowserSession:
-    """What a job sees: its own context and page, and the site's origin."""
-
-    context: BrowserContext
-    page: Page
-    origin: str
-    # "warm": a page of a warm context an earlier state used (`_browser/_warm.py`);
-    # "fresh": the first page of a new context.
-    kind: str = "fresh"
-
-
 @dataclass(slots=True)
 class _Generation:
     """One launched browser and the contexts it has served."""
@@ -105,7 +81,7 @@ class BrowserPool:
     TIMEOUT_RETRIES = 2
     TIMEOUT_PAUSE_S = 1.0
     WARM_PER_SLOT = 3
-    # Adaptive slots: at most this many concurrent states a core (`_browser/_headroom.py`).
+    # Adaptive slots: at most this many concurrent states a core (`_headroom.py`).
     HEADROOM_CEILING = 4
 
     def __init__(
@@ -120,7 +96,7 @@ class BrowserPool:
         user: str = BROWSER_USER,
     ) -> None:
         # A fixed number of concurrent states, or (None) as many as the CPU has room
-        # for: a core each at first, up to `HEADROOM_CEILING` a core (`_browser/_headroom.py`).
+        # for: a core each at first, up to `HEADROOM_CEILING` a core (`_headroom.py`).
         cores = os.cpu_count() or 1
         self.limiter = anyio.CapacityLimiter(max_contexts or cores)
         self.headroom: Headroom | None = None
@@ -166,7 +142,7 @@ class BrowserPool:
             try:
                 self._pw = await async_playwright().start()
                 stack.push_async_callback(self._stop_driver)
-                await register_engine(self._pw.selectors)  # the probes (`_browser/_world.py`)
+                await register_engine(self._pw.selectors)  # the probes (`_world.py`)
             except PlaywrightError as exc:
                 raise VerifierInfraError(f"cannot start the Playwright driver: {exc}") from exc
             self._gen = _Generation(browser=await self._launch())
@@ -188,7 +164,7 @@ class BrowserPool:
     async def _stop_driver(self) -> None:
         with anyio.move_on_after(30, shield=True):
             if self._gen is not None:
-                await _close_quietly(self._gen.browser)
+                await close_quietly(self._gen.browser)
             if self._pw is not None:
                 await self._pw.stop()
         self._gen = None
@@ -221,7 +197,7 @@ class BrowserPool:
 
     async def _measure_environment(self) -> RenderEnv:
         async with self.limiter:
-            png = await self._run_once("about:blank", CALIBRATION_VIEWPORT, _calibration)
+            png = await self._run_once("about:blank", CALIBRATION_VIEWPORT, calibration)
         gen = self._gen
         assert gen is not None
         version = gen.browser.version
@@ -261,7 +237,7 @@ class BrowserPool:
             if not gen.browser.is_connected() or gen.served >= self.recycle_after:
                 gen.retired = True
                 if gen.active == 0:
-                    await _close_quietly(gen.browser)
+                    await close_quietly(gen.browser)
                 gen = self._gen = _Generation(browser=await self._launch())
             gen.served += 1
             gen.active += 1
@@ -271,7 +247,7 @@ class BrowserPool:
         gen.active -= 1
         if gen.retired and gen.active == 0:
             with anyio.move_on_after(10, shield=True):
-                await _close_quietly(gen.browser)
+                await close_quietly(gen.browser)
 
     async def run(
         self,
@@ -281,7 +257,7 @@ class BrowserPool:
         warm: WarmContexts | None = None,
     ) -> T:
         """Run `job` on a fresh context, or on the reset tab of a warm context of
-        `warm` (`_browser/_warm.py`); a browser crash is retried once on a new browser, a
+        `warm` (`_warm.py`); a browser crash is retried once on a new browser, a
         harness-side timeout (a loaded host) up to `TIMEOUT_RETRIES` times, backing off."""
         crashes = timeouts = 0
         async with self.limiter:
@@ -306,13 +282,13 @@ class BrowserPool:
         gen = await self._acquire()
         assert self._egress is not None
         try:
-            with _translated(gen.browser):
-                session = await _open_session(gen.browser, self._egress, base_url, viewport)
+            with translated(gen.browser):
+                session = await open_session(gen.browser, self._egress, base_url, viewport)
                 try:
                     return await job(session)
                 finally:
                     with anyio.move_on_after(10, shield=True):
-                        await _close_quietly(session.context)
+                        await close_quietly(session.context)
         finally:
             await self._release(gen)
 
@@ -328,7 +304,7 @@ class BrowserPool:
         origin = origin_of(base_url)
         held: WarmContext | None = None
         try:
-            with _translated(gen.browser):
+            with translated(gen.browser):
                 held = warm.take(
                     origin, viewport, lambda g: g is gen and gen.browser.is_connected()
                 )
@@ -355,51 +331,5 @@ class BrowserPool:
         finally:
             if held is not None:
                 with anyio.move_on_after(10, shield=True):
-                    await _close_quietly(held.context)
+                    await close_quietly(held.context)
             await self._release(gen)
-
-
-@contextmanager
-def _translated(browser: Browser) -> Iterator[None]:
-    """Playwright's errors, and any error of a browser that went away, as the verifier's."""
-    try:
-        yield
-    except PlaywrightError as exc:
-        raise _browser_failure(browser, exc) from exc
-    except VerifierError:
-        raise
-    except Exception as exc:
-        if not browser.is_connected():
-            raise BrowserCrashed(f"browser crashed: {exc!r}") from exc
-        raise
-
-
-def _browser_failure(browser: Browser, exc: PlaywrightError) -> VerifierError:
-    if not browser.is_connected():
-        return BrowserCrashed(f"browser crashed: {exc}")
-    if isinstance(exc, PlaywrightTimeout):
-        return HarnessTimeout(f"browser timed out: {exc}")
-    return ReplayError(f"browser error: {exc}")
-
-
-async def _calibration(session: BrowserSession) -> bytes:
-    await session.page.set_content(CALIBRATION_HTML)
-    await settle_frames(session.page, timeout=10)
-    return await session.page.screenshot(animations="disabled", caret="hide")
-
-
-async def _open_session(
-    browser: Browser, egress: Egress, base_url: str, viewport: Viewport
-) -> BrowserSession:
-    origin = origin_of(base_url)
-    context = await open_context(browser, egress, origin, viewport)
-    page = await context.new_page()
-    page.on("dialog", dismiss_dialog)
-    return BrowserSession(context=context, page=page, origin=origin)
-
-
-async def _close_quietly(target: Browser | BrowserContext) -> None:
-    try:
-        await target.close()
-    except PlaywrightError:
-        pass  # already gone (crashed or closed): nothing left to release

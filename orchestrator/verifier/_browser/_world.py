@@ -6,7 +6,7 @@ can redefine whatever a probe reads (`Element.prototype.getBoundingClientRect`,
 forge a verdict. So:
 
 - element and page probes run in Playwright's utility world through the selector
-  engine of `_browser/_js.py` (`probe_each`, `probe_page`): Playwright resolves the
+  engine of `_js.py` (`probe_each`, `probe_page`): Playwright resolves the
   task's selector there and the probe reads the element in the same synchronous call;
 - the settle wait (fonts, two frames) and the DOM-quiet window (a MutationObserver)
   are awaited in an isolated world made with CDP

@@ -1,8 +1,8 @@
-"""A state's accessibility snapshot: axe-core (`_replay/_axe.py`), form state
-(`_replay/_formstate.py`), the live regions checks read (`_replay/_live.py`), what was
+"""A state's accessibility snapshot: axe-core (`_axe.py`), form state
+(`_formstate.py`), the live regions checks read (`_live.py`), what was
 announced as the state settled (title, lang, live regions and their messages, read by
-the caller: `_replay/_announce.py`) and, last because it moves the focus, focus
-visibility and keyboard traps (`_replay/_focus.py`). Taken only on full-suite runs (a final
+the caller: `_announce.py`) and, last because it moves the focus, focus
+visibility and keyboard traps (`_focus.py`). Taken only on full-suite runs (a final
 checkpoint, R0, admission), where `_a11y/_gate.py` compares it with R0's. Every read is
 from an isolated world or Playwright's utility world. A probe that fails or times out
 records why in the snapshot, and its rules are not applicable there rather than passed

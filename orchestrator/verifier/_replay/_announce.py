@@ -2,7 +2,7 @@
 (read on load), its live regions, and the messages they announced after each action.
 
 Before the first action (full-suite runs only), an isolated world
-(`_replay/_a11y_world.py`) installs a MutationObserver on the document: whenever the text
+(`_a11y_world.py`) installs a MutationObserver on the document: whenever the text
 of a live region changes (its own text, a node added inside it, a region added with
 text, an element made live), the region's new text is logged with the number of the
 action then running. Before each action the log is drained into Python and the number

@@ -1,5 +1,5 @@
 """axe-core (npm `axe-core`, pinned in `scripts/install`) run on a replayed state from an
-isolated world (`_replay/_a11y_world.py`), never the page's main world, where the site could
+isolated world (`_a11y_world.py`), never the page's main world, where the site could
 redefine `axe` or the DOM APIs it reads.
 
 `axe_source()` finds `axe.min.js`: `$PWB_AXE_JS`, else the install location below. The

@@ -2,7 +2,7 @@
 
 Replays exactly like `verify` (same determinism and settle rule), so a reference render
 captured here can be diffed pixel for pixel by the `visual` assertion; it retries what
-`verify` retries (`_replay/_transient.py`: the host's network changing, a timeout under load).
+`verify` retries (`_transient.py`: the host's network changing, a timeout under load).
 
 Each state is rendered in memory first; a side's evidence is written only when none of
 its states is *refused* — a failure that would freeze a broken render into evidence: the
@@ -128,7 +128,7 @@ def _refusal(s: CaptureSummary, clean_assets: bool) -> str:
 async def _render_retried(
     pool: BrowserPool, base_url: str, task: TaskPackage, sid: str, opts: ReplayOptions
 ) -> _Render:
-    """Render `sid`, replaying what `verify` replays (`_replay/_transient.py`)."""
+    """Render `sid`, replaying what `verify` replays (`_transient.py`)."""
     viewport = resolve_viewport(task.contract.state(sid).viewport)
     job = partial(_render, base_url=base_url, task=task, sid=sid)
     for attempt in range(1, 2 + HOST_NETWORK_RETRIES):

@@ -244,7 +244,7 @@ def links_outcome(
     via: str = "",
 ) -> Outcome:
     """The entries in order among the links a user can reach: shown now, or `revealed`
-    (shown after clicking the page's own menu control `via`, `_replay/_menu.py`)."""
+    (shown after clicking the page's own menu control `via`, `_menu.py`)."""
     pairs = [(t, h, r) for t, h, r, shown in found if shown or (t, h) in revealed]
     it = iter(pairs)
     ok = all(any(t == _norm(e.text) and e.href in (h, r) for t, h, r in it) for e in a.entries)

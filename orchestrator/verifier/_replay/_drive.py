@@ -21,7 +21,7 @@ settle's timer ledger wraps (`prepare`). After loading and after every action th
 (after the last one, or after the load of a state with no action, the final `settle`'s
 window is that settle: one window, not two back to back, #51):
 it waits, from the end of that action (never from before it), until the page has
-nothing pending (`_replay/_settle.py`, session 21): no same-origin request in flight, no
+nothing pending (`_settle.py`, session 21): no same-origin request in flight, no
 timer due within the horizon two fixed `quiet_ms` windows gave (`2 * quiet_ms` after
 the settle began or a request moved, `quiet_ms` after the last DOM mutation), and
 `QUIET_FRAMES` frames with no DOM mutation, with no request started meanwhile; bounded
@@ -95,7 +95,7 @@ class ReplayOptions:
     action_timeout: float = 5.0
     navigation_timeout: float = 15.0
     settle_timeout: float = 10.0
-    # The settle's horizon unit (`_replay/_settle.py`): a timer due within 2x of the
+    # The settle's horizon unit (`_settle.py`): a timer due within 2x of the
     # settle's start or a request, or 1x of a DOM mutation, is waited for; 0: no wait.
     quiet_ms: int = 100
 
@@ -231,7 +231,7 @@ class Recorder:
             await self._idle.wait()
 
     async def quiet(self, page: Page, opts: ReplayOptions) -> None:
-        """Wait, from now, until the page has nothing pending (`_replay/_settle.py`): no
+        """Wait, from now, until the page has nothing pending (`_settle.py`): no
         request in flight, no timer due within the horizon, its DOM still (bounded)."""
         since = time.monotonic()
         with anyio.move_on_after(opts.settle_timeout):
@@ -252,12 +252,12 @@ _PREPARED: WeakSet[Page] = WeakSet()
 
 async def prepare(page: Page, opts: ReplayOptions) -> None:
     """Per-state determinism that must be in place before the state's first navigation:
-    the freeze stylesheet and the main-thread watch (`_replay/_perf.py`) once per page,
+    the freeze stylesheet and the main-thread watch (`_perf.py`) once per page,
     the clock's start at every state (a warm tab's next state starts at `FIXED_TIME`
     again, not where the last one left it)."""
     # The clock first: its init script must run before the timer ledger's in every
     # document, so the ledger wraps the clock's `setTimeout` (the site's), not the one
-    # the clock drives its own timers with (`_replay/_settle.py`).
+    # the clock drives its own timers with (`_settle.py`).
     await page.clock.set_system_time(FIXED_TIME)
     if page not in _PREPARED:
         await page.add_init_script(_INJECT + TIMERS)
@@ -318,7 +318,7 @@ async def perform(page: Page, base_url: str, action: Action) -> None:
 
 class ActionFailed(Exception):
     """An action could not be done the way it was asked (its text says why): the state
-    was not reached, like a Playwright error performing it (`_replay/_keyboard.py`)."""
+    was not reached, like a Playwright error performing it (`_keyboard.py`)."""
 
 
 Act = Callable[[Page, str, Action], Awaitable[None]]

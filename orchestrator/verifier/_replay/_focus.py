@@ -1,7 +1,7 @@
 """Focus visibility at a state: Tab through what the keyboard reaches and compare each
 element's focused rendering with its unfocused one (WCAG 2.4.7).
 
-Before the first Tab, an isolated world (`_replay/_a11y_world.py`) blurs whatever has focus and
+Before the first Tab, an isolated world (`_a11y_world.py`) blurs whatever has focus and
 records the computed styles of every focusable element (outline, box-shadow, borders,
 colours, text decoration, transform, and the `::before`/`::after` boxes). Then real
 Tab key presses move the focus (so `:focus-visible` applies as it does for a keyboard

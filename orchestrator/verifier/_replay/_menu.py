@@ -3,7 +3,7 @@
 An entry of a `links` check counts when a user can see it at the state's viewport, or
 can make it appear with the page's own menu control. The second is tried for real, in
 the browser, once every other check of the state and its screenshot have read the page
-(`_replay/_state.py`), and only for a `links` check that fails on what is shown:
+(`_state.py`), and only for a `links` check that fails on what is shown:
 
 - the candidates are the region's `menuControls` (`_browser/_js.py`): a shown, enabled
   button or role=button with aria-expanded/aria-controls, a checkbox with
@@ -18,7 +18,7 @@ the browser, once every other check of the state and its screenshot have read th
   reads what is shown before any control is clicked;
 - a click that times out may be the host's load, not the site: its timeout scales with
   the replay's action timeout, and Playwright's "Timeout ... exceeded" stays in the
-  observation, so the state is replayed once more with more patience (`_replay/_transient.py`)
+  observation, so the state is replayed once more with more patience (`_transient.py`)
   and never reused; timing out again, the control could not be clicked.
 
 A control that flips aria-expanded but shows nothing reveals nothing; a click that

@@ -62,7 +62,7 @@ trusted input) is the user's doing and does not count; the others form session w
 and the largest window's sum is the figure. It is read as the state settles, before any
 check, menu trial or focus walk moves the page: it counts the shifts the page made while
 it loaded and settled, which includes what the settle waits for (a timer due within its
-horizon, a request's answer and its render, `_replay/_settle.py`). A shift a later timer
+horizon, a request's answer and its render, `_settle.py`). A shift a later timer
 makes is not seen, as the checks do not see its content. Only content already painted
 can shift, so what moves depends partly on when it arrived: an image without a size
 shifts the text below it if it lands after the first paint. The rule (`_a11y/_perf_gate.py`)
@@ -84,7 +84,7 @@ shows the renderer process is alive (a process starved of all CPU would answer n
 and keeps the old timeout path: a patient replay); it does not by itself prove that a
 script was running, so a host that starved only the main thread for 10 s would be
 misread as a blocked page (not seen in these runs, load average ~17). The script is stopped,
-and the state ends with that message (`_replay/_state.py`): the solver's page, graded,
+and the state ends with that message (`_state.py`): the solver's page, graded,
 never retried. What it leaves behind (a timer that blocks again) is bounded by the warm
 tab's reset (20 s, then the context is discarded) or the fresh context's close.
 """

@@ -14,7 +14,7 @@ Now the page says what it has pending, and the settle waits for exactly that:
   and `clearTimeout` in proxies and tells an isolated world (`WORLD`, registered at each
   new document like the main-thread watch) each one-shot timer's delay, and when it
   fired or was cleared. (What it wraps is already Playwright's clock's, not the
-  browser's, `FIXED_TIME` in `_replay/_drive.py`: Playwright runs a context's init scripts,
+  browser's, `FIXED_TIME` in `_drive.py`: Playwright runs a context's init scripts,
   the clock's, before a page's. So the due time is taken on the isolated world's clock.)
   A timer is *pending* for the settle when it is due within the horizon a fixed window
   gave: `2 * quiet_ms` after the settle began or the last request started or ended, or
@@ -150,7 +150,7 @@ _WATCHED: WeakKeyDictionary[Page, CDPSession] = WeakKeyDictionary()
 async def watch_timers(page: Page) -> None:
     """Once per page, before its first navigation and after `watch_main_thread` (which
     enables the Page domain on the same session): the ledger's isolated world at every
-    new document. The main-world half is in the page's init script (`_replay/_drive.py`)."""
+    new document. The main-world half is in the page's init script (`_drive.py`)."""
     cdp = await page_session(page)
     await cdp.send(
         "Page.addScriptToEvaluateOnNewDocument", {"source": WORLD, "worldName": SETTLE_WORLD}

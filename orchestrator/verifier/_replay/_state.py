@@ -42,16 +42,16 @@ class StateJob:
     # Only states compared through `changed_from` need a content fingerprint.
     fingerprint: bool = False
     opts: ReplayOptions = field(default_factory=ReplayOptions)
-    # How clicks and checks are done: by the pointer, or by Tab and keys (`_replay/_keyboard.py`).
+    # How clicks and checks are done: by the pointer, or by Tab and keys (`_keyboard.py`).
     operate: Literal["pointer", "keyboard"] = "pointer"
-    # Full-suite runs: take the accessibility snapshot (`_replay/_a11y.py`), last on the page.
+    # Full-suite runs: take the accessibility snapshot (`_a11y.py`), last on the page.
     a11y: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class _Reached:
     """How far the replay got: the navigation's error, or an action's or the settle's.
-    `blocked`: the page's main thread never yielded (`_replay/_perf.py`); the state ends
+    `blocked`: the page's main thread never yielded (`_perf.py`); the state ends
     there, as one that never loaded, and nothing more is asked of the page."""
 
     nav_error: str = ""
@@ -115,7 +115,7 @@ async def _menus(
     page: Page, job: StateJob, outcomes: dict[str, Outcome], rec: Recorder
 ) -> dict[str, Outcome]:
     """`links` checks failing on what is shown, retried through the page's menu controls
-    (`_replay/_menu.py`): last, so no other check or the screenshot sees a menu opened."""
+    (`_menu.py`): last, so no other check or the screenshot sees a menu opened."""
     failing = [
         (c.id, c.assert_)
         for c in job.checks
@@ -178,7 +178,7 @@ async def _a11y(
     reached: bool,
     heard: Announced | None,
 ) -> A11ySnapshot | None:
-    """The accessibility snapshot, when `job` or a follower wants it (`_replay/_a11y.py`)."""
+    """The accessibility snapshot, when `job` or a follower wants it (`_a11y.py`)."""
     wants = [j for j in (job, *followers) if j.a11y]
     if not wants:
         return None

@@ -1,6 +1,6 @@
 """What the host, not the site, can make a replay fail with: replayed again, never graded.
 
-`verify` (`_verify/_run.py`) and `capture` (`_replay/_capture.py`) share these rules, so a
+`verify` (`_verify/_run.py`) and `capture` (`_capture.py`) share these rules, so a
 capture never freezes into evidence a failure that `verify` would have retried:
 
 - Chromium aborts in-flight requests with `ERR_NETWORK_CHANGED` when the host's interfaces

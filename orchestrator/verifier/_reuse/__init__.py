@@ -1,7 +1,7 @@
 """What a checkpoint may keep from earlier ones: a cell's replays across checkpoints
-(`_cache.py`), the files a request-scoped server opened per state (`_opens.py`),
-identical replays sharing one page (`_share.py`), and a sweep's reports by work tree
-(`_verdicts.py`). Below it: `_replay`, `_browser` and `_core`."""
+(`_cache.py`, on the rules of `_rules.py`), the files a request-scoped server opened
+per state (`_opens.py`), identical replays sharing one page (`_share.py`), and a
+sweep's reports by work tree (`_verdicts.py`). Below it: `_replay`, `_browser` and `_core`."""
 
 from ._cache import REPLAY_MODES as REPLAY_MODES
 from ._cache import CheckpointView as CheckpointView

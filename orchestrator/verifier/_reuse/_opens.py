@@ -1,5 +1,5 @@
 """What a served work tree's files were opened for: the dependencies of a replayed state
-on a request-scoped server (`_reuse._cache.request_scoped`: PHP's built-in server), where the
+on a request-scoped server (`_reuse._rules.request_scoped`: PHP's built-in server), where the
 script, not a URL rule, decides which files a request reads.
 
 `OpenTrace` watches every directory of the work tree with inotify from the host. The
@@ -15,7 +15,7 @@ the tree while it ran, a directory created (it has no watch), a watch removed.
 
 Not seen, by design of inotify: a file's metadata read without opening it (`stat`,
 `filemtime`); reads through a mapping; and what the server does outside every window
-(a timer re-reading a file between states). `_reuse/_cache.py` covers the first two for
+(a timer re-reading a file between states). `_cache.py` covers the first two for
 existence (any file added, removed or renamed anywhere in the tree replays every
 state), and says what it relies on.
 """

@@ -15,7 +15,7 @@ no timestamps). A report is kept only when a replay of it would say the same:
 - the tree holds every byte the server may serve: no link, no folder the snapshot leaves
   out (node_modules, dist), no oversize or too-deep file (their bytes are not in the id);
 - every state was reached cleanly: no crash, no timeout or host network change, no
-  browser error (those may be the machine's, `_reuse._cache._timing_dependent`);
+  browser error (those may be the machine's, `_reuse._rules._timing_dependent`);
 - no replay sent anything but GET or HEAD, opened a WebSocket or a worker (a server's
   state could then depend on the history of the cell it ran in), and the tree did not
   move while the replays ran.

@@ -1,13 +1,9 @@
 """`verify`: replay each needed state once, evaluate its checks there, grade the gates.
 
-Rules beyond single assertions (also in the package docstring):
-- `require_interaction`: the state's full action prefix (inherited through `from`, then
-  its own) holds at least one click/fill/press/hover/check/select, AND the check's
-  assertion does not already pass on a *bare* load of the state's route (same viewport,
-  no actions). A result that is there without the action was not reached by one.
-- `changed_from`: the state's content fingerprint (visible text + skeleton of rendered
-  elements, see `_replay/_probe.py`) differs from the named state's. Cosmetic changes
-  (outline, colour, classes) do not count.
+The replays are planned in `_jobs.py` and graded in `_grade.py` (with the rules beyond
+single assertions, `require_interaction` and `changed_from`); here they run: kept from
+an earlier checkpoint where reuse allows, shared, retried on a host fault, keyboard
+twins only where they decide a verdict.
 """
 
 from __future__ import annotations
@@ -20,155 +16,31 @@ from pathlib import Path
 import anyio
 import msgspec
 
-from ...contract import CheckSpec, Contract, State, TaskPackage, Visual, resolve_viewport
-from ...results import CheckResult, StateRun, VerifyReport
+from ...contract import CheckSpec, TaskPackage, resolve_viewport
+from ...results import CheckResult, VerifyReport
 from .._browser import VISUAL_GATES, BrowserPool, BrowserSession, WarmContexts, environment_drift
 from .._core import (
     BrowserCrashed,
     EnvironmentDrift,
-    Outcome,
     ReplayError,
     RunHealth,
     StateObservation,
-    VerifierError,
-    action_chain,
     gate_results,
-    grounded,
-    is_interactive,
     run_health,
-    state_health,
-    summarize_state,
-    viewport_label,
 )
 from .._replay import (
     HOST_NETWORK_RETRIES,
     KEYS,
     ReplayOptions,
     StateJob,
-    eligible,
     host_network_fault,
-    keyboard_results,
     patient,
     replay_shared,
     timed_out,
 )
 from .._reuse import CheckpointView, Reads, share
-
-BARE = "~bare"
-
-
-def _select_checks(contract: Contract, check_ids: Collection[str] | None) -> list[CheckSpec]:
-    if check_ids is None:
-        return list(contract.checks)
-    unknown = sorted(set(check_ids) - {c.id for c in contract.checks})
-    if unknown:
-        raise VerifierError(f"{contract.id}: unknown check id(s) {unknown}")
-    return [c for c in contract.checks if c.id in check_ids]
-
-
-def _health_states(
-    contract: Contract, checks: list[CheckSpec], check_ids: object, states: Collection[str] | None
-) -> list[str]:
-    if states is None and check_ids is None:
-        return [s.id for s in contract.states]
-    wanted = {c.state for c in checks} | set(states or ())
-    return [s.id for s in contract.states if s.id in wanted]
-
-
-def _plan(
-    task: TaskPackage,
-    base_url: str,
-    checks: list[CheckSpec],
-    health_states: list[str],
-    artifacts: Path | None,
-    opts: ReplayOptions,
-    ahead: bool = False,
-    a11y: bool = False,
-) -> list[StateJob]:
-    """The replays needed; `ahead` (replay reuse): a replayed state also evaluates the
-    state's other read-only checks and its fingerprint, so a later checkpoint asking
-    for them can reuse it (`_reuse/_cache.py`)."""
-    contract = task.contract
-    compared = {c.changed_from for c in checks if c.changed_from}
-    compared |= {c.state for c in checks if c.changed_from}
-    needed = set(health_states) | compared
-    jobs = []
-    for state in contract.states:
-        own = tuple(c for c in checks if c.state == state.id)
-        if state.id not in needed and not own:
-            continue
-        keyed = tuple(c for c in eligible(contract, own) if not c.keyboard_exempt)
-        if ahead:
-            own = _with_read_only(contract, state.id, own)
-        job = StateJob(
-            key=state.id,
-            state=state,
-            actions=action_chain(contract, state),
-            checks=own,
-            base_url=base_url,
-            reference_dir=task.evidence / "reference",
-            artifacts=artifacts,
-            fingerprint=ahead or state.id in compared,
-            opts=opts,
-            a11y=a11y,
-        )
-        jobs += [job, *_variants(job, keyed)]
-    return jobs
-
-
-def _variants(job: StateJob, keyed: tuple[CheckSpec, ...]) -> list[StateJob]:
-    """The state's other replays: by keyboard for `keyed`, and bare for the checks
-    that `require_interaction`."""
-    jobs = []
-    if keyed:
-        # The same state with clicks done by Tab and keys (`_replay/_keyboard.py`).
-        jobs.append(
-            replace(
-                job,
-                key=job.key + KEYS,
-                checks=keyed,
-                artifacts=None,
-                fingerprint=False,
-                operate="keyboard",
-                a11y=False,  # the state's snapshot is the pointer replay's
-            )
-        )
-    bare = tuple(c for c in job.checks if c.require_interaction)
-    if bare:
-        # The same route and viewport with no action at all, no settle selector and
-        # no screenshot: only `require_interaction` checks are evaluated there.
-        jobs.append(
-            replace(
-                job,
-                key=job.key + BARE,
-                actions=(),
-                checks=bare,
-                artifacts=None,
-                use_settle_selector=False,
-                fingerprint=False,
-                a11y=False,
-            )
-        )
-    return jobs
-
-
-def _with_read_only(
-    contract: Contract, state_id: str, own: tuple[CheckSpec, ...]
-) -> tuple[CheckSpec, ...]:
-    """All of the state's checks in contract order, when the added ones only read the page.
-
-    A visual check screenshots the page (full page resizes the viewport, masks add
-    overlays): never added, since a check evaluated after it must see what a replay of
-    the requested checks alone would see. A `links` check may click the page's menu
-    controls, but only after every other check and the screenshot, closing each menu
-    again (`_replay/_menu.py`): it counts as reading the page.
-    """
-    wanted = {c.id for c in own}
-    every = tuple(c for c in contract.checks if c.state == state_id)
-    added = [c for c in every if c.id not in wanted]
-    if any(isinstance(c.assert_, Visual) for c in added):
-        return own
-    return every
+from ._grade import _graded, _serve_failed, _state_runs, _ungraded
+from ._jobs import BARE, _health_states, _plan, _select_checks
 
 
 # The host's faults (`_replay/_transient.py`, shared with `capture`): replayed, never graded.
@@ -342,95 +214,6 @@ async def _replay_all(
     return out
 
 
-def _authored(
-    contract: Contract, check: CheckSpec, obs: dict[str, StateObservation]
-) -> CheckResult:
-    state = contract.state(check.state)
-    mine = obs[state.id]
-    outcome = mine.outcomes.get(check.id) or Outcome(passed=False, observed=mine.error)
-    passed, notes = outcome.passed, [outcome.observed]
-    if check.require_interaction:
-        ok, note = _interaction_rule(contract, state, check, obs.get(state.id + BARE))
-        passed, notes = passed and ok, [*notes, note] if note else notes
-    if check.changed_from:
-        ok, note = _changed_rule(mine, obs[check.changed_from])
-        passed, notes = passed and ok, [*notes, note]
-    observed = "; ".join(n for n in notes if n)
-    return CheckResult(
-        id=check.id,
-        gate=check.gate,
-        state=state.id,
-        passed=passed,
-        observed=observed,
-        message=grounded(check.describe, summarize_state(contract, state), observed),
-        region=None if passed else outcome.region,
-    )
-
-
-def _interaction_rule(
-    contract: Contract, state: State, check: CheckSpec, bare: StateObservation | None
-) -> tuple[bool, str]:
-    if not is_interactive(action_chain(contract, state)):
-        return False, "the state has no click/fill/press/hover/check/select in its actions"
-    bare_outcome = bare.outcomes.get(check.id) if bare else None
-    if bare_outcome is not None and bare_outcome.passed:
-        return False, f"already true when {state.route} is loaded without any action"
-    return True, ""
-
-
-def _changed_rule(mine: StateObservation, other: StateObservation) -> tuple[bool, str]:
-    if not other.fingerprint:
-        why = other.error or other.nav_error or other.action_error
-        return False, f"cannot compare with state {other.state!r}: it was not reached ({why})"
-    if not mine.fingerprint:
-        return False, "cannot compare: this state was not reached"
-    if mine.fingerprint == other.fingerprint:
-        return False, f"content identical to state {other.state!r}"
-    return True, f"content differs from state {other.state!r}"
-
-
-def _state_runs(contract: Contract, obs: dict[str, StateObservation]) -> tuple[StateRun, ...]:
-    runs = []
-    for key, o in sorted(obs.items()):
-        state = contract.state(key.removesuffix(BARE).removesuffix(KEYS))
-        error = o.error or o.nav_error or o.action_error
-        runs.append(
-            StateRun(
-                state=key,
-                route=state.route,
-                viewport=viewport_label(state.viewport),
-                duration_s=round(o.duration_s, 3),
-                screenshot=o.screenshot,
-                error=error,
-                reused=o.reused,
-                replayed=o.replayed,
-                context=o.context,
-                shared_with=o.shared_with,
-            )
-        )
-    return tuple(runs)
-
-
-def _ungraded(checks: list[CheckSpec], observed: str, applicable: bool = True) -> list[CheckResult]:
-    """`checks` failed (or not applicable) for one reason, before any replay."""
-    return [
-        CheckResult(
-            id=c.id,
-            gate=c.gate,
-            state=c.state,
-            passed=False,
-            applicable=applicable,
-            observed=observed,
-            message=grounded(c.describe, f"state {c.state!r}", observed),
-        )
-        for c in checks
-    ]
-
-
-def _serve_failed(checks: list[CheckSpec], health: RunHealth) -> list[CheckResult]:
-    return _ungraded(checks, f"server not ready: {health.serve_detail or 'no detail'}")
-
-
 async def _drifted(
     pool: BrowserPool, task: TaskPackage, checks: list[CheckSpec]
 ) -> list[CheckResult]:
@@ -453,21 +236,6 @@ async def _gradable(
     if drifted:
         checks = [c for c in checks if c.gate not in VISUAL_GATES]
     return checks, drifted
-
-
-def _graded(
-    contract: Contract,
-    checks: list[CheckSpec],
-    health_states: list[str],
-    obs: dict[str, StateObservation],
-) -> list[CheckResult]:
-    """The authored checks, their keyboard twins, and each health state's health."""
-    results = [_authored(contract, c, obs) for c in checks]
-    results += keyboard_results(contract, checks, obs)
-    for sid in health_states:
-        state = contract.state(sid)
-        results += state_health(obs[sid], summarize_state(contract, state), state.status)
-    return results
 
 
 async def verify(
