@@ -1,5 +1,5 @@
-"""`verify`: one checkpoint's replays planned, run and graded (`_run.py`). Below it:
-`_reuse`, `_replay`, `_browser` and `_core`."""
+"""`verify`: one checkpoint's replays planned (`_jobs.py`), run (`_run.py`) and graded
+(`_grade.py`). Below it: `_reuse`, `_replay`, `_browser` and `_core`."""
 
 from ._run import verify as verify
 
