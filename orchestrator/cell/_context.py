@@ -20,6 +20,7 @@ from ..scoring import Weights
 from ..solvers import Usage
 from ..verifier import A11yEvidence, BrowserPool, Verifier, read_a11y_evidence
 from ._baseline import BaselineCache
+from ._end import CellEnd, DiskLimitHit, Finished, budget_stop
 
 
 @dataclass
@@ -110,16 +111,30 @@ class CellReport(msgspec.Struct, frozen=True, kw_only=True):
     image: str = ""
     usage: Usage
     history: tuple[CheckpointSummary, ...] = ()  # every checkpoint, in order
-    # Why a budget (turns, tokens, money, wall time) stopped the solver; "" = it finished.
-    # A stopped cell still has its final checkpoint and scores.
-    stopped: str = ""
-    stopped_by: BudgetKind = "wall_time"
-    # Why the cell ended on the solver's account without a final checkpoint (the work
-    # tree went past its disk limit); scored on the units it cleared, every gate failing.
-    ended: str = ""
+    # How the delivery ended (`_end`), decided once where it ended; never rewritten.
+    end: CellEnd = Finished()
     # Seconds this attempt spent on the sweep's shared R0 baseline (waiting for another
     # cell to run it, or running it first): the sweep's cost, not the solver's time.
     baseline_wait_s: float = 0.0
     # The final checkpoint's accessibility snapshots (admission compares its negatives
     # with the reference's).
     final_a11y: dict[str, A11ySnapshot] = {}
+
+    @property
+    def stopped(self) -> str:
+        """Why a budget (turns, tokens, money, wall time) stopped the solver; '' = none
+        did. A stopped cell still has its final checkpoint and scores."""
+        stop = budget_stop(self.end)
+        return stop.reason if stop is not None else ""
+
+    @property
+    def stopped_by(self) -> BudgetKind:
+        stop = budget_stop(self.end)
+        return stop.kind if stop is not None else "wall_time"
+
+    @property
+    def ended(self) -> str:
+        """Why the cell ended on the solver's account without a final checkpoint (the
+        work tree went past its disk limit); scored on the units it cleared, every gate
+        failing."""
+        return self.end.reason if isinstance(self.end, DiskLimitHit) else ""

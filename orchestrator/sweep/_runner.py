@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
-import msgspec
 
 from sandbox import (
     AgentLayer,
@@ -182,8 +181,8 @@ class SweepResources:
 
 def _delivered(report: CellReport, solver: Solver | None) -> CellReport:
     """The attempt's delivery, given how its solver ended. A scaffold's agent may end the
-    cell `budget` or `llm_error` (its delivery is scored), `outage` or `config_error` (no
-    result)."""
+    cell `llm_error` (its delivery is scored), `outage` or `config_error` (no result); a
+    budget that stopped it is in the report's end already (the cell read its verdict)."""
     verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
     if isinstance(verdict, ProviderRefused):  # the setup's fault: config_error, stop
         raise StopSweep(str(verdict))
@@ -191,8 +190,6 @@ def _delivered(report: CellReport, solver: Solver | None) -> CellReport:
         raise CellFailure(Outage(error=describe(verdict)))
     if verdict is not None and not isinstance(verdict, BudgetExceeded):
         raise CellFailure(LlmError(error=describe(verdict), result=report.result))
-    if isinstance(verdict, BudgetExceeded) and not report.stopped:
-        return msgspec.structs.replace(report, stopped=str(verdict), stopped_by=verdict.kind)
     return report
 
 
