@@ -17,7 +17,7 @@ from ..persona import Wording
 from ..records import CellResult
 from ..results import A11ySnapshot
 from ..scoring import Weights
-from ..solvers import Usage
+from ..solvers import GatewayBinding, Usage
 from ..verifier import A11yEvidence, BrowserPool, Verifier, read_a11y_evidence
 from ._baseline import BaselineCache
 from ._end import CellEnd, DiskLimitHit, Finished, budget_stop
@@ -62,6 +62,9 @@ class CellContext:
         )
 
     agent: AgentLayer | None = None  # scaffold arm: the CLI agent installed on the task image
+    # The sweep's LLM gateway as this cell's agent reaches it (the solver is bound to it
+    # with the sandbox and the log); None: no gateway.
+    gateway: GatewayBinding | None = None
     # R0's accessibility snapshots when the caller has them (admission runs R0 itself);
     # None: the baseline cache's, when there is one. The task's accessibility evidence
     # (`a11y_evidence()`) comes before either.

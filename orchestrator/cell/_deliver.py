@@ -17,7 +17,7 @@ from ..checkpoint import Checkpointer
 from ..events import EventLog
 from ..records import Arm, UnitOutcome
 from ..results import VerifyReport
-from ..solvers import JudgedSolver, SandboxedSolver, Solver
+from ..solvers import CellBinding, Solver
 from ..workspace import DiskLimitExceeded, Workspace, WorkspaceError
 from ._context import CellContext
 from ._delivery import Delivery
@@ -47,8 +47,11 @@ async def deliver(
     async with AsyncExitStack() as stack:
         sb = await open_sandbox(ctx, ws, stack)
         cp = Checkpointer(ctx.task, ws, sb, ctx.verifier, ctx.cell_dir / "artifacts")
-        if isinstance(solver, SandboxedSolver):
-            solver.attach_sandbox(sb, log)
+        # The solver is bound to the cell (its sandbox, log, gateway) for the delivery and
+        # let go before the sandbox closes.
+        await stack.enter_async_context(
+            solver.bind(CellBinding(sandbox=sb, log=log, gateway=ctx.gateway))
+        )
         run = StagedRun(ctx, solver, ws, cp, log, traj)
         ws.listener = run.on_edit
         try:
@@ -93,7 +96,7 @@ def _judged_stop(solver: Solver) -> BudgetStopped | None:
     """A budget the solver's own judge says stopped it (a scaffold's agent refused by the
     gateway, or out of its time): its turn ended normally, so only its verdict says so.
     Not logged: the agent's event has it."""
-    verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
+    verdict = solver.verdict()
     if isinstance(verdict, BudgetExceeded):
         return BudgetStopped(kind=verdict.kind, reason=str(verdict))
     return None

@@ -37,7 +37,7 @@ from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
 from ..llm import Keys, ProviderOutage, ProviderPool, ProviderRefused
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
-from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
+from ..solvers import GatewayBinding, Solver, make_solver
 from ..verifier import BrowserPool, BrowserVerifier, VerdictCache, Verifier, check_environment
 from ._agents import expose, open_gateway
 from ._core import CellFailure, Job, StatesCpu, StopSweep, harness_error
@@ -94,10 +94,11 @@ class SweepResources:
         solver: Solver | None = None
         in_cell = False
         try:
-            solver = self.solver_factory(
-                self.solvers[job.template.solver], ctx.task, self.cfg, self.providers, ledger
-            )
-            self._attach_gateway(solver, job.key)
+            cfg = self.solvers[job.template.solver]
+            solver = self.solver_factory(cfg, ctx.task, self.cfg, self.providers, ledger)
+            if cfg.kind == "scaffold" and ctx.gateway is None:
+                # Its agent reaches its model through the sweep's gateway only.
+                raise RuntimeError("a scaffold solver needs the sweep's LLM gateway")
             in_cell = True
             report = await run_cell(ctx, solver, job.template.arm)  # logs what ends it
         except Exception as exc:
@@ -131,14 +132,10 @@ class SweepResources:
             disk_limit_mb=self.cfg.sweep.workspace_disk_mb,
             attempt=n,
             agent=_agent_layer(self.solvers[row.solver]),
+            gateway=GatewayBinding(gateway=self.gateway, host=self.gateway_host, account=job.key)
+            if self.gateway is not None
+            else None,
         )
-
-    def _attach_gateway(self, solver: Solver, key: str) -> None:
-        """A scaffold solver's agent reaches its model through the sweep's gateway only."""
-        if isinstance(solver, ScaffoldSolver):
-            if self.gateway is None:
-                raise RuntimeError("a scaffold solver needs the sweep's LLM gateway")
-            solver.attach_gateway(self.gateway, self.gateway_host, key)
 
     async def _keep_tree(self, key: str) -> None:
         """The attempt's final work tree as `workspace.patch` beside its `workspace` link
@@ -183,7 +180,7 @@ def _delivered(report: CellReport, solver: Solver | None) -> CellReport:
     """The attempt's delivery, given how its solver ended. A scaffold's agent may end the
     cell `llm_error` (its delivery is scored), `outage` or `config_error` (no result); a
     budget that stopped it is in the report's end already (the cell read its verdict)."""
-    verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
+    verdict = solver.verdict() if solver is not None else None
     if isinstance(verdict, ProviderRefused):  # the setup's fault: config_error, stop
         raise StopSweep(str(verdict))
     if isinstance(verdict, ProviderOutage):  # no verdict on the agent: --resume re-runs it

@@ -52,7 +52,7 @@ def end_problems(sources: Sources) -> list[str]:
                 name = _name(node.func)
                 if name in BUILT_IN and path not in BUILT_IN[name]:
                     found.append(f"{where}: constructs {name} outside where the end is decided")
-                rewritten = {k.arg for k in node.keywords} & END_FIELDS
+                rewritten = {k.arg or "" for k in node.keywords} & END_FIELDS
                 if name == "replace" and rewritten:
                     found.append(f"{where}: rewrites the end ({', '.join(sorted(rewritten))})")
             targets: list[ast.expr] = []
