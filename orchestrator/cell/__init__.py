@@ -12,6 +12,7 @@ from ._end import TreeBroken as TreeBroken
 from ._end import broken_text as broken_text
 from ._end import budget_stop as budget_stop
 from ._run import run_cell as run_cell
+from ._setup import CellSetup as CellSetup
 from ._suite import run_baseline as run_baseline
 from ._suite import run_suite as run_suite
 
@@ -21,6 +22,7 @@ __all__ = [
     "CellContext",
     "CellEnd",
     "CellReport",
+    "CellSetup",
     "Delivery",
     "DiskLimitHit",
     "Finished",

@@ -29,7 +29,7 @@ from sandbox import (
 
 from .. import events as ev
 from ..budget import BudgetExceeded, Ledger, waiting
-from ..cell import BaselineCache, CellContext, CellReport, run_cell
+from ..cell import BaselineCache, CellContext, CellReport, CellSetup, run_cell
 from ..config import BenchConfig, SolverConfig
 from ..contract import TaskPackage
 from ..events import append_event
@@ -38,7 +38,7 @@ from ..gateway import Gateway
 from ..llm import Keys, ProviderOutage, ProviderPool, ProviderRefused
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
 from ..solvers import GatewayBinding, Solver, make_solver
-from ..verifier import BrowserPool, BrowserVerifier, VerdictCache, Verifier, check_environment
+from ..verifier import BrowserPool, VerdictCache, Verifier, check_environment
 from ._agents import expose, open_gateway
 from ._core import CellFailure, Job, StatesCpu, StopSweep, harness_error
 from ._delivery import PATCH, write_patch
@@ -115,25 +115,38 @@ class SweepResources:
             await self._keep_tree(job.key)
         return _delivered(report, solver)
 
-    def _context(self, job: Job, n: int) -> CellContext:
-        row = job.template
-        return CellContext(
-            task=self.tasks[row.task],
+    def cell_setup(
+        self, verifier: Verifier | None, verdicts: VerdictCache | None = None
+    ) -> CellSetup:
+        """What this run's cells share (`CellSetup`): grading with `verifier` (None: the
+        browser verifier on `pool`, sharing `verdicts`)."""
+        return CellSetup(
             backend=self.backend,
-            verifier=self.verifier or BrowserVerifier(self.pool, verdicts=self.verdicts),
-            browser=self.pool,
-            cell_dir=self.cell_dir(job.key),
-            labels=Labels(sweep=self.ids.sweep or row.sweep, cell=job.key, lock=self.ids.lock),
+            pool=self.pool,
+            verifier=verifier,
+            verdicts=verdicts,
             baseline=self.baseline if self.cfg.sweep.baseline else None,
             weights=self.cfg.scoring,
-            wording=self.solvers[row.solver].wording,
             sandbox_limiter=self.sandbox_limiter,
             image_builder=self.image_builder,
             disk_limit_mb=self.cfg.sweep.workspace_disk_mb,
+        )
+
+    def labels(self, job: Job) -> Labels:
+        return Labels(sweep=self.ids.sweep or job.template.sweep, cell=job.key, lock=self.ids.lock)
+
+    def _context(self, job: Job, n: int) -> CellContext:
+        solver = self.solvers[job.template.solver]
+        gateway = self.gateway
+        return self.cell_setup(self.verifier, self.verdicts).context(
+            self.tasks[job.template.task],
+            self.cell_dir(job.key),
+            self.labels(job),
             attempt=n,
-            agent=_agent_layer(self.solvers[row.solver]),
-            gateway=GatewayBinding(gateway=self.gateway, host=self.gateway_host, account=job.key)
-            if self.gateway is not None
+            wording=solver.wording,
+            agent=_agent_layer(solver),
+            gateway=GatewayBinding(gateway=gateway, host=self.gateway_host, account=job.key)
+            if gateway is not None
             else None,
         )
 
