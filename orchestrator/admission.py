@@ -28,13 +28,13 @@ import msgspec
 from sandbox import AdhocSweep, ImageBuilder, ManagedBackend, adhoc_sweep
 
 from . import faults
-from .cell import CellContext, CellReport, run_cell, run_suite
+from .cell import CellContext, CellReport, CellSetup, run_cell, run_suite
 from .contract import COMPLETION_GATES, Negative, TaskPackage
 from .events import CheckpointSummary
 from .grader import Grader, grader_of
 from .results import A11ySnapshot, CheckResult, VerifyReport
 from .solvers import ReferenceSolver
-from .verifier import BrowserPool, BrowserVerifier, read_a11y_evidence, with_a11y_continuity
+from .verifier import BrowserPool, read_a11y_evidence, with_a11y_continuity
 from .workspace import discard_under
 
 
@@ -99,20 +99,13 @@ class Admitter:
         self.out = out
         self.sweep = sweep
         self.images = ImageBuilder()  # one per admission: concurrent tasks share builds
+        self.cells = CellSetup(backend=backend, pool=pool, image_builder=self.images)
 
     def _ctx(self, task: TaskPackage, name: str) -> CellContext:
         cell_dir = self.out / task.contract.id / name
         discard_under(cell_dir)
         shutil.rmtree(cell_dir, ignore_errors=True)
-        return CellContext(
-            task=task,
-            backend=self.backend,
-            verifier=BrowserVerifier(self.pool),
-            browser=self.pool,
-            cell_dir=cell_dir,
-            labels=self.sweep.labels(f"{task.contract.id}-{name}"),
-            image_builder=self.images,
-        )
+        return self.cells.context(task, cell_dir, self.sweep.labels(f"{task.contract.id}-{name}"))
 
     async def suite_on(
         self, task: TaskPackage, name: str, negative: Negative | None

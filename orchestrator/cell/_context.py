@@ -17,9 +17,10 @@ from ..persona import Wording
 from ..records import CellResult
 from ..results import A11ySnapshot
 from ..scoring import Weights
-from ..solvers import Usage
+from ..solvers import GatewayBinding, Usage
 from ..verifier import A11yEvidence, BrowserPool, Verifier, read_a11y_evidence
 from ._baseline import BaselineCache
+from ._end import CellEnd, DiskLimitHit, Finished, budget_stop
 
 
 @dataclass
@@ -61,6 +62,9 @@ class CellContext:
         )
 
     agent: AgentLayer | None = None  # scaffold arm: the CLI agent installed on the task image
+    # The sweep's LLM gateway as this cell's agent reaches it (the solver is bound to it
+    # with the sandbox and the log); None: no gateway.
+    gateway: GatewayBinding | None = None
     # R0's accessibility snapshots when the caller has them (admission runs R0 itself);
     # None: the baseline cache's, when there is one. The task's accessibility evidence
     # (`a11y_evidence()`) comes before either.
@@ -110,16 +114,30 @@ class CellReport(msgspec.Struct, frozen=True, kw_only=True):
     image: str = ""
     usage: Usage
     history: tuple[CheckpointSummary, ...] = ()  # every checkpoint, in order
-    # Why a budget (turns, tokens, money, wall time) stopped the solver; "" = it finished.
-    # A stopped cell still has its final checkpoint and scores.
-    stopped: str = ""
-    stopped_by: BudgetKind = "wall_time"
-    # Why the cell ended on the solver's account without a final checkpoint (the work
-    # tree went past its disk limit); scored on the units it cleared, every gate failing.
-    ended: str = ""
+    # How the delivery ended (`_end`), decided once where it ended; never rewritten.
+    end: CellEnd = Finished()
     # Seconds this attempt spent on the sweep's shared R0 baseline (waiting for another
     # cell to run it, or running it first): the sweep's cost, not the solver's time.
     baseline_wait_s: float = 0.0
     # The final checkpoint's accessibility snapshots (admission compares its negatives
     # with the reference's).
     final_a11y: dict[str, A11ySnapshot] = {}
+
+    @property
+    def stopped(self) -> str:
+        """Why a budget (turns, tokens, money, wall time) stopped the solver; '' = none
+        did. A stopped cell still has its final checkpoint and scores."""
+        stop = budget_stop(self.end)
+        return stop.reason if stop is not None else ""
+
+    @property
+    def stopped_by(self) -> BudgetKind:
+        stop = budget_stop(self.end)
+        return stop.kind if stop is not None else "wall_time"
+
+    @property
+    def ended(self) -> str:
+        """Why the cell ended on the solver's account without a final checkpoint (the
+        work tree went past its disk limit); scored on the units it cleared, every gate
+        failing."""
+        return self.end.reason if isinstance(self.end, DiskLimitHit) else ""

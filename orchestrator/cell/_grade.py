@@ -17,12 +17,15 @@ from ..scoring import baseline_regressions, score_cell
 from ..verifier import A11Y_ID, A11yEvidence, with_a11y_continuity
 from ._baseline import BaselineResult, baseline_key
 from ._context import CellContext, CellReport
-from ._staged import StagedRun, _passed
+from ._delivery import Delivery
+from ._end import broken_text
+from ._staged import _passed
 from ._suite import run_baseline
 
 
-async def grade(ctx: CellContext, arm: Arm, run: StagedRun, log: EventLog) -> CellReport:
-    """Score the delivery; a task whose untouched R0 cannot run raises `TaskProblem`."""
+async def grade(ctx: CellContext, arm: Arm, run: Delivery, log: EventLog) -> CellReport:
+    """Score the delivery (it and R0's baseline only); a task whose untouched R0 cannot
+    run raises `TaskProblem`."""
     outcomes = _unit_outcomes(ctx.task, arm, run)
     baseline, baseline_wait_s = await _baseline(ctx, log)
     final = _with_continuity(ctx, run.final, baseline, await ctx.a11y_evidence())
@@ -39,7 +42,7 @@ async def grade(ctx: CellContext, arm: Arm, run: StagedRun, log: EventLog) -> Ce
         if baseline and baseline.covered and final is not None
         else ()
     )
-    flips = tuple(run.flips.flips)
+    flips = run.flips
     scores = score_cell(tuple(outcomes), final_gates, flips, ctx.weights)
     log.emit(ev.End(text=f"wcs={scores.wcs:.3f} whole_task={scores.whole_task}"))
     result = CellResult(
@@ -49,11 +52,11 @@ async def grade(ctx: CellContext, arm: Arm, run: StagedRun, log: EventLog) -> Ce
         flips=flips,
         baseline_regressions=regressions,
         baseline_covered=baseline is not None and baseline.covered,
-        edits_applied=run.counters.applied,
-        edits_refused=run.counters.refused,
-        turns=run.counters.turns,
-        checkpoints=run.cp.count,
-        broken=run.broken or run.ended,
+        edits_applied=run.edits_applied,
+        edits_refused=run.edits_refused,
+        turns=run.turns,
+        checkpoints=run.checkpoints,
+        broken=broken_text(run.end),
         not_applicable={g.gate: g.reason for g in final.gates if g.status == "n/a" and g.reason}
         if final is not None
         else {},
@@ -61,21 +64,19 @@ async def grade(ctx: CellContext, arm: Arm, run: StagedRun, log: EventLog) -> Ce
     return CellReport(
         result=result,
         image=ctx.image,
-        usage=run.counters.usage,
-        history=tuple(run.history),
-        stopped=run.stopped,
-        stopped_by=run.stopped_by,
-        ended=run.ended,
+        usage=run.usage,
+        history=run.history,
+        end=run.end,
         baseline_wait_s=baseline_wait_s,
         final_a11y=final.a11y if final is not None else {},
     )
 
 
-def _unit_outcomes(task: TaskPackage, arm: Arm, run: StagedRun) -> list[UnitOutcome]:
+def _unit_outcomes(task: TaskPackage, arm: Arm, run: Delivery) -> list[UnitOutcome]:
     """Every unit's outcome: staged, as delivered; full-spec, by the final checkpoint (a
     unit is cleared when every one of its checks passes there). Units not reached are
     not cleared."""
-    outcomes = list(run.outcomes)
+    outcomes = list(run.units)
     final = run.final
     if arm == "full-spec":
         outcomes = [
@@ -84,7 +85,7 @@ def _unit_outcomes(task: TaskPackage, arm: Arm, run: StagedRun) -> list[UnitOutc
                 kind=u.kind,
                 cleared=final is not None and all(_passed(final, c) for c in u.checks),
                 capped=False,
-                turns=run.counters.turns,
+                turns=run.turns,
             )
             for u in task.contract.units
         ]

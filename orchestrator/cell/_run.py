@@ -69,9 +69,9 @@ async def _run_cell(ctx: CellContext, solver: Solver, arm: Arm) -> CellReport:
     ):
         log.emit(ev.Start(text=f"{task.contract.id} {solver.name} {arm} attempt {ctx.attempt}"))
         traj.write(await _header(ctx, solver, arm, ws.r0_tree))
-        run = await deliver(ctx, solver, arm, ws, log, traj)
-        report = await grade(ctx, arm, run, log)
-        traj.write(tj.End(turns=run.counters.turns, usage=run.counters.usage))
+        delivery = await deliver(ctx, solver, arm, ws, log, traj)
+        report = await grade(ctx, arm, delivery, log)
+        traj.write(tj.End(turns=delivery.turns, usage=delivery.usage))
         return report
 
 

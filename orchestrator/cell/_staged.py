@@ -5,6 +5,7 @@ arm; every turn and checkpoint recorded in the trajectory."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from .. import events as ev
@@ -24,6 +25,8 @@ from ..workspace import (
     WorkspaceError,
 )
 from ._context import CellContext
+from ._delivery import Delivery
+from ._end import CellEnd
 from ._flips import FlipTracker
 
 
@@ -98,13 +101,23 @@ class StagedRun:
         self.traj = traj
         self._turn_start = ""  # the tree as the turn in progress began (its partial edits)
         self.last_tree = ws.r0_tree  # the tree of the last checkpoint (R0 before one)
-        # How the delivery ended (`_deliver.deliver`), what grading reads.
-        self.outcomes: list[UnitOutcome] = []  # staged: the units reached, in order
-        self.final: VerifyReport | None = None  # None: the tree is not verified
-        self.stopped = ""  # why a budget stopped the solver ('' = it finished)
-        self.stopped_by: BudgetKind = "wall_time"
-        self.ended = ""  # the disk limit: the solver's doing, its tree is not verified
-        self.broken = ""  # the solver broke the work tree (`SolverBrokeWorkspace`)
+
+    def delivered(
+        self, end: CellEnd, units: Sequence[UnitOutcome], final: VerifyReport | None
+    ) -> Delivery:
+        """The delivery as it ended (`_deliver.deliver` decides `end`): what grading reads."""
+        return Delivery(
+            end=end,
+            units=tuple(units),
+            final=final,
+            flips=tuple(self.flips.flips),
+            history=tuple(self.history),
+            checkpoints=self.cp.count,
+            turns=self.counters.turns,
+            usage=self.counters.usage,
+            edits_applied=self.counters.applied,
+            edits_refused=self.counters.refused,
+        )
 
     def on_edit(self, e: EditEvent) -> None:
         """The workspace's listener: every edit the solver tried, applied or refused."""

@@ -12,7 +12,7 @@ from sandbox import adhoc_sweep, open_backend
 
 from .. import events as ev
 from ..budget import Ledger
-from ..cell import BaselineCache, CellContext, CellReport, run_cell
+from ..cell import BaselineCache, CellReport, CellSetup, run_cell
 from ..config import ConfigError, load_config
 from ..contract import ContractError, load_task
 from ..events import read_events
@@ -21,7 +21,6 @@ from ..records import Arm
 from ..solvers import Solver, make_solver, offline_solver
 from ..verifier import (
     BrowserPool,
-    BrowserVerifier,
     EnvironmentDrift,
     check_environment,
     read_a11y_evidence,
@@ -80,14 +79,9 @@ async def _run(args: argparse.Namespace, out: Path) -> CellReport:
             if not matches:
                 raise ConfigError(f"{args.config}: no solver named {args.solver!r}")
             solver = make_solver(matches[0], task, bench, providers, ledger)
-        ctx = CellContext(
-            task=task,
-            backend=backend,
-            verifier=BrowserVerifier(pool),
-            browser=pool,
-            cell_dir=out,
-            labels=sweep.labels(f"{task.contract.id}-{int(time.time())}"),
-            baseline=None if args.no_baseline else BaselineCache(out / "baseline-cache"),
+        baseline = None if args.no_baseline else BaselineCache(out / "baseline-cache")
+        ctx = CellSetup(backend=backend, pool=pool, baseline=baseline).context(
+            task, out, sweep.labels(f"{task.contract.id}-{int(time.time())}")
         )
         arm: Arm = args.arm
         try:

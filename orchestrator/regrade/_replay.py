@@ -16,13 +16,13 @@ from __future__ import annotations
 import anyio
 
 from ..budget import BudgetExceeded
-from ..solvers import SolverTurn, UserMessage
+from ..solvers import SolverTurn, UserMessage, WorkspaceSolver
 from ..trajectory import Message, Trajectory, Turn
 from ..workspace import Workspace
 from ._patches import PatchRefused, check_patch
 
 
-class ReplaySolver:
+class ReplaySolver(WorkspaceSolver):
     def __init__(
         self, trajectory: Trajectory, allowed_paths: tuple[str, ...], *, strict: bool
     ) -> None:

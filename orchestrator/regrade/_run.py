@@ -24,7 +24,7 @@ from sandbox import Labels
 
 from .. import trajectory as tj
 from ..budget import Ledger
-from ..cell import CellContext, CellReport, run_cell
+from ..cell import CellReport, run_cell
 from ..config import BenchConfig
 from ..contract import TaskPackage, discover_tasks, load_task
 from ..events import Checkpoint, read_events
@@ -45,7 +45,7 @@ from ..sweep import (
     pending_jobs,
     watch_signals,
 )
-from ..verifier import BrowserPool, BrowserVerifier, Verifier
+from ..verifier import BrowserPool, Verifier
 from ..workspace import PatchError
 from ._diff import VerdictDiff, cell_diff, markdown
 from ._patches import PatchRefused
@@ -147,20 +147,12 @@ class _Grader:
         cell_dir = self.res.cell_dir(job.key)
         card = self.cards.get(row.solver)
         wording = card.options.get("wording") if card is not None else None
-        ctx = CellContext(
-            task=task,
-            backend=self.res.backend,
-            verifier=self.verifier or BrowserVerifier(self.res.pool),
-            browser=self.res.pool,
-            cell_dir=cell_dir,
-            labels=Labels(sweep=self.res.ids.sweep, cell=job.key, lock=self.res.ids.lock),
-            baseline=self.res.baseline if self.res.cfg.sweep.baseline else None,
-            weights=self.res.cfg.scoring,
-            wording=wording if wording in _WORDINGS else "persona",  # type: ignore[arg-type]
-            sandbox_limiter=self.res.sandbox_limiter,
-            image_builder=self.res.image_builder,
-            disk_limit_mb=self.res.cfg.sweep.workspace_disk_mb,
+        ctx = self.res.cell_setup(self.verifier).context(
+            task,
+            cell_dir,
+            Labels(sweep=self.res.ids.sweep, cell=job.key, lock=self.res.ids.lock),
             attempt=n,
+            wording=wording if wording in _WORDINGS else "persona",  # type: ignore[arg-type]
             verifier_version=self.opts.verifier_version,
         )
         solver = ReplaySolver(p.trajectory, tuple(task.contract.allowed_paths), strict=self.strict)

@@ -2,6 +2,10 @@
 
 from ._factory import make_solver as make_solver
 from ._factory import offline_solver as offline_solver
+from ._lifecycle import CellBinding as CellBinding
+from ._lifecycle import GatewayBinding as GatewayBinding
+from ._lifecycle import Verdict as Verdict
+from ._lifecycle import WorkspaceSolver as WorkspaceSolver
 from ._offline import NegativeSolver as NegativeSolver
 from ._offline import NoopSolver as NoopSolver
 from ._offline import ReferenceSolver as ReferenceSolver
@@ -14,18 +18,16 @@ from ._protocol import SolverTurn as SolverTurn
 from ._protocol import TurnEnd as TurnEnd
 from ._protocol import Usage as Usage
 from ._protocol import UserMessage as UserMessage
-from ._scaffold import JudgedSolver as JudgedSolver
-from ._scaffold import SandboxedSolver as SandboxedSolver
 from ._scaffold import ScaffoldSolver as ScaffoldSolver
 
 __all__ = [
-    "JudgedSolver",
+    "CellBinding",
+    "GatewayBinding",
     "MessageKind",
     "ModelSlip",
     "NegativeSolver",
     "NoopSolver",
     "ReferenceSolver",
-    "SandboxedSolver",
     "ScaffoldSolver",
     "Solver",
     "SolverError",
@@ -34,6 +36,8 @@ __all__ = [
     "TurnEnd",
     "Usage",
     "UserMessage",
+    "Verdict",
+    "WorkspaceSolver",
     "make_solver",
     "offline_solver",
 ]

@@ -33,6 +33,7 @@ from ..llm import (
 )
 from ..trajectory import Entry, ToolCallEntry
 from ..workspace import Workspace
+from ._lifecycle import WorkspaceSolver
 from ._llm_history import History
 from ._llm_tools import run_tool, tool_specs
 from ._protocol import ModelSlip, SolverTurn, TurnEnd, Usage, UserMessage
@@ -55,7 +56,7 @@ _PRESERVE = (
 _VISION = " view_page shows screenshots of the site as of the last check of your work."
 
 
-class LLMSolver:
+class LLMSolver(WorkspaceSolver):
     def __init__(
         self,
         client: ChatClient,

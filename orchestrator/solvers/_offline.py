@@ -1,4 +1,4 @@
-"""Offline solvers: `reference`, `negative:<name>`, `noop`, `thrash` and `mixed`.
+"""WorkspaceSolver solvers: `reference`, `negative:<name>`, `noop`, `thrash` and `mixed`.
 
 They are grader-side controls (admission, tests, the default sweep), so unlike a real
 solver they are handed the task package; they still act only through the workspace.
@@ -15,6 +15,7 @@ from typing import Literal
 from ..budget import BudgetExceeded
 from ..contract import TaskPackage
 from ..workspace import PatchError, Workspace
+from ._lifecycle import WorkspaceSolver
 from ._protocol import SolverTurn, UserMessage
 
 
@@ -35,7 +36,7 @@ class _ReferencePlayer:
         return changed
 
 
-class ReferenceSolver:
+class ReferenceSolver(WorkspaceSolver):
     def __init__(self, task: TaskPackage) -> None:
         self.name = "reference"
         self._player = _ReferencePlayer(task)
@@ -50,7 +51,7 @@ class ReferenceSolver:
         return None
 
 
-class NoopSolver:
+class NoopSolver(WorkspaceSolver):
     def __init__(self) -> None:
         self.name = "noop"
 
@@ -61,7 +62,7 @@ class NoopSolver:
         return None
 
 
-class NegativeSolver:
+class NegativeSolver(WorkspaceSolver):
     """Plays the reference through the negative's `after_unit`, then applies the negative."""
 
     def __init__(self, task: TaskPackage, name: str) -> None:
@@ -86,7 +87,7 @@ class NegativeSolver:
         return None
 
 
-class ThrashSolver:
+class ThrashSolver(WorkspaceSolver):
     """Reference at unit 0, reverts everything during unit 1, restores at unit 2.
 
     Unit 0's cleared checks flip at unit 1's checkpoint and are repaired at unit 2's:
@@ -133,7 +134,7 @@ def mixed_seed(name: str, task_id: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{name}\0{task_id}".encode()).digest()[:8], "big")
 
 
-class MixedSolver:
+class MixedSolver(WorkspaceSolver):
     """A seeded stand-in for a model: per unit it applies the reference (through that
     unit, so it also restores what it reverted), one of the task's negatives, a revert of
     earlier units (back to R0, then the reference through an earlier unit), or nothing;

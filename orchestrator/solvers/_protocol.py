@@ -1,11 +1,13 @@
 """The seam between the cell and a solver.
 
-A solver sees a `Workspace` (file tools) and the user's messages; never the sandbox,
-the checks, the reference or the evidence. One call to `respond` is one *turn*.
+A solver sees a `Workspace` (file tools) and the user's messages; never the checks, the
+reference or the evidence (the scaffold's agent runs in the sandbox it is bound to). One
+call to `respond` is one *turn*.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -16,6 +18,7 @@ from ..trajectory import Entry
 from ..usage import SolverError as SolverError
 from ..usage import Usage as Usage
 from ..workspace import Workspace
+from ._lifecycle import CellBinding, Verdict
 
 MessageKind = Literal["reveal", "pushback", "answer", "full_spec"]
 TurnEnd = Literal["edited", "question", "done", "idle"]
@@ -48,7 +51,14 @@ class SolverTurn(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Solver(Protocol):
+    """A solver's lifecycle (`_lifecycle`): bound to the cell for its delivery, one
+    `respond` per turn, judged, closed by its owner."""
+
     name: str
+
+    def bind(self, cell: CellBinding) -> AbstractAsyncContextManager[object]: ...
+
+    def verdict(self) -> Verdict | None: ...
 
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn: ...
 

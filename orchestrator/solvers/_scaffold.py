@@ -31,7 +31,9 @@ import os
 import shlex
 import shutil
 import uuid
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -42,6 +44,7 @@ from ..events import Agent, AgentRun, EventLog
 from ..gateway import Account, Gateway
 from ..llm import LLMError, ProviderOutage, ProviderRefused
 from ..workspace import PROMPT_FILE, Workspace
+from ._lifecycle import CellBinding, Verdict
 from ._protocol import SolverError, SolverTurn, Usage, UserMessage
 
 if TYPE_CHECKING:
@@ -53,26 +56,6 @@ _CLEANUP_S = 30.0
 # The agent's own timeout fires this long before the solver phase ends, so its output
 # and the gateway's log are still recorded (the final checkpoint has its own grace).
 _MARGIN_S = 15.0
-
-
-@runtime_checkable
-class SandboxedSolver(Protocol):
-    """A solver that runs inside the sandbox; the cell attaches it before the first turn."""
-
-    def attach_sandbox(self, sandbox: Sandbox, log: EventLog) -> None: ...
-
-
-@runtime_checkable
-class JudgedSolver(Protocol):
-    """A solver whose run may end the cell `budget` or `llm_error` with its delivery scored."""
-
-    def verdict(self) -> Verdict | None: ...
-
-
-# How an agent's run ended when it was not its own clean finish: a cap, a provider error,
-# a provider outage (then the cell ends `outage` and `--resume` runs it again) or a setup
-# the provider refused (`config_error`: the sweep stops, `--resume` runs it again).
-Verdict = BudgetExceeded | LLMError | ProviderOutage | ProviderRefused
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
@@ -151,15 +134,18 @@ class ScaffoldSolver:
         self._verdict: Verdict | None = None
         self._oom = ""
 
-    def attach_sandbox(self, sandbox: Sandbox, log: EventLog) -> None:
-        self._sandbox = sandbox
-        self._log = log
-
-    def attach_gateway(self, gateway: Gateway, host: str, cell: str) -> None:
-        """`host`: the gateway's address as the sandbox reaches it ('' = loopback)."""
-        self._gateway = gateway
-        self._host = host
-        self._cell = cell
+    @asynccontextmanager
+    async def bind(self, cell: CellBinding) -> AsyncIterator[None]:
+        """The agent runs in the cell's sandbox, logs to its events and reaches its model
+        through the cell's gateway account, for the delivery only."""
+        self._sandbox, self._log = cell.sandbox, cell.log
+        if cell.gateway is not None:
+            self._gateway, self._host = cell.gateway.gateway, cell.gateway.host
+            self._cell = cell.gateway.account
+        try:
+            yield
+        finally:
+            self._sandbox = self._log = self._gateway = None
 
     def verdict(self) -> Verdict | None:
         return self._verdict

@@ -9,8 +9,8 @@ Every job ends in exactly one row, whatever happens:
 - the attempt returns the cell's `CellReport` → `ok`;
 - `CellFailure` → its outcome; retried while `retryable` (infrastructure) and attempts
   remain, with a backoff that grows per attempt up to `retry_max_delay_s`;
-- a `CellReport` with `stopped` (a budget ended the solver, its final checkpoint ran)
-  → `budget` with the delivered result;
+- a `CellReport` whose `end` says a budget stopped the solver (its final checkpoint
+  ran, or found the tree flooded or broken) → `budget` with the delivered result;
 - `BudgetExceeded` (a cap the user set: money, tokens, turns, the cell's wall time plus
   its grace for the final checkpoint) → `budget` without a result; a library's
   `TimeoutError` is *not* a budget: it is an infrastructure fault;
@@ -34,7 +34,7 @@ import anyio
 import msgspec
 
 from ..budget import BudgetExceeded, BudgetKind, Ledger, cell_deadline
-from ..cell import CellReport
+from ..cell import CellReport, budget_stop
 from ..cpu import CpuUse
 from ..records import (
     BackendName,
@@ -231,8 +231,9 @@ class Scheduler:
                 got = await attempt(job, run.attempts, run.ledger)
             run.image = got.image
             run.baseline_wait_s += got.baseline_wait_s
-            if got.stopped:
-                return BudgetStop(kind=got.stopped_by, error=got.stopped, result=got.result), False
+            stop = budget_stop(got.end)  # the row's strings, from the cell's one end
+            if stop is not None:
+                return BudgetStop(kind=stop.kind, error=stop.reason, result=got.result), False
             return Ok(result=got.result), False
         except BudgetExceeded as exc:
             return BudgetStop(kind=exc.kind, error=str(exc)), False

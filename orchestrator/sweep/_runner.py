@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
-import msgspec
 
 from sandbox import (
     AgentLayer,
@@ -30,7 +29,7 @@ from sandbox import (
 
 from .. import events as ev
 from ..budget import BudgetExceeded, Ledger, waiting
-from ..cell import BaselineCache, CellContext, CellReport, run_cell
+from ..cell import BaselineCache, CellContext, CellReport, CellSetup, run_cell
 from ..config import BenchConfig, SolverConfig
 from ..contract import TaskPackage
 from ..events import append_event
@@ -38,8 +37,8 @@ from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
 from ..llm import Keys, ProviderOutage, ProviderPool, ProviderRefused
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
-from ..solvers import JudgedSolver, ScaffoldSolver, Solver, make_solver
-from ..verifier import BrowserPool, BrowserVerifier, VerdictCache, Verifier, check_environment
+from ..solvers import GatewayBinding, Solver, make_solver
+from ..verifier import BrowserPool, VerdictCache, Verifier, check_environment
 from ._agents import expose, open_gateway
 from ._core import CellFailure, Job, StatesCpu, StopSweep, harness_error
 from ._delivery import PATCH, write_patch
@@ -95,10 +94,11 @@ class SweepResources:
         solver: Solver | None = None
         in_cell = False
         try:
-            solver = self.solver_factory(
-                self.solvers[job.template.solver], ctx.task, self.cfg, self.providers, ledger
-            )
-            self._attach_gateway(solver, job.key)
+            cfg = self.solvers[job.template.solver]
+            solver = self.solver_factory(cfg, ctx.task, self.cfg, self.providers, ledger)
+            if cfg.kind == "scaffold" and ctx.gateway is None:
+                # Its agent reaches its model through the sweep's gateway only.
+                raise RuntimeError("a scaffold solver needs the sweep's LLM gateway")
             in_cell = True
             report = await run_cell(ctx, solver, job.template.arm)  # logs what ends it
         except Exception as exc:
@@ -115,31 +115,40 @@ class SweepResources:
             await self._keep_tree(job.key)
         return _delivered(report, solver)
 
-    def _context(self, job: Job, n: int) -> CellContext:
-        row = job.template
-        return CellContext(
-            task=self.tasks[row.task],
+    def cell_setup(
+        self, verifier: Verifier | None, verdicts: VerdictCache | None = None
+    ) -> CellSetup:
+        """What this run's cells share (`CellSetup`): grading with `verifier` (None: the
+        browser verifier on `pool`, sharing `verdicts`)."""
+        return CellSetup(
             backend=self.backend,
-            verifier=self.verifier or BrowserVerifier(self.pool, verdicts=self.verdicts),
-            browser=self.pool,
-            cell_dir=self.cell_dir(job.key),
-            labels=Labels(sweep=self.ids.sweep or row.sweep, cell=job.key, lock=self.ids.lock),
+            pool=self.pool,
+            verifier=verifier,
+            verdicts=verdicts,
             baseline=self.baseline if self.cfg.sweep.baseline else None,
             weights=self.cfg.scoring,
-            wording=self.solvers[row.solver].wording,
             sandbox_limiter=self.sandbox_limiter,
             image_builder=self.image_builder,
             disk_limit_mb=self.cfg.sweep.workspace_disk_mb,
-            attempt=n,
-            agent=_agent_layer(self.solvers[row.solver]),
         )
 
-    def _attach_gateway(self, solver: Solver, key: str) -> None:
-        """A scaffold solver's agent reaches its model through the sweep's gateway only."""
-        if isinstance(solver, ScaffoldSolver):
-            if self.gateway is None:
-                raise RuntimeError("a scaffold solver needs the sweep's LLM gateway")
-            solver.attach_gateway(self.gateway, self.gateway_host, key)
+    def labels(self, job: Job) -> Labels:
+        return Labels(sweep=self.ids.sweep or job.template.sweep, cell=job.key, lock=self.ids.lock)
+
+    def _context(self, job: Job, n: int) -> CellContext:
+        solver = self.solvers[job.template.solver]
+        gateway = self.gateway
+        return self.cell_setup(self.verifier, self.verdicts).context(
+            self.tasks[job.template.task],
+            self.cell_dir(job.key),
+            self.labels(job),
+            attempt=n,
+            wording=solver.wording,
+            agent=_agent_layer(solver),
+            gateway=GatewayBinding(gateway=gateway, host=self.gateway_host, account=job.key)
+            if gateway is not None
+            else None,
+        )
 
     async def _keep_tree(self, key: str) -> None:
         """The attempt's final work tree as `workspace.patch` beside its `workspace` link
@@ -182,17 +191,15 @@ class SweepResources:
 
 def _delivered(report: CellReport, solver: Solver | None) -> CellReport:
     """The attempt's delivery, given how its solver ended. A scaffold's agent may end the
-    cell `budget` or `llm_error` (its delivery is scored), `outage` or `config_error` (no
-    result)."""
-    verdict = solver.verdict() if isinstance(solver, JudgedSolver) else None
+    cell `llm_error` (its delivery is scored), `outage` or `config_error` (no result); a
+    budget that stopped it is in the report's end already (the cell read its verdict)."""
+    verdict = solver.verdict() if solver is not None else None
     if isinstance(verdict, ProviderRefused):  # the setup's fault: config_error, stop
         raise StopSweep(str(verdict))
     if isinstance(verdict, ProviderOutage):  # no verdict on the agent: --resume re-runs it
         raise CellFailure(Outage(error=describe(verdict)))
     if verdict is not None and not isinstance(verdict, BudgetExceeded):
         raise CellFailure(LlmError(error=describe(verdict), result=report.result))
-    if isinstance(verdict, BudgetExceeded) and not report.stopped:
-        return msgspec.structs.replace(report, stopped=str(verdict), stopped_by=verdict.kind)
     return report
 
 

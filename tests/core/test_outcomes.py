@@ -12,7 +12,7 @@ from orchestrator import events as ev
 from orchestrator.events import read_events
 from orchestrator.llm import ProviderOutage
 from orchestrator.records import HarnessError, ManifestRow
-from orchestrator.solvers import SolverTurn, UserMessage
+from orchestrator.solvers import SolverTurn, UserMessage, WorkspaceSolver
 from orchestrator.sweep._runner import SweepResources
 from orchestrator.verifier import VerifierInfraError
 from orchestrator.workspace import Workspace
@@ -28,7 +28,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-class _BreaksWorkTree:
+class _BreaksWorkTree(WorkspaceSolver):
     """A solver whose work tree can no longer be read back (here: it moved it away; a
     scaffold agent with a shell can do worse). Its own doing, so it is its result."""
 
@@ -159,7 +159,7 @@ def test_daemon_loss_waits_for_the_daemon_then_retries(tmp_path: Path) -> None:
     assert waited == [90.0]
 
 
-class _AgentInOutage:
+class _AgentInOutage(WorkspaceSolver):
     """A scaffold agent whose calls the gateway held past the outage bound (#16)."""
 
     name = "agent-in-outage"

@@ -8,7 +8,7 @@ import anyio
 import pytest
 
 from orchestrator.budget import BudgetExceeded, Ledger, solver_phase
-from orchestrator.cell import CellReport
+from orchestrator.cell import BudgetStopped, CellReport
 from orchestrator.records import InfraError, LlmError, ManifestRow
 from orchestrator.solvers import Usage
 from orchestrator.sweep import CellFailure, Job, Scheduler, StopSweep
@@ -128,7 +128,8 @@ async def test_wall_time_stops_the_solver_phase_and_leaves_grace_for_the_final_c
         phases.append("stopped")
         await anyio.sleep(0.1)  # the final checkpoint, inside the grace time
         phases.append("checkpointed")
-        return CellReport(result=result(), usage=Usage(), stopped="wall_time")
+        stop = BudgetStopped(kind="wall_time", reason="wall_time")
+        return CellReport(result=result(), usage=Usage(), end=stop)
 
     written: list[ManifestRow] = []
     sched = Scheduler(written.append, concurrency=1, cell_timeout_s=0.1, final_grace_s=2.0)

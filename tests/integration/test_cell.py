@@ -18,6 +18,7 @@ from orchestrator.solvers import (
     SolverTurn,
     ThrashSolver,
     UserMessage,
+    WorkspaceSolver,
 )
 from orchestrator.verifier import BrowserPool, BrowserVerifier
 from orchestrator.workspace import Workspace, WorkspaceError
@@ -105,7 +106,7 @@ async def test_negative_breaking_what_r0_passed_is_a_baseline_regression(
     assert report.result.baseline_regressions[0].failed_checks == ("nav-entries",)
 
 
-class _OutsideWriter:
+class _OutsideWriter(WorkspaceSolver):
     """Tries to write outside allowed paths, then does the work properly."""
 
     name = "outside-writer"
@@ -159,7 +160,7 @@ async def test_admission_with_repeat_replays_the_reference_and_finds_no_flaky_ch
     assert "text" in controls["r0"].failing_gates
 
 
-class _Scripted:
+class _Scripted(WorkspaceSolver):
     """Plays the reference for the first `ref_units` units, then calls `then`."""
 
     name = "scripted"

@@ -12,6 +12,8 @@ turn.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +32,10 @@ from orchestrator.persona import NOT_SPECIFIED, SimulatedUser
 from orchestrator.records import BaselineRegression, Flip
 from orchestrator.results import CheckResult, StateRun, VerifyReport
 from orchestrator.scoring import Weights
-from orchestrator.solvers import SolverTurn, Usage, UserMessage
+from orchestrator.solvers import CellBinding, SolverTurn, Usage, UserMessage
 from orchestrator.verifier._core._gates import gate_results
 from orchestrator.workspace import Workspace
-from sandbox import Labels, Sandbox
+from sandbox import Labels
 from tests.fakes import FakeSandbox
 from tests.fixtures.staged import NAV, A, G, P, Scripted, Site, fix, tiny_task
 
@@ -457,14 +459,16 @@ async def test_a_work_tree_the_solver_breaks_ends_the_cell_with_the_reason(
 
 
 class Attached(Scripted):
-    """A solver that runs in the sandbox (`SandboxedSolver`): attached before its first turn."""
+    """A solver that runs in the sandbox: bound to it (`Solver.bind`) before its first turn."""
 
     def __init__(self, *lines: tuple[str | None, str]) -> None:
         super().__init__(*lines)
         self.attached: list[tuple[object, object, int]] = []
 
-    def attach_sandbox(self, sandbox: Sandbox, log: EventLog) -> None:
-        self.attached.append((sandbox, log, self.turns))
+    @asynccontextmanager
+    async def bind(self, cell: CellBinding) -> AsyncIterator[None]:
+        self.attached.append((cell.sandbox, cell.log, self.turns))
+        yield
 
 
 async def test_a_sandboxed_solver_is_attached_to_the_cells_sandbox_and_log(

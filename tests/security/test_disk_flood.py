@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -17,8 +19,14 @@ import pytest
 
 from orchestrator.cell import CellContext, run_cell
 from orchestrator.contract import TaskPackage, load_task
-from orchestrator.events import EventLog, read_events
-from orchestrator.solvers import ReferenceSolver, SolverTurn, UserMessage
+from orchestrator.events import read_events
+from orchestrator.solvers import (
+    CellBinding,
+    ReferenceSolver,
+    SolverTurn,
+    UserMessage,
+    WorkspaceSolver,
+)
 from orchestrator.verifier import BrowserPool, BrowserVerifier
 from orchestrator.workspace import Workspace
 from sandbox import DockerBackend, Labels, Sandbox
@@ -30,7 +38,7 @@ SWEEP = new_sweep("pytest-flood")  # unique; collected at the session end
 pytestmark = [pytest.mark.anyio, pytest.mark.docker, pytest.mark.browser]
 
 
-class Flooder:
+class Flooder(WorkspaceSolver):
     """Reference for unit 1; then floods the workspace from inside the container."""
 
     name = "flooder"
@@ -40,9 +48,10 @@ class Flooder:
         self._sandbox: Sandbox | None = None
         self.flood_output = ""
 
-    def attach_sandbox(self, sandbox: Sandbox, log: EventLog) -> None:
-        del log
-        self._sandbox = sandbox
+    @asynccontextmanager
+    async def bind(self, cell: CellBinding) -> AsyncIterator[None]:
+        self._sandbox = cell.sandbox
+        yield
 
     async def respond(self, message: UserMessage, workspace: Workspace) -> SolverTurn:
         if message.unit_index == 0:
