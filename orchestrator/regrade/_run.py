@@ -29,6 +29,7 @@ from ..config import BenchConfig
 from ..contract import TaskPackage, discover_tasks, load_task
 from ..events import Checkpoint, read_events
 from ..faults import classify, decisive, describe
+from ..interrupts import watch_signals
 from ..manifest import Manifest, latest_by_cell
 from ..persona import Wording
 from ..records import InfraError, ManifestRow, Refused, TaskError, cell_dir_name
@@ -43,7 +44,6 @@ from ..sweep import (
     SweepResources,
     open_resources,
     pending_jobs,
-    watch_signals,
 )
 from ..verifier import BrowserPool, Verifier
 from ..workspace import PatchError

@@ -1,6 +1,5 @@
 """The sweep: plan cells, schedule them under budgets, write the manifest."""
 
-from ..interrupts import watch_signals as watch_signals
 from ._core import CellFailure as CellFailure
 from ._core import EngineUnavailable as EngineUnavailable
 from ._core import Job as Job
@@ -53,5 +52,4 @@ __all__ = [
     "read_spec",
     "run_sweep",
     "select_tasks",
-    "watch_signals",
 ]
