@@ -13,7 +13,7 @@ from pathlib import Path
 from sandbox import ExecResult, Sandbox, ServeOutcome
 
 from .contract import TaskPackage
-from .results import VerifyReport
+from .records import VerifyReport
 from .verifier import RunHealth, Verifier, VerifyRequest, applicability
 from .workspace import Workspace
 

@@ -3,7 +3,7 @@
 Events are a msgspec tagged union on `kind`: each kind is a Struct with its own typed
 fields, so a misspelled field is a type error when written and a decode error when
 read. A crashed cell's log is still readable up to its last complete line
-(`read_events` uses the project's one JSONL reader, `orchestrator.jsonl`).
+(`read_events` uses the project's one JSONL reader, `read_jsonl` of `orchestrator.records`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ import msgspec
 
 from .contract import Gate
 from .gateway import RequestRecord
-from .jsonl import read_jsonl
-from .results import CheckResult, GateStatus
+from .records import CheckResult, GateStatus, read_jsonl
 
 # Why an attempt (or one member of an exception group) ended; see `orchestrator.faults`.
 FaultClass = Literal[

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from .contract import Contract, Persona, Unit
-from .results import CheckResult
+from .records import CheckResult
 
 NOT_SPECIFIED = "That is not specified; use your judgement."
 MAX_FAILURES_QUOTED = 8

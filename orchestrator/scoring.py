@@ -10,8 +10,7 @@ from .contract import (
     CONSERVATIVE_CONTINUITY_GATES,
     Gate,
 )
-from .records import BaselineRegression, Flip, Scores, UnitOutcome
-from .results import GateStatus
+from .records import BaselineRegression, Flip, GateStatus, Scores, UnitOutcome
 
 
 class Weights(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from orchestrator.results import CheckResult, GateResult, VerifyReport
+from orchestrator.records import CheckResult, GateResult, VerifyReport
 from orchestrator.verifier import VerifyRequest
 from sandbox import ExecResult, ImageBuilder, Labels, Limits, Own, Sandbox, ServeOutcome, ServeSpec
 

@@ -9,17 +9,17 @@ LAYERS: list[set[str]] = [
     {"__main__"},
     {"cli"},  # loads `commands` by name (importlib): no static arrow
     {"commands"},
-    {"suite"},  # which tasks CI admits: reads the admission record and the grader
-    {"admission_record", "regrade"},  # admitted contracts; grading recorded trajectories
-    {"admission", "audit", "sweep"},  # many cells: admission, a sweep, a run's audit
+    {"admission"},  # the suite's admission, its record, the grader's fingerprint, CI's sample
+    {"regrade"},  # grading recorded trajectories
+    {"audit", "sweep"},  # many cells: a sweep, a run's audit
     {"cell", "report"},  # one cell; the report over a run's rows
     {"solvers", "solver_cards"},
     {"config", "faults"},
-    {"checkpoint", "events", "grader", "manifest", "scoring", "trajectory"},
-    {"gateway", "persona", "records", "verifier"},
-    {"authoring", "cluster_ledger", "lint", "llm", "results", "workspace"},
+    {"checkpoint", "events", "scoring"},
+    {"gateway", "persona", "verifier"},
+    {"authoring", "cluster_ledger", "lint", "llm", "records", "workspace"},
     # The bottom: the contract and the sandbox import neither `orchestrator` nor each other.
-    {"budget", "contract", "cpu", "interrupts", "jsonl", "private_dir", "sandbox", "usage"},
+    {"budget", "contract", "cpu", "interrupts", "private_dir", "sandbox", "usage"},
 ]
 
 # One level inside a unit (#57): its rooms (inner packages) and the modules beside them,
@@ -33,5 +33,18 @@ INNER: dict[str, list[set[str]]] = {
         {"_replay"},  # one state driven, observed and checked on a page; evidence capture
         {"_browser"},  # Chromium: pool, contexts, confinement, environment, isolated world
         {"_core", "_version"},  # errors, run health, observations, plans, gate verdicts
+    ],
+    "admission": [
+        {"__init__"},
+        {"_composition", "_select", "_verified"},  # the suite: its composition, CI's sample
+        {"_record"},  # tasks/ADMISSION.json; kept admissions and the store
+        {"_admit"},  # one task's controls run and judged
+        {"_grader"},  # the grader's fingerprint
+    ],
+    "records": [
+        {"__init__"},
+        {"_manifest", "trajectory"},  # a run's manifest.jsonl; a cell's trajectory.jsonl
+        {"_rows"},  # a manifest row: a cell's identity and its outcome
+        {"_jsonl", "_results"},  # the one JSONL reader; verification results
     ],
 }

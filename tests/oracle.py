@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from orchestrator.contract import Gate
-from orchestrator.results import CheckResult, VerifyReport
+from orchestrator.records import CheckResult, VerifyReport
 from orchestrator.verifier import VerifyRequest
 from orchestrator.verifier._core._gates import gate_results, run_health
 from orchestrator.workspace import Workspace

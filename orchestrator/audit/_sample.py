@@ -21,9 +21,8 @@ import msgspec
 
 from ..contract import ContractError, load_task
 from ..events import read_events
-from ..records import cell_dir_name
+from ..records import CheckResult, cell_dir_name
 from ..report import ReportError, final_checkpoint, final_shots, load_run, reference_shots
-from ..results import CheckResult
 
 KEY = "key.jsonl"
 PACKET = "packet.jsonl"

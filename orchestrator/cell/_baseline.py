@@ -13,7 +13,7 @@ import anyio
 import msgspec
 
 from ..contract import Gate
-from ..results import A11ySnapshot, GateStatus
+from ..records import A11ySnapshot, GateStatus
 
 
 class BaselineRun(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,8 +14,7 @@ from ..budget import BudgetKind, waiting
 from ..contract import TaskPackage
 from ..events import CheckpointSummary
 from ..persona import Wording
-from ..records import CellResult
-from ..results import A11ySnapshot
+from ..records import A11ySnapshot, CellResult
 from ..scoring import Weights
 from ..solvers import GatewayBinding, Usage
 from ..verifier import A11yEvidence, BrowserPool, Verifier, read_a11y_evidence

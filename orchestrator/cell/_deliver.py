@@ -11,12 +11,11 @@ import contextlib
 from contextlib import AsyncExitStack
 
 from .. import events as ev
-from .. import trajectory as tj
 from ..budget import BudgetExceeded, solver_phase
 from ..checkpoint import Checkpointer
 from ..events import EventLog
-from ..records import Arm, UnitOutcome
-from ..results import VerifyReport
+from ..records import Arm, UnitOutcome, VerifyReport
+from ..records import trajectory as tj
 from ..solvers import CellBinding, Solver
 from ..workspace import DiskLimitExceeded, Workspace, WorkspaceError
 from ._context import CellContext

@@ -6,8 +6,7 @@ from __future__ import annotations
 import msgspec
 
 from ..events import CheckpointSummary
-from ..records import Flip, UnitOutcome
-from ..results import VerifyReport
+from ..records import Flip, UnitOutcome, VerifyReport
 from ..usage import Usage
 from ._end import CellEnd
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..records import Flip
-from ..results import VerifyReport
+from ..records import Flip, VerifyReport
 
 
 class FlipTracker:

@@ -11,8 +11,7 @@ from .. import events as ev
 from ..contract import GATES, Gate, TaskPackage
 from ..events import EventLog
 from ..faults import TaskProblem
-from ..records import Arm, CellResult, UnitOutcome
-from ..results import GateStatus, VerifyReport
+from ..records import Arm, CellResult, GateStatus, UnitOutcome, VerifyReport
 from ..scoring import baseline_regressions, score_cell
 from ..verifier import A11Y_ID, A11yEvidence, with_a11y_continuity
 from ._baseline import BaselineResult, baseline_key

@@ -6,11 +6,11 @@ from __future__ import annotations
 import anyio
 
 from .. import events as ev
-from .. import trajectory as tj
 from ..contract import ContractError
 from ..events import EventLog
 from ..faults import TaskProblem, classify, decisive, describe, format_traceback, leaves
 from ..records import Arm
+from ..records import trajectory as tj
 from ..solvers import Solver
 from ..verifier import verifier_version
 from ..workspace import Workspace, discard_under

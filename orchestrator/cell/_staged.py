@@ -9,14 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import events as ev
-from .. import trajectory as tj
 from ..budget import BudgetKind
 from ..checkpoint import Checkpointer
 from ..contract import TaskPackage, Unit
 from ..events import CheckpointSummary, EventLog
 from ..persona import SimulatedUser
-from ..records import UnitOutcome
-from ..results import CheckResult, StateRun, VerifyReport
+from ..records import CheckResult, StateRun, UnitOutcome, VerifyReport
+from ..records import trajectory as tj
 from ..solvers import MessageKind, Solver, SolverTurn, Usage, UserMessage
 from ..workspace import (
     DiskLimitExceeded,

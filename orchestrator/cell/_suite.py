@@ -14,7 +14,7 @@ from sandbox import Sandbox
 
 from ..budget import waiting
 from ..checkpoint import Checkpointer
-from ..results import VerifyReport
+from ..records import VerifyReport
 from ..verifier import with_a11y_continuity
 from ..workspace import Workspace, discard
 from ._baseline import BaselineRun

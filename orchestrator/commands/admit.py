@@ -3,14 +3,14 @@
 `--resume DIR` continues an admission that was interrupted (or run in batches) in DIR:
 the tasks and `--repeat` come from `DIR/admit.json`, a task whose `DIR/<task>/admission.json`
 holds a verdict on its current contract at that repeat made by this grader keeps it
-(`admission_record.kept_admission`), the others (unfinished, changed since, graded by
-another grader, or ended by an infrastructure fault or a bug of ours) are admitted again.
-`--cache` admits into the user's store for this grader (`admission_record.admission_store`):
-the same command, run again after an interruption or in another clone, admits only what
-the store does not hold yet. One process at a time admits into a directory.
-`--record` writes every admitted task's contract hash, controls and grader fingerprint
-(`orchestrator.grader`; a kept verdict keeps the fingerprint it was reached with) into
-`<tasks-dir>/ADMISSION.json` (`orchestrator.admission_record`; needs `--repeat 3`).
+(`kept_admission`), the others (unfinished, changed since, graded by another grader, or
+ended by an infrastructure fault or a bug of ours) are admitted again. `--cache` admits
+into the user's store for this grader (`admission_store`): the same command, run again
+after an interruption or in another clone, admits only what the store does not hold yet.
+One process at a time admits into a directory. `--record` writes every admitted task's
+contract hash, controls and grader fingerprint (`orchestrator/admission/_grader.py`; a
+kept verdict keeps the fingerprint it was reached with) into `<tasks-dir>/ADMISSION.json`
+(`orchestrator/admission/_record.py`; needs `--repeat 3`).
 """
 
 from __future__ import annotations
@@ -24,24 +24,27 @@ import msgspec
 
 from sandbox import open_backend
 
-from ..admission import ControlResult, TaskAdmission, admit_all
-from ..admission_record import (
+from ..admission import (
     MIN_REPEAT,
     RECORD_NAME,
     AdmissionBusy,
     AdmissionRecordError,
+    ControlResult,
+    TaskAdmission,
     admission_lock,
     admission_store,
+    admit_all,
+    common_fingerprint,
     kept_admission,
     load_record,
     record_path,
+    suite_twin_problems,
+    task_grader,
     with_results,
     write_record,
 )
 from ..contract import ContractError, TaskPackage, discover_tasks, load_task
-from ..grader import common_fingerprint, task_grader
 from ..report import wilson
-from ..suite import suite_twin_problems
 from ..verifier import BrowserPool, EnvironmentDrift, check_environment, load_a11y_evidence
 from ._loop import run_command
 from ._task import task_root

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..admission import suite_twin_problems
 from ..contract import ContractError, discover_tasks, load_task
 from ..lint import evidence_missing, lint
-from ..suite import suite_twin_problems
 from ._task import task_root
 
 HELP = "warn about checks that cannot fail and unexercised units; note health-only states"

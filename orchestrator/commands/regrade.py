@@ -14,7 +14,7 @@ from sandbox import BackendUnavailable, SandboxError
 
 from ..config import BenchConfig, ConfigError, load_config, validate
 from ..contract import ContractError
-from ..manifest import RunLocked
+from ..records import RunLocked
 from ..regrade import (
     RegradeInputError,
     RegradeOptions,

@@ -12,11 +12,10 @@ import msgspec
 
 from sandbox import BackendUnavailable, SandboxError
 
-from ..admission_record import AdmissionRecordError, load_record, record_path, unadmitted
+from ..admission import AdmissionRecordError, load_record, record_path, unadmitted
 from ..config import BenchConfig, ConfigError, load_config, validate
 from ..contract import ContractError
-from ..manifest import RunLocked
-from ..records import ManifestRow
+from ..records import ManifestRow, RunLocked
 from ..sweep import (
     EngineUnavailable,
     SweepInputError,

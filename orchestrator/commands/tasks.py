@@ -8,9 +8,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..admission_record import AdmissionRecordError, load_record, record_path, unadmitted
+from ..admission import (
+    AdmissionRecordError,
+    composition,
+    load_record,
+    record_path,
+    suite_twin_problems,
+    unadmitted,
+)
 from ..contract import ContractError, TaskPackage, discover_tasks, load_task
-from ..suite import composition, suite_twin_problems
 from ._task import task_root
 
 HELP = "list the task suite (labels, contract hashes) and its composition; exit 1 if any is invalid"

@@ -18,7 +18,7 @@ import msgspec
 from sandbox import BackendKind, ServeSpec, adhoc_sweep, open_backend
 
 from ..contract import ContractError, TaskPackage, load_task
-from ..results import VerifyReport
+from ..records import VerifyReport
 from ..verifier import (
     BrowserPool,
     EnvironmentDrift,

@@ -18,7 +18,7 @@ import msgspec
 
 from ..events import CheckpointSummary
 from ..records import CellResult, ManifestRow
-from ..trajectory import Header, Trajectory
+from ..records.trajectory import Header, Trajectory
 
 
 class CellDiff(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -16,8 +16,8 @@ from __future__ import annotations
 import anyio
 
 from ..budget import BudgetExceeded
+from ..records.trajectory import Message, Trajectory, Turn
 from ..solvers import SolverTurn, UserMessage, WorkspaceSolver
-from ..trajectory import Message, Trajectory, Turn
 from ..workspace import Workspace
 from ._patches import PatchRefused, check_patch
 

@@ -22,7 +22,6 @@ import msgspec
 
 from sandbox import Labels
 
-from .. import trajectory as tj
 from ..budget import Ledger
 from ..cell import CellReport, run_cell
 from ..config import BenchConfig
@@ -30,9 +29,17 @@ from ..contract import TaskPackage, discover_tasks, load_task
 from ..events import Checkpoint, read_events
 from ..faults import classify, decisive, describe
 from ..interrupts import watch_signals
-from ..manifest import Manifest, latest_by_cell
 from ..persona import Wording
-from ..records import InfraError, ManifestRow, Refused, TaskError, cell_dir_name
+from ..records import (
+    InfraError,
+    Manifest,
+    ManifestRow,
+    Refused,
+    TaskError,
+    cell_dir_name,
+    latest_by_cell,
+)
+from ..records import trajectory as tj
 from ..solver_cards import CARDS_FILE, SolverCard, read_cards
 from ..sweep import (
     CellFailure,

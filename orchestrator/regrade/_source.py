@@ -13,11 +13,18 @@ from pathlib import Path
 
 import msgspec
 
-from .. import trajectory as tj
 from ..contract import TaskPackage
 from ..events import Checkpoint, CheckpointSummary, read_events
-from ..manifest import latest_by_cell, read_rows
-from ..records import Arm, Cancelled, ManifestRow, TaskLabels, cell_dir_name
+from ..records import (
+    Arm,
+    Cancelled,
+    ManifestRow,
+    TaskLabels,
+    cell_dir_name,
+    latest_by_cell,
+    read_rows,
+)
+from ..records import trajectory as tj
 from ._submission import SubmittedCell, read_submission
 
 

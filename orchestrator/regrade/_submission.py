@@ -15,10 +15,9 @@ from typing import Annotated
 
 import msgspec
 
-from .. import trajectory as tj
 from ..contract import CANARY
-from ..manifest import latest_by_cell, read_rows
-from ..records import Arm, cell_dir_name
+from ..records import Arm, cell_dir_name, latest_by_cell, read_rows
+from ..records import trajectory as tj
 from ..solver_cards import SolverCard, read_cards
 
 SCHEMA = 1

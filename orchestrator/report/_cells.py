@@ -13,8 +13,7 @@ import msgspec
 from .. import events as ev
 from ..contract import ContractError, Gate, Visual, load_task
 from ..events import CheckpointSummary, Event, read_events
-from ..records import ManifestRow, cell_dir_name
-from ..results import CheckResult
+from ..records import CheckResult, ManifestRow, cell_dir_name
 
 _TEXT_LIMIT = 240
 BARE_SUFFIX = "~bare"  # the verifier's key for a state's action-free load

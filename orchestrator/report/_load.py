@@ -1,6 +1,6 @@
 """Read `RUN_DIR/manifest.jsonl` and keep the rows that still describe the current tasks.
 
-Rows are read by the project's one JSONL reader (`orchestrator.jsonl`), the same one
+Rows are read by the project's one JSONL reader (`orchestrator.records.read_jsonl`), the same one
 resume uses, so both see the same rows: a torn last line (a sweep killed mid-write) is
 dropped, and a line that is not a row is left out and *counted* (its line numbers are
 printed in the report header, never skipped silently). When a cell has more
@@ -15,10 +15,9 @@ from pathlib import Path
 
 import msgspec
 
-from .. import manifest
+from .. import records
 from ..contract import SAFE_ID_RULE, ContractError, TaskPackage, is_safe_id, load_task, shown
-from ..jsonl import JsonlRead
-from ..records import ManifestRow, cell_dir_name
+from ..records import JsonlRead, ManifestRow, cell_dir_name
 from ..solver_cards import SolverCard, guess_card, read_cards
 
 
@@ -72,7 +71,7 @@ def read_manifest(path: Path) -> JsonlRead[ManifestRow]:
     """All rows in file order, read exactly as `--resume` reads them."""
     if not path.is_file():
         raise ReportError(f"{path}: expected a manifest.jsonl, got none")
-    return manifest.read_manifest(path)
+    return records.read_manifest(path)
 
 
 def _unsafe(path: Path, row: ManifestRow) -> str | None:

@@ -39,7 +39,7 @@ DELIVERING = frozenset({"llm_error", "budget"})
 
 def no_result(row: ManifestRow) -> bool:
     """A row that is no result: never scored on any measure, counted in the report header,
-    re-run by `--resume` (`orchestrator.manifest.has_result`). `cancelled`, `outage` and
+    re-run by `--resume` (`orchestrator.records.has_result`). `cancelled`, `outage` and
     `task_error` always; `llm_error` and `budget` when no final checkpoint ran (a sweep
     cap that stopped the cell before it started, an in-harness provider failure): there
     is nothing to score, and a zero would drag down whichever solver was queued late."""

@@ -31,7 +31,7 @@ from ..llm import (
     UserMsg,
     json_object,
 )
-from ..trajectory import Entry, ToolCallEntry
+from ..records.trajectory import Entry, ToolCallEntry
 from ..workspace import Workspace
 from ._lifecycle import WorkspaceSolver
 from ._llm_history import History

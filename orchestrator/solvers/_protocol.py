@@ -14,7 +14,7 @@ from typing import Literal, Protocol
 import msgspec
 
 from ..events import SlipKind
-from ..trajectory import Entry
+from ..records.trajectory import Entry
 from ..usage import SolverError as SolverError
 from ..usage import Usage as Usage
 from ..workspace import Workspace

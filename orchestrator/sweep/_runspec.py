@@ -29,7 +29,7 @@ class RunSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     arms: tuple[Arm, ...]
     repeats: int
     # Tasks run although their contract had no recorded admission (--allow-unadmitted):
-    # one line each, as `admission_record.unadmitted` words it; kept across resumes.
+    # one line each, as `admission.unadmitted` words it; kept across resumes.
     unadmitted: tuple[str, ...] = ()
 
 

@@ -17,8 +17,7 @@ from ..config import BenchConfig, SolverConfig
 from ..contract import TaskPackage
 from ..cpu import CpuUse, CpuWindow
 from ..interrupts import watch_signals
-from ..manifest import FINAL_STATUSES, Manifest, has_result, latest_by_cell
-from ..records import BackendName, ManifestRow
+from ..records import FINAL_STATUSES, BackendName, Manifest, ManifestRow, has_result, latest_by_cell
 from ..solver_cards import write_cards
 from ._core import Job, Scheduler, StatesCpu
 from ._engine import open_engine

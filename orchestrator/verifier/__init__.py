@@ -17,7 +17,7 @@ Public surface:
 - `environment_drift(pool, task)` — how the running rendering environment differs from
   the one the task's evidence was captured in (`evidence/env.json`), '' when it does not;
   `PINNED_FONTS`, `missing_fonts` and `fonts_digest` (the pinned fonts, part of the
-  grader's fingerprint, `orchestrator/grader.py`);
+  grader's fingerprint, `orchestrator/admission/_grader.py`);
 - `verifier_version()` — a digest of this package's source, recorded with every
   trajectory (`regrade` names a change);
 - `with_a11y_continuity(report, contract, bases)` — accessibility continuity (axe-core,

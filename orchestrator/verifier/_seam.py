@@ -17,7 +17,7 @@ from typing import Protocol
 import anyio
 
 from ..contract import TaskPackage
-from ..results import VerifyReport
+from ..records import VerifyReport
 from ..workspace import Workspace
 from ._browser import BrowserPool
 from ._core import RunHealth

@@ -21,8 +21,13 @@ from orchestrator.cell._context import CellReport
 from orchestrator.contract import CANARY, ContractError, TaskPackage, load_task
 from orchestrator.events import Final, read_events
 from orchestrator.faults import TaskProblem
-from orchestrator.records import BaselineRegression
-from orchestrator.results import A11ySnapshot, AxeFinding, FocusFinding, VerifyReport
+from orchestrator.records import (
+    A11ySnapshot,
+    AxeFinding,
+    BaselineRegression,
+    FocusFinding,
+    VerifyReport,
+)
 from orchestrator.verifier import (
     AXE_VERSION,
     A11yEvidence,

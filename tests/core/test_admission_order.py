@@ -10,8 +10,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator import admission
 from orchestrator.admission import TaskAdmission, admission_work
+from orchestrator.admission import _admit as admission
 from orchestrator.contract import TaskPackage, discover_tasks, load_task
 from orchestrator.verifier import BrowserPool
 from sandbox import AdhocSweep

@@ -13,17 +13,20 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator.admission import ControlResult, TaskAdmission
-from orchestrator.admission_record import (
+from orchestrator.admission import (
     AdmissionBusy,
     AdmissionRecord,
     AdmissionRecordError,
+    ControlResult,
+    TaskAdmission,
     admission_lock,
     admission_store,
+    common_fingerprint,
     current,
     kept_admission,
     load_record,
     record_path,
+    task_grader,
     unadmitted,
     unverified,
     with_ci_verified,
@@ -32,7 +35,6 @@ from orchestrator.admission_record import (
 )
 from orchestrator.commands.admit import PLAN_NAME, AdmitPlan
 from orchestrator.contract import TaskPackage, load_task
-from orchestrator.grader import common_fingerprint, task_grader
 from tests.fixtures.tinytask import make_tiny_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,7 +116,7 @@ def test_the_store_is_the_users_cache_per_grader_and_one_process_admits_into_it(
         # Another process (flock is per open file: a child stands for one) is refused.
         code = (
             "import sys; from pathlib import Path; "
-            "from orchestrator.admission_record import admission_lock, AdmissionBusy\n"
+            "from orchestrator.admission import admission_lock, AdmissionBusy\n"
             "try:\n with admission_lock(Path(sys.argv[1])): print('got it')\n"
             "except AdmissionBusy as e: print(e)"
         )
@@ -267,7 +269,8 @@ def test_a_record_is_current_for_its_contract_its_grader_and_three_runs(
     suite: list[TaskPackage],
 ) -> None:
     """CI checks a changed task by R0 and its reference alone only when its record is
-    current (`suite/`): made by this grader, on this contract, with `--repeat 3`."""
+    current (`orchestrator/admission/`): made by this grader, on this contract, with
+    `--repeat 3`."""
     a, b, c = suite
     record = with_results(
         AdmissionRecord(), [_result(a, grader="g1"), _result(b, grader="g1"), _result(c)], 3, "s"

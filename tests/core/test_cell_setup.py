@@ -42,7 +42,8 @@ def test_only_the_builder_makes_a_cell_context() -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["orchestrator/admission.py", "orchestrator/regrade/_run.py", "orchestrator/x.py"]
+    "path",
+    ["orchestrator/admission/_admit.py", "orchestrator/regrade/_run.py", "orchestrator/x.py"],
 )
 def test_a_planted_context_fails(path: str) -> None:
     line = "ctx = cell.CellContext(task=t, backend=b, verifier=v, cell_dir=d, labels=l)"

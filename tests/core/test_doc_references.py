@@ -165,7 +165,7 @@ PLANTED: dict[str, tuple[str, Callable[[str], str], str]] = {
     "a docstring citing a README section that is not there": (
         "orchestrator/scoring.py",
         lambda t: t.replace('README "Scores"', 'README "Speed"', 1),
-        'orchestrator/scoring.py:18: README "Speed" (no such heading)',
+        'orchestrator/scoring.py:17: README "Speed" (no such heading)',
     ),
     "a README citing a result never recorded": (
         "README.md",

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import msgspec
 import pytest
 
+from orchestrator.records import GateResult, VerifyReport
 from orchestrator.report._aggregate import header
 from orchestrator.report._tables import header_note
-from orchestrator.results import GateResult, VerifyReport
 from orchestrator.solver_cards import SolverCard
 from orchestrator.verifier import VerifyRequest
 from tests.fakes import FakeVerifier

@@ -1,4 +1,4 @@
-"""The grader's fingerprint (orchestrator/grader.py): one byte of the code that decides
+"""The grader's fingerprint (orchestrator/admission/_grader.py): one byte of the code that decides
 verdicts, of the pinned fonts, of Chromium's major version or of a stack's image inputs
 changes it; the report, the scores or a README beside them do not."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.grader import (
+from orchestrator.admission._grader import (
     GRADER_SOURCES,
     ROOT,
     GraderParts,
@@ -79,7 +79,7 @@ def test_the_fingerprint_is_deterministic_and_the_checkouts(
     verifier = {
         p.relative_to(ROOT).as_posix() for p in (ROOT / "orchestrator/verifier").glob("*.py")
     }
-    assert verifier <= read and "orchestrator/admission.py" in read
+    assert verifier <= read and "orchestrator/admission/_admit.py" in read
     assert not any(r.startswith("orchestrator/report/") for r in read)
     with pytest.raises(FileNotFoundError, match="orchestrator/nope"):
         source_files(ROOT, ("orchestrator/nope",))
@@ -91,7 +91,7 @@ def test_the_fingerprint_is_deterministic_and_the_checkouts(
         "orchestrator/verifier/_core/_gates.py",
         "orchestrator/contract/_load.py",
         "orchestrator/cell/_flips.py",
-        "orchestrator/admission.py",
+        "orchestrator/admission/_admit.py",
     ],
 )
 def test_one_byte_of_the_code_that_decides_verdicts_changes_it(

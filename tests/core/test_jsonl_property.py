@@ -10,8 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orchestrator.manifest import Manifest, latest_by_cell, read_rows
-from orchestrator.records import STATUSES, ManifestRow
+from orchestrator.records import STATUSES, Manifest, ManifestRow, latest_by_cell, read_rows
 from orchestrator.report import load_run
 from tests.report.report_run import make_task, row, scores
 

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.cli import main
-from orchestrator.manifest import read_rows
-from orchestrator.records import cell_dir_name
+from orchestrator.records import cell_dir_name, read_rows
 from tests.fakesweep import fake_engine
 from tests.fixtures.bench import bench
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.manifest import Manifest, RunLocked, read_rows
+from orchestrator.records import Manifest, RunLocked, read_rows
 from orchestrator.sweep import Job, pending_jobs
 from tests.rows import row
 
@@ -61,7 +61,7 @@ async def test_background_sync_fsyncs_off_the_loop_thread_and_on_close(
     def fake_fsync(fd: int) -> None:
         synced.append((threading.current_thread().name, os.fstat(fd).st_size))
 
-    monkeypatch.setattr(os, "fsync", fake_fsync)  # as `orchestrator.manifest` calls it
+    monkeypatch.setattr(os, "fsync", fake_fsync)  # as `orchestrator.records` calls it
     loop_thread = threading.current_thread().name
     path = tmp_path / "manifest.jsonl"
     with Manifest(tmp_path) as m:

@@ -7,8 +7,7 @@ import pytest
 from orchestrator.cell._flips import FlipTracker
 from orchestrator.contract import load_task
 from orchestrator.persona import NOT_SPECIFIED, SimulatedUser
-from orchestrator.records import UnitOutcome
-from orchestrator.results import CheckResult, GateResult, VerifyReport
+from orchestrator.records import CheckResult, GateResult, UnitOutcome, VerifyReport
 from orchestrator.scoring import Weights, score_cell
 from tests.fixtures.tinytask import make_tiny_task
 

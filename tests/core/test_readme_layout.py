@@ -70,8 +70,8 @@ PLANTED: dict[str, tuple[Callable[[str], str], str]] = {
         "row 5: regrade is a package: write `unit/`",
     ),
     "a layer missing": (
-        lambda r: r.replace("| CI's sample | `suite/` |", "| CI's sample | |"),
-        "row 4: LAYERS has suite, the README does not",
+        lambda r: r.replace("| admission | `admission/` |", "| admission | |"),
+        "row 4: LAYERS has admission, the README does not",
     ),
 }
 

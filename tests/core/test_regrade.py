@@ -15,7 +15,6 @@ import anyio
 import msgspec
 import pytest
 
-from orchestrator import trajectory as tj
 from orchestrator.budget import Ledger
 from orchestrator.cell import BaselineCache, CellContext, run_cell
 from orchestrator.cell._context import CellReport
@@ -23,9 +22,9 @@ from orchestrator.config import BenchConfig, SweepConfig
 from orchestrator.contract import CANARY, TaskPackage
 from orchestrator.events import Checkpoint, read_events
 from orchestrator.llm import ProviderPool
-from orchestrator.manifest import Manifest, read_rows
-from orchestrator.records import ManifestRow, Ok
+from orchestrator.records import Manifest, ManifestRow, Ok, VerifyReport, read_rows
 from orchestrator.records import TaskLabels as RowLabels
+from orchestrator.records import trajectory as tj
 from orchestrator.regrade import (
     PatchRefused,
     RegradeOptions,
@@ -35,7 +34,6 @@ from orchestrator.regrade import (
     regrade,
 )
 from orchestrator.regrade._diff import VerdictDiff, agreement, agreement_table, cell_diff
-from orchestrator.results import VerifyReport
 from orchestrator.sweep import SweepIds, SweepResources
 from orchestrator.verifier import BrowserPool, VerifyRequest
 from sandbox import ImageBuilder, Labels, Limits, Sandbox, ServeSpec

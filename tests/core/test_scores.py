@@ -8,8 +8,7 @@ import pytest
 
 from orchestrator.config import ConfigError, load_config
 from orchestrator.contract import GATES, Gate
-from orchestrator.records import Flip, UnitOutcome
-from orchestrator.results import GateStatus
+from orchestrator.records import Flip, GateStatus, UnitOutcome
 from orchestrator.scoring import Weights, score_cell
 
 ROOT = Path(__file__).resolve().parents[2]

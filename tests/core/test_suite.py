@@ -1,6 +1,6 @@
 """The suite as a whole: `tasks` prints its composition (regime × capability × facet ×
 stack); CI admits the sentinels, the changed tasks and a rotating window of the others
-that covers every task within `windows` rotations (orchestrator/suite/), and every
+that covers every task within `windows` rotations (orchestrator/admission/), and every
 task's current contract has a recorded admission (tasks/ADMISSION.json)."""
 
 from __future__ import annotations
@@ -15,11 +15,22 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator.admission import ControlResult, TaskAdmission
-from orchestrator.admission_record import (
+from orchestrator.admission import (
+    SENTINELS,
     AdmissionRecord,
+    ControlResult,
+    Selection,
+    TaskAdmission,
+    ci_selection,
+    ci_selection_from_env,
+    committed_as_is,
+    composition,
     load_record,
+    mark_ci_verified,
     record_path,
+    sentinel_gaps,
+    sentinel_negatives,
+    suite_twin_problems,
     with_ci_verified,
     with_results,
     write_record,
@@ -32,18 +43,6 @@ from orchestrator.contract import (
     Unit,
     discover_tasks,
     load_task,
-)
-from orchestrator.suite import (
-    SENTINELS,
-    Selection,
-    ci_selection,
-    ci_selection_from_env,
-    committed_as_is,
-    composition,
-    mark_ci_verified,
-    sentinel_gaps,
-    sentinel_negatives,
-    suite_twin_problems,
 )
 from tests.fixtures.tinytask import make_tiny_task
 
@@ -399,7 +398,7 @@ def test_a_passing_ci_sample_marks_what_it_verified_from_a_committed_package(
 
 
 def test_pwb_admit_base_takes_the_changed_tasks_from_git(repo: Path) -> None:
-    from orchestrator.suite import changed_since
+    from orchestrator.admission import changed_since
 
     base = _git(repo, "rev-parse", "HEAD")
     assert changed_since(repo, base) == set()
@@ -425,13 +424,13 @@ def test_pwb_admit_base_takes_the_changed_tasks_from_git(repo: Path) -> None:
 def test_no_file_names_the_commit_ci_compares_with() -> None:
     """`.ci/landed` had to be edited to the last main that landed; nothing replaces it."""
     assert not (ROOT / ".ci" / "landed").exists()
-    suite = "".join(f.read_text() for f in (ROOT / "orchestrator" / "suite").glob("*.py"))
+    suite = "".join(f.read_text() for f in (ROOT / "orchestrator" / "admission").glob("*.py"))
     assert suite and ".ci/landed" not in suite
 
 
 def test_every_shipped_task_has_a_recorded_admission_of_its_current_contract() -> None:
     """No task changes unadmitted: a changed package needs `admit --repeat 3 --record`."""
-    from orchestrator.admission_record import load_record, record_path, unadmitted
+    from orchestrator.admission import load_record, record_path, unadmitted
 
     shipped = [load_task(p) for p in discover_tasks(ROOT / "tasks")]
     record = load_record(record_path(ROOT / "tasks"))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.admission_record import (
+from orchestrator.admission import (
     AdmissionRecord,
     RecordedAdmission,
     record_path,
@@ -19,7 +19,7 @@ from orchestrator.admission_record import (
 )
 from orchestrator.cli import main
 from orchestrator.contract import load_task
-from orchestrator.manifest import read_rows
+from orchestrator.records import read_rows
 from tests.fakesweep import fake_engine
 from tests.fixtures.bench import bench
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from orchestrator.admission import composition, suite_twin_problems
 from orchestrator.commands.admit import _load as admit_load
 from orchestrator.contract import (
     ContractError,
@@ -22,7 +23,6 @@ from orchestrator.contract import (
     load_task,
     twin_problems,
 )
-from orchestrator.suite import composition, suite_twin_problems
 from tests.fixtures.tinytask import make_tiny_task
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ import pytest
 from orchestrator.cell import CellContext, _grade
 from orchestrator.cell._suite import run_baseline
 from orchestrator.cli import main
-from orchestrator.manifest import read_rows
+from orchestrator.records import read_rows
 from orchestrator.report import load_run
 from orchestrator.report._aggregate import aggregate
 from tests.fakesweep import fake_engine

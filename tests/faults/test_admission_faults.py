@@ -20,8 +20,8 @@ from typing import Literal
 import msgspec
 import pytest
 
-from orchestrator import admission
 from orchestrator.admission import TaskAdmission, admit_all
+from orchestrator.admission import _admit as admission
 from orchestrator.contract import load_task
 from orchestrator.verifier import BrowserPool
 from sandbox import ContainerError, Labels, Limits, LocalBackend, Sandbox, ServeSpec

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.manifest import read_rows
+from orchestrator.records import read_rows
 from tests.fixtures.bench import bench
 
 ROOT = Path(__file__).resolve().parents[2]

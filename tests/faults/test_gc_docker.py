@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.manifest import Manifest
+from orchestrator.records import Manifest
 from sandbox import DockerBackend, ImageBuilder, Labels, ServeSpec, unique_sweep
 from tests.fixtures.dockergc import docker_resources, run_gc
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.manifest import Manifest
+from orchestrator.records import Manifest
 from sandbox import Labels, _gc
 from sandbox._gc import _wanted, lock_held
 

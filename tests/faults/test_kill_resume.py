@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.manifest import FINAL_STATUSES, read_manifest, read_rows
-from orchestrator.records import CellResult
+from orchestrator.records import FINAL_STATUSES, CellResult, read_manifest, read_rows
 from orchestrator.sweep import is_run_dir
 from tests.fixtures.tinytask import make_tiny_task
 

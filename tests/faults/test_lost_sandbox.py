@@ -17,7 +17,7 @@ import anyio
 import pytest
 
 from orchestrator.config import load_config
-from orchestrator.manifest import read_rows
+from orchestrator.records import read_rows
 from orchestrator.sweep import SweepOptions, run_sweep
 from sandbox import ContainerError
 from tests.fakes import Point

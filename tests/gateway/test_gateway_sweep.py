@@ -16,8 +16,7 @@ import pytest
 
 from orchestrator.cli import main
 from orchestrator.llm import FakeProvider, Fault
-from orchestrator.manifest import read_rows
-from orchestrator.records import ManifestRow
+from orchestrator.records import ManifestRow, read_rows
 from orchestrator.report import load_run
 from orchestrator.report._aggregate import aggregate
 from tests.fakesweep import fake_engine, serving

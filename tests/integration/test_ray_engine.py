@@ -37,8 +37,7 @@ from orchestrator.contract import load_task
 from orchestrator.events import Agent, Baseline, Checkpoint, Error, read_events
 from orchestrator.gateway import RequestRecord
 from orchestrator.llm import ProviderConfig
-from orchestrator.manifest import FINAL_STATUSES, read_rows
-from orchestrator.records import ManifestRow, cell_dir_name
+from orchestrator.records import FINAL_STATUSES, ManifestRow, cell_dir_name, read_rows
 from orchestrator.sweep import SweepOptions, run_sweep
 from orchestrator.sweep._delivery import staging_root
 from orchestrator.sweep._packages import default_cache

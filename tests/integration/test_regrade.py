@@ -20,14 +20,12 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator import trajectory as tj
 from orchestrator.config import load_config
 from orchestrator.contract import CANARY, load_task
-from orchestrator.manifest import read_rows
-from orchestrator.records import cell_dir_name
+from orchestrator.records import VerifyReport, cell_dir_name, read_rows
+from orchestrator.records import trajectory as tj
 from orchestrator.regrade import RegradeOptions, export_run, regrade
 from orchestrator.regrade._diff import agreement
-from orchestrator.results import VerifyReport
 from orchestrator.sweep import SweepOptions, run_sweep
 from orchestrator.verifier import BrowserPool, BrowserVerifier, VerifyRequest
 from tests.conftest import use_hostile_fonts

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.manifest import read_rows
+from orchestrator.records import read_rows
 from tests.fixtures.tinytask import make_tiny_task
 
 pytestmark = [pytest.mark.browser]

@@ -3,7 +3,7 @@ Chromium (`scripts/test admission`, after the README's command): the sentinels (
 every stack, negatives failing every gate family), the tasks changed since CI last
 verified them (`ci_verified` in tasks/ADMISSION.json; one recorded `--repeat 3` by this
 grader is checked by R0 and its reference alone), and a rotating window of the others
-(`orchestrator.suite`: `PWB_ADMIT_ROTATION`/`PWB_ADMIT_SAMPLE` pick the window,
+(`orchestrator.admission`: `PWB_ADMIT_ROTATION`/`PWB_ADMIT_SAMPLE` pick the window,
 `PWB_ADMIT_TASKS` names tasks). The `full` tier admits the whole suite with `--repeat 3`
 (`PWB_ADMIT_ALL=1` makes the CI test take every task once); every other task is trusted
 to its recorded admission (tasks/ADMISSION.json, checked by a fast test). A passing
@@ -28,22 +28,26 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.admission import TaskAdmission, admit_all
-from orchestrator.admission_record import admission_lock, admission_store, kept_admission
+from orchestrator.admission import (
+    MIN_TASKS_FOR_INTERVAL,
+    TaskAdmission,
+    admission_lock,
+    admission_store,
+    admit_all,
+    ci_selection_from_env,
+    common_fingerprint,
+    kept_admission,
+    mark_ci_verified,
+    sentinel_negatives,
+    suite_twin_problems,
+    task_grader,
+)
 from orchestrator.contract import (
     RUN_HEALTH_GATES,
     STATE_HEALTH_GATES,
     TaskPackage,
     discover_tasks,
     load_task,
-)
-from orchestrator.grader import common_fingerprint, task_grader
-from orchestrator.suite import (
-    MIN_TASKS_FOR_INTERVAL,
-    ci_selection_from_env,
-    mark_ci_verified,
-    sentinel_negatives,
-    suite_twin_problems,
 )
 from orchestrator.verifier import BrowserPool
 from orchestrator.verifier._replay._visual import diff_region
@@ -130,7 +134,7 @@ async def test_every_task_is_admitted(
     tasks = [load_task(root) for root in TASKS if root.name in SELECTION.admitted]
     assert [t.contract.id for t in tasks] == list(SELECTION.admitted), SELECTION
     # A partial sentinel runs its covering negatives only, a changed task with a current
-    # record none (`orchestrator/suite/`).
+    # record none (`orchestrator/admission/`).
     covering = sentinel_negatives(load_task(root).contract for root in TASKS)
     negatives = SELECTION.negatives(covering)
     results = await admit_all(
@@ -157,7 +161,7 @@ async def test_the_whole_suite_is_admitted_three_times(
 ) -> None:
     """The pre-release check: every task, `--repeat 3` (a check whose verdict changes
     between runs is flaky and not admitted), three tasks at a time. It takes hours, so it
-    admits into the user's store for this grader (`admission_record.admission_store`,
+    admits into the user's store for this grader (`orchestrator.admission.admission_store`,
     shared with `admit --cache`): a task the store holds on its current contract is not
     admitted again, and the tier completes across several runs."""
     tasks = [load_task(root) for root in TASKS]

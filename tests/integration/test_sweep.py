@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.config import load_config
-from orchestrator.manifest import FINAL_STATUSES, read_rows
+from orchestrator.records import FINAL_STATUSES, read_rows
 from orchestrator.sweep import SweepOptions, is_run_dir, run_sweep
 from tests.fixtures.bench import ROOT, bench, cli
 

@@ -17,8 +17,7 @@ import pytest
 
 from orchestrator.cli import main
 from orchestrator.llm import FakeProvider, Fault, error_info
-from orchestrator.manifest import read_rows
-from orchestrator.records import ConfigRefusal
+from orchestrator.records import ConfigRefusal, read_rows
 from orchestrator.report import load_run
 from orchestrator.report._aggregate import aggregate
 from tests.fakesweep import fake_engine, serving

@@ -10,6 +10,7 @@ import pytest
 import trio
 from PIL import Image
 
+from orchestrator.admission import SENTINELS
 from orchestrator.budget import BudgetExceeded, Ledger
 from orchestrator.contract import TaskPackage, discover_tasks, load_task
 from orchestrator.llm import (
@@ -24,7 +25,6 @@ from orchestrator.llm._fake import ReferenceBook
 from orchestrator.solvers import UserMessage
 from orchestrator.solvers._llm import LLMSolver
 from orchestrator.solvers._llm_tools import run_tool
-from orchestrator.suite import SENTINELS
 
 from .conftest import KEY, open_client, reveal, workspace
 
@@ -80,7 +80,7 @@ async def test_fixture_task_reference_is_reproduced(
 
 def _shipped_tasks() -> list[object]:
     """Every shipped task, loaded in its test (not at collection); the sentinels in the
-    fast tier, the others in the full tier (orchestrator/suite/)."""
+    fast tier, the others in the full tier (orchestrator/admission/)."""
     return [
         pytest.param(root, marks=() if root.name in SENTINELS else pytest.mark.full)
         for root in discover_tasks(TASKS)

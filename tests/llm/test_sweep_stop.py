@@ -9,7 +9,7 @@ import pytest
 
 from orchestrator.config import load_config
 from orchestrator.llm import FakeProvider, Fault
-from orchestrator.manifest import read_rows
+from orchestrator.records import read_rows
 from orchestrator.sweep import SweepOptions, run_sweep
 from tests.fixtures.bench import bench
 

@@ -91,7 +91,7 @@ GROUPS: dict[str, Group] = {
         ),
     ),
     "resume": Group(
-        modules=("orchestrator/manifest.py", "orchestrator/sweep/_sweep.py"),
+        modules=("orchestrator/records/_manifest.py", "orchestrator/sweep/_sweep.py"),
         tests=("tests/core/test_manifest.py", "tests/mutants/test_resume.py"),
         # The resume filter only: `latest_by_cell` and `pending_jobs`.
         only=("latest_by_cell", "pending_jobs"),

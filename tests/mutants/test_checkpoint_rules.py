@@ -21,7 +21,7 @@ import pytest
 
 from orchestrator.checkpoint import Checkpointer, _exec_detail, _serve_detail
 from orchestrator.contract import TaskPackage
-from orchestrator.results import VerifyReport
+from orchestrator.records import VerifyReport
 from orchestrator.verifier import RunHealth, VerifyRequest
 from orchestrator.verifier._core._gates import gate_results, run_health
 from sandbox import ExecResult, ServeOutcome

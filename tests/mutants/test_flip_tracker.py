@@ -4,8 +4,7 @@ checkpoint: passed at k, failed at k', repaired at k'' (issue #18)."""
 from __future__ import annotations
 
 from orchestrator.cell._flips import FlipTracker
-from orchestrator.records import Flip
-from orchestrator.results import CheckResult, VerifyReport
+from orchestrator.records import CheckResult, Flip, VerifyReport
 
 
 def _report(*checks: tuple[str, bool] | CheckResult) -> VerifyReport:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.contract import GATES, STATE_HEALTH_GATES, Visual
-from orchestrator.results import CheckResult
+from orchestrator.records import CheckResult
 from orchestrator.verifier._core import _gates as _gates
 from orchestrator.verifier._core._health import RunHealth
 from orchestrator.verifier._core._observe import PageHealth, StateObservation

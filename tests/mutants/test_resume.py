@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from orchestrator.manifest import FINAL_STATUSES, latest_by_cell
-from orchestrator.records import ManifestRow, TaskLabels
+from orchestrator.records import FINAL_STATUSES, ManifestRow, TaskLabels, latest_by_cell
 from orchestrator.sweep import Job, pending_jobs
 from tests.rows import outcome, result
 

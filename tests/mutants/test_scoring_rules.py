@@ -12,8 +12,7 @@ from orchestrator.contract import (
     GATES,
     Gate,
 )
-from orchestrator.records import BaselineRegression, Flip, UnitOutcome
-from orchestrator.results import GateStatus
+from orchestrator.records import BaselineRegression, Flip, GateStatus, UnitOutcome
 from orchestrator.scoring import Weights, baseline_regressions, score_cell
 
 ALL_PASS: dict[Gate, GateStatus] = dict.fromkeys(GATES, "pass")

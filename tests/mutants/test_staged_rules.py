@@ -29,8 +29,7 @@ from orchestrator.contract import Faq, TaskPackage
 from orchestrator.events import Edit, EventLog, Pushback, read_events
 from orchestrator.faults import TaskProblem
 from orchestrator.persona import NOT_SPECIFIED, SimulatedUser
-from orchestrator.records import BaselineRegression, Flip
-from orchestrator.results import CheckResult, StateRun, VerifyReport
+from orchestrator.records import BaselineRegression, CheckResult, Flip, StateRun, VerifyReport
 from orchestrator.scoring import Weights
 from orchestrator.solvers import CellBinding, SolverTurn, Usage, UserMessage
 from orchestrator.verifier._core._gates import gate_results

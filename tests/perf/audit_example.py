@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from orchestrator.contract import load_task  # noqa: E402
-from orchestrator.manifest import read_rows  # noqa: E402
+from orchestrator.records import read_rows  # noqa: E402
 
 BENCH = """
 [sweep]

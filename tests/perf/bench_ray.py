@@ -101,7 +101,7 @@ kind = "reference"
 
 
 def _sweep(tmp: Path, config: Path, engine: str, tag: str, address: str) -> dict[str, Any]:
-    from orchestrator.manifest import read_rows
+    from orchestrator.records import read_rows
 
     run_dir = tmp / f"run-{engine}-{tag}"
     argv = [sys.executable, "-m", "orchestrator", "--config", str(config)]

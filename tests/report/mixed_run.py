@@ -25,7 +25,7 @@ import pytest
 
 from orchestrator.cli import main
 from orchestrator.contract import discover_tasks, load_task
-from orchestrator.manifest import read_rows
+from orchestrator.records import read_rows
 from orchestrator.solver_cards import read_cards
 from tests.fakesweep import fake_engine
 from tests.oracle import OracleVerifier

@@ -24,12 +24,12 @@ from orchestrator.records import (
     BaselineRegression,
     CellResult,
     Flip,
+    GateStatus,
     ManifestRow,
     Spend,
     TaskLabels,
     UnitOutcome,
 )
-from orchestrator.results import GateStatus
 from orchestrator.scoring import score_cell
 from orchestrator.solver_cards import SolverCard
 from tests.report.sql_run import COMPLETION, CONSERVATIVE, GATE_NAMES, SqlRun

@@ -16,6 +16,7 @@ from orchestrator.contract import CANARY_LINE, Capability, load_task
 from orchestrator.events import CheckpointSummary, Event
 from orchestrator.records import (
     BaselineRegression,
+    CheckResult,
     Flip,
     ManifestRow,
     Scores,
@@ -23,7 +24,6 @@ from orchestrator.records import (
     TaskLabels,
     UnitOutcome,
 )
-from orchestrator.results import CheckResult
 from tests.rows import outcome, result
 
 TASK_TOML = """\

@@ -16,11 +16,11 @@ from orchestrator.records import (
     BaselineRegression,
     CellResult,
     Flip,
+    GateStatus,
     ManifestRow,
     TaskLabels,
     UnitOutcome,
 )
-from orchestrator.results import GateStatus
 from orchestrator.scoring import score_cell
 from orchestrator.solver_cards import SolverCard
 from tests.rows import manifest_row, result

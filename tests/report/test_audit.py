@@ -15,8 +15,7 @@ from orchestrator.audit import AuditError, cohen_kappa, sample, score
 from orchestrator.authoring import scaffold
 from orchestrator.commands import audit as command
 from orchestrator.contract import load_task
-from orchestrator.records import TaskLabels, cell_dir_name
-from orchestrator.results import CheckResult
+from orchestrator.records import CheckResult, TaskLabels, cell_dir_name
 from tests.rows import manifest_row, result
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16

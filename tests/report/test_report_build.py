@@ -106,8 +106,8 @@ def test_failing_visual_check_shows_the_region_that_differs(known_run: KnownRun)
 def test_a_moot_gate_is_never_listed_as_failing_on_a_cell_page() -> None:
     """Moot gates are stored passed=False, applicable=False: not a failure (issue #37)."""
     from orchestrator.events import CheckpointSummary
+    from orchestrator.records import CheckResult
     from orchestrator.report._cells import _failing
-    from orchestrator.results import CheckResult
 
     moot = [
         CheckResult(id=f"{g}@run", gate=g, state="run", passed=False, applicable=False)

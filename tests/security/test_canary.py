@@ -25,7 +25,7 @@ from orchestrator.contract import (
 )
 from orchestrator.llm import AgentOptions, FakeProvider, ProviderConfig, ProviderPool, ToolCall
 from orchestrator.persona import SimulatedUser
-from orchestrator.results import CheckResult
+from orchestrator.records import CheckResult
 from orchestrator.solvers import UserMessage
 from orchestrator.solvers._llm import LLMSolver
 from orchestrator.solvers._llm_tools import run_tool

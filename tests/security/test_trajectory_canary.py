@@ -13,16 +13,14 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator import trajectory as tj
 from orchestrator.budget import Ledger
 from orchestrator.cell import CellContext, CellReport, run_cell
 from orchestrator.contract import CANARY, discover_tasks, load_task
 from orchestrator.llm import AgentOptions, ProviderConfig, ProviderPool
-from orchestrator.manifest import Manifest
-from orchestrator.records import ManifestRow, Ok
+from orchestrator.records import Manifest, ManifestRow, Ok, VerifyReport
 from orchestrator.records import TaskLabels as RowLabels
+from orchestrator.records import trajectory as tj
 from orchestrator.regrade import export_run
-from orchestrator.results import VerifyReport
 from orchestrator.solvers import ReferenceSolver, Solver
 from orchestrator.solvers._llm import LLMSolver
 from orchestrator.verifier import VerifyRequest

@@ -22,7 +22,7 @@ import anyio
 import pytest
 
 from orchestrator.contract import TaskPackage
-from orchestrator.results import CheckResult, VerifyReport
+from orchestrator.records import CheckResult, VerifyReport
 from orchestrator.verifier import BrowserPool, a11y_continuity, verify
 
 from .conftest import check, make_task, serve

@@ -12,7 +12,7 @@ import pytest
 
 from orchestrator.cell._baseline import BaselineCache, BaselineResult, BaselineRun
 from orchestrator.contract import TaskPackage
-from orchestrator.results import (
+from orchestrator.records import (
     A11ySnapshot,
     AxeFinding,
     CheckResult,

@@ -26,7 +26,7 @@ import anyio
 import pytest
 
 from orchestrator.contract import TaskPackage, Viewport
-from orchestrator.results import CheckResult, VerifyReport
+from orchestrator.records import CheckResult, VerifyReport
 from orchestrator.verifier import BrowserPool, BrowserSession, a11y_continuity, verify
 from orchestrator.verifier._replay._announce import Announced, Listener, announced
 

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from orchestrator.contract import TaskPackage
-from orchestrator.results import (
+from orchestrator.records import (
     SHIFT_ONLY,
     A11ySnapshot,
     Announcement,

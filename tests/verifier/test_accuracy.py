@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from orchestrator.results import VerifyReport
+from orchestrator.records import VerifyReport
 from orchestrator.verifier import BrowserPool, verify
 
 from .conftest import _QuietHandler, check, make_task

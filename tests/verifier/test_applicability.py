@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.results import VerifyReport
+from orchestrator.records import VerifyReport
 from orchestrator.verifier import BrowserPool, RunHealth, applicability, verify
 from orchestrator.verifier._core._gates import gate_results, run_health
 

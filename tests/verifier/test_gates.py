@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from orchestrator.contract import GATES
-from orchestrator.results import VerifyReport
+from orchestrator.records import VerifyReport
 from orchestrator.verifier import BrowserPool, RunHealth, capture, verify
 
 from .conftest import check, make_task

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from orchestrator.contract import Contract, TaskPackage
-from orchestrator.results import VerifyReport
+from orchestrator.records import VerifyReport
 from orchestrator.verifier import BrowserPool, verify
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]

@@ -29,7 +29,7 @@ import anyio
 import pytest
 
 from orchestrator.contract import TaskPackage
-from orchestrator.results import CheckResult, VerifyReport
+from orchestrator.records import CheckResult, VerifyReport
 from orchestrator.verifier import BrowserPool, verify
 from orchestrator.verifier._a11y._perf_gate import SHIFT_POOR, layout_shift_continuity
 

@@ -25,7 +25,7 @@ import anyio
 import pytest
 
 from orchestrator.contract import TaskPackage, Viewport
-from orchestrator.results import MainThread, VerifyReport
+from orchestrator.records import MainThread, VerifyReport
 from orchestrator.verifier import BrowserPool, ReplayOptions, verify, with_a11y_continuity
 from orchestrator.verifier._replay._drive import prepare
 from orchestrator.verifier._replay._perf import (

@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from orchestrator.contract import TaskPackage
-from orchestrator.results import CheckResult, VerifyReport
+from orchestrator.records import CheckResult, VerifyReport
 from orchestrator.verifier import BrowserPool, verify
 from orchestrator.verifier._a11y._perf_gate import weight_continuity
 

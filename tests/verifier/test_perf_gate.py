@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from orchestrator.contract import CANARY, TaskPackage
-from orchestrator.results import A11ySnapshot, MainThread, PageWeight, VerifyReport
+from orchestrator.records import A11ySnapshot, MainThread, PageWeight, VerifyReport
 from orchestrator.verifier import main_thread_continuity, with_a11y_continuity
 from orchestrator.verifier._a11y._evidence import (
     A11yEvidence,

@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator.results import VerifyReport
+from orchestrator.records import VerifyReport
 from orchestrator.verifier import BrowserPool, ReuseCache, verify
 from orchestrator.verifier._reuse._rules import Uncertain, is_static, request_scoped, static_view
 from orchestrator.workspace import Workspace

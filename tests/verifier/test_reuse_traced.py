@@ -23,7 +23,7 @@ import msgspec
 import pytest
 
 from orchestrator.contract import TaskPackage
-from orchestrator.results import VerifyReport
+from orchestrator.records import VerifyReport
 from orchestrator.verifier import BrowserPool, BrowserVerifier, RunHealth, VerifyRequest, verify
 from orchestrator.verifier._reuse._rules import is_static, request_scoped
 from orchestrator.workspace import Workspace

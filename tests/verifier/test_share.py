@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from orchestrator.cell._staged import summarize
-from orchestrator.results import VerifyReport
+from orchestrator.records import VerifyReport
 from orchestrator.verifier import BrowserPool, verify
 from orchestrator.verifier._replay._drive import ReplayOptions
 from orchestrator.verifier._reuse._share import cannot_follow, replay_key, share

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 import orchestrator.verifier as verifier
-from orchestrator.results import CheckResult
+from orchestrator.records import CheckResult
 from orchestrator.verifier._browser._context import off_origin_pattern
 from orchestrator.verifier._core._gates import gate_results
 from orchestrator.verifier._core._plan import action_chain, is_interactive, summarize_state

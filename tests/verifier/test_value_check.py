@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from orchestrator.contract import Viewport
-from orchestrator.results import VerifyReport
+from orchestrator.records import VerifyReport
 from orchestrator.verifier import BrowserPool, BrowserSession, verify
 
 from .conftest import check, make_task

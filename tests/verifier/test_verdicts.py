@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 from orchestrator.contract import TaskPackage
-from orchestrator.results import VerifyReport
+from orchestrator.records import VerifyReport
 from orchestrator.verifier import (
     BrowserPool,
     BrowserVerifier,

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...contract import Contract, State, resolve_viewport
-from ...results import A11ySnapshot
+from ...records import A11ySnapshot
 
 # A rule's verdict at a state: passed, and what was charged; None when not applicable.
 Verdict = tuple[bool, list[str]]

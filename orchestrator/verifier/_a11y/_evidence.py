@@ -30,7 +30,7 @@ import anyio
 import msgspec
 
 from ...contract import CANARY, ContractError, TaskPackage, located_error, shown
-from ...results import A11ySnapshot
+from ...records import A11ySnapshot
 from .._browser import BrowserPool
 from .._core import RunHealth
 from .._replay import AXE_VERSION

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from ...contract import Contract, Gate
-from ...results import A11ySnapshot, CheckResult, VerifyReport
+from ...records import A11ySnapshot, CheckResult, VerifyReport
 from .._core import gate_results, grounded, summarize_state
 from ._base import Base, Verdict, bases_for
 from ._perf_gate import layout_shift_continuity, main_thread_continuity, weight_continuity

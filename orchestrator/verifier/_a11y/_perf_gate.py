@@ -43,7 +43,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from ...contract import Contract
-from ...results import A11ySnapshot, CheckResult, MainThread, PageWeight
+from ...records import A11ySnapshot, CheckResult, MainThread, PageWeight
 from .._core import grounded, summarize_state
 from ._base import Base, bases_for
 

@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from ...contract import Contract, State
-from ...results import SHIFT_ONLY, A11ySnapshot, Announcement, RegionFinding, TrapFinding
+from ...records import SHIFT_ONLY, A11ySnapshot, Announcement, RegionFinding, TrapFinding
 from ._base import Base, Verdict
 
 Bases = Sequence[tuple[str, Mapping[str, A11ySnapshot]]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...contract import GATES, Gate
-from ...results import CheckResult, GateResult, GateStatus
+from ...records import CheckResult, GateResult, GateStatus
 from ._health import RunHealth
 from ._observe import StateObservation
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ...results import A11ySnapshot
+from ...records import A11ySnapshot
 
 
 class _Rec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

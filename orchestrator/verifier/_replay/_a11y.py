@@ -17,7 +17,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from ...contract import Action, CheckSpec
-from ...results import A11ySnapshot
+from ...records import A11ySnapshot
 from ._a11y_world import WorldError
 from ._announce import Announced
 from ._axe import AxeMissing, run_axe

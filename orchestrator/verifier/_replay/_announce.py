@@ -28,7 +28,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from ...contract import Action
-from ...results import Announcement, RegionFinding
+from ...records import Announcement, RegionFinding
 from .._core import describe_action
 from ._a11y_world import World, WorldError, new_world
 from ._drive import Act

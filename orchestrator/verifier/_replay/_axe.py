@@ -17,7 +17,7 @@ from pathlib import Path
 
 from playwright.async_api import Page
 
-from ...results import AxeFinding
+from ...records import AxeFinding
 from .._core import VerifierError
 from ._a11y_world import World, new_world
 

@@ -35,7 +35,7 @@ from typing import Any
 import anyio
 from playwright.async_api import Page
 
-from ...results import SHIFT_ONLY, FocusFinding, TrapFinding
+from ...records import SHIFT_ONLY, FocusFinding, TrapFinding
 from ._a11y_world import World, new_world
 
 MAX_TABS = 30

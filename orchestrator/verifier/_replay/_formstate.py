@@ -14,7 +14,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from ...contract import Action, Click, Fill, Press, Select
-from ...results import FieldFinding
+from ...records import FieldFinding
 from ._a11y_world import new_world
 
 READ_TIMEOUT_MS = 2_000.0

@@ -37,7 +37,7 @@ from typing import NamedTuple
 from playwright.async_api import Locator, Page
 
 from ...contract import Action, Check, CheckSpec, Click, Contract
-from ...results import CheckResult
+from ...records import CheckResult
 from .._core import Outcome, StateObservation, action_chain, grounded, summarize_state
 from ._drive import ActionFailed, perform
 

@@ -15,7 +15,7 @@ import json
 from playwright.async_api import Page
 
 from ...contract import CheckSpec
-from ...results import LiveFinding
+from ...records import LiveFinding
 from ._a11y_world import new_world
 
 LIVE = r"""((items) => {

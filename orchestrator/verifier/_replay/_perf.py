@@ -99,7 +99,7 @@ import anyio
 from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
-from ...results import MainThread, PageWeight
+from ...records import MainThread, PageWeight
 from .._browser import isolated_eval, page_session
 
 PERF_WORLD = "pwb-perf"

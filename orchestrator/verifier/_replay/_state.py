@@ -13,7 +13,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from ...contract import Action, CheckSpec, Links, State
-from ...results import A11ySnapshot
+from ...records import A11ySnapshot
 from .._browser import BrowserSession, origin_of
 from .._core import BrowserCrashed, Outcome, PageHealth, StateObservation
 from ._a11y import observe_a11y

@@ -38,7 +38,7 @@ import anyio
 import msgspec
 
 from ...contract import TaskPackage
-from ...results import VerifyReport
+from ...records import VerifyReport
 from ...workspace import FileIndex
 from .._core import RunHealth
 

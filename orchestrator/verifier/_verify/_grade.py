@@ -13,7 +13,7 @@ Rules beyond single assertions (also in the package docstring):
 from __future__ import annotations
 
 from ...contract import CheckSpec, Contract, State
-from ...results import CheckResult, StateRun
+from ...records import CheckResult, StateRun
 from .._core import (
     Outcome,
     RunHealth,

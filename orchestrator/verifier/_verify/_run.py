@@ -17,7 +17,7 @@ import anyio
 import msgspec
 
 from ...contract import CheckSpec, TaskPackage, resolve_viewport
-from ...results import CheckResult, VerifyReport
+from ...records import CheckResult, VerifyReport
 from .._browser import VISUAL_GATES, BrowserPool, BrowserSession, WarmContexts, environment_drift
 from .._core import (
     BrowserCrashed,

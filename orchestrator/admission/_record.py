@@ -9,13 +9,13 @@ Only a `--repeat` of at least `MIN_REPEAT` is recorded: one run of each control 
 tell a flaky check from a stable one.
 
 Each admission also records the fingerprint of the grader that made it (`grader`,
-`orchestrator/grader.py`; a record written before it has none). CI checks a changed task
+`_grader.py`; a record written before it has none). CI checks a changed task
 whose record is `current` (its contract, `--repeat 3`, this grader) by R0 and its
-reference alone, and admits any other changed task whole (`suite/`).
+reference alone, and admits any other changed task whole (`_select.py`).
 
 `ci_verified` is the contract hash CI's admission sample last verified for the task: a
 task whose current contract is another one is *changed* (`unverified`), whatever commit
-CI runs on. A passing sample under CI=true writes it (`suite.mark_ci_verified`) and the
+CI runs on. A passing sample under CI=true writes it (`mark_ci_verified`, `_verified.py`) and the
 developer commits the file; `admit --record` keeps it, so re-admitting a task does not
 make it verified.
 
@@ -24,7 +24,7 @@ task's `<dir>/<task>/admission.json` stands for its current contract at that rep
 made by this grader, and not ended by a fault of the machine or of ours. The **store**
 (`admission_store`: `$XDG_CACHE_HOME/pwb/admissions/<grader>/`, `admit --cache`, the full
 tier's whole-suite admission) is such a directory per grader (its code and rendering
-environment, `grader.common_fingerprint`; each result carries its task's fingerprint): a whole-suite
+environment, `common_fingerprint`; each result carries its task's fingerprint): a whole-suite
 admission takes hours, and what it has admitted under a grader is never paid for again,
 across sittings and clones. One process at a time admits into a directory
 (`admission_lock`).
@@ -41,9 +41,9 @@ from pathlib import Path
 
 import msgspec
 
-from .admission import TaskAdmission
-from .contract import TaskPackage
-from .grader import Grader, grader_of
+from ..contract import TaskPackage
+from ._admit import TaskAdmission
+from ._grader import Grader, grader_of
 
 RECORD_NAME = "ADMISSION.json"
 MIN_REPEAT = 3
@@ -62,11 +62,11 @@ class RecordedAdmission(msgspec.Struct, frozen=True, kw_only=True, omit_defaults
     admitted_at: str  # UTC date, YYYY-MM-DD
     source: str  # how it was admitted (the command's out directory, or a note)
     controls: tuple[RecordedControl, ...]
-    # The fingerprint of the grader that made it (`grader.py`); "" in records made before
+    # The fingerprint of the grader that made it (`_grader.py`); "" in records made before
     # the fingerprint existed: never current, so CI admits such a changed task whole.
     grader: str = ""
     # The contract hash a passing CI admission sample last checked (R0 and the reference
-    # at least) from a package identical to the committed one (`suite.mark_ci_verified`);
+    # at least) from a package identical to the committed one (`mark_ci_verified`);
     # "" when none has. A task whose current hash is not this one has *changed* for CI.
     ci_verified: str = ""
 
@@ -226,7 +226,7 @@ def kept_admission(
 
 def admission_store(common: str, env: Mapping[str, str] | None = None) -> Path:
     """The user's store of admissions made by the grader whose common part is `common`
-    (`grader.common_fingerprint`; module docstring)."""
+    (`common_fingerprint`; module docstring)."""
     env = os.environ if env is None else env
     cache = Path(env.get("XDG_CACHE_HOME") or Path(env.get("HOME", "~")) / ".cache")
     return cache.expanduser() / "pwb" / "admissions" / common

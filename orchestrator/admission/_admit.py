@@ -27,15 +27,15 @@ import msgspec
 
 from sandbox import AdhocSweep, ImageBuilder, ManagedBackend, adhoc_sweep
 
-from . import faults
-from .cell import CellContext, CellReport, CellSetup, run_cell, run_suite
-from .contract import COMPLETION_GATES, Negative, TaskPackage
-from .events import CheckpointSummary
-from .grader import Grader, grader_of
-from .results import A11ySnapshot, CheckResult, VerifyReport
-from .solvers import ReferenceSolver
-from .verifier import BrowserPool, read_a11y_evidence, with_a11y_continuity
-from .workspace import discard_under
+from .. import faults
+from ..cell import CellContext, CellReport, CellSetup, run_cell, run_suite
+from ..contract import COMPLETION_GATES, Negative, TaskPackage
+from ..events import CheckpointSummary
+from ..records import A11ySnapshot, CheckResult, VerifyReport
+from ..solvers import ReferenceSolver
+from ..verifier import BrowserPool, read_a11y_evidence, with_a11y_continuity
+from ..workspace import discard_under
+from ._grader import Grader, grader_of
 
 
 class ControlResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -72,12 +72,12 @@ class TaskAdmission(msgspec.Struct, frozen=True, kw_only=True):
     # Why the admission could not be completed ("infra_error: ..." after every attempt,
     # "harness_error: ..." for a bug of ours): no verdict on the task, never admitted.
     error: str = ""
-    # Negatives this admission did not run (CI's unchanged sentinels, `suite/`): their
+    # Negatives this admission did not run (CI's unchanged sentinels, `_select.py`): their
     # verdicts are the record's. Such an admission is never recorded.
     trusted_negatives: tuple[str, ...] = ()
     # Wall time of the admission, every attempt included (s): where an admission's time goes.
     wall_s: float = 0.0
-    # The fingerprint of the grader that ran it (`grader.py`, given to `admit_all`; "" when
+    # The fingerprint of the grader that ran it (`_grader.py`, given to `admit_all`; "" when
     # none was): what `admit --record` records, so a resumed admission records each
     # task's verdict with the grader that reached it.
     grader: str = ""
@@ -319,8 +319,8 @@ async def admit_all(
 ) -> list[TaskAdmission]:
     """Admit every task, `limit` at a time; each task's result is also written to
     `<out>/<task>/admission.json` as soon as it is known. `negatives`: for a task it
-    names, only those negatives run (CI's partial admissions, `suite/`); `grader`: the
-    fingerprint each result carries (a task's own: `grader.task_grader`)."""
+    names, only those negatives run (CI's partial admissions, `_select.py`); `grader`: the
+    fingerprint each result carries (a task's own: `task_grader`, `_grader.py`)."""
     only = negatives or {}
     results: dict[str, TaskAdmission] = {}
     # Longest first, on `limit` workers that each take the next task when free: the run

@@ -31,8 +31,8 @@ from typing import Literal
 
 import msgspec
 
-from .budget import BudgetKind
-from .usage import Usage
+from ..budget import BudgetKind
+from ..usage import Usage
 
 SCHEMA = 1
 FILE = "trajectory.jsonl"

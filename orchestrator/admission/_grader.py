@@ -3,7 +3,7 @@
 A recorded admission says a task's controls behaved *under the grader that ran them*.
 CI trusts a `--repeat 3` record only while that grader is the one running: a changed
 task whose record carries the current fingerprint is checked by R0 and its reference
-alone, one with another fingerprint (or none) is admitted whole (`suite/`).
+alone, one with another fingerprint (or none) is admitted whole (`_select.py`).
 
 The fingerprint is sha256 over three parts, each itself a sha256 (`GraderParts`):
 
@@ -36,7 +36,7 @@ The fingerprint is sha256 over three parts, each itself a sha256 (`GraderParts`)
   between any two machines. A record made on a developer's machine would never match on
   CI's, and every changed task would be admitted whole forever.
 
-`common` (code and render, no images) keys the admission store (`admission_record.py`):
+`common` (code and render, no images) keys the admission store (`_record.py`):
 one store a grader, whatever stacks it holds; each result in it carries its task's
 fingerprint.
 
@@ -57,18 +57,18 @@ import msgspec
 
 from sandbox import stacks
 
-from .contract import TaskPackage
-from .verifier import PINNED_FONTS, fonts_digest, missing_fonts
+from ..contract import TaskPackage
+from ..verifier import PINNED_FONTS, fonts_digest, missing_fonts
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # The code that decides verdicts (module docstring), relative to the repository.
 GRADER_SOURCES: tuple[str, ...] = (
-    "orchestrator/admission.py",
+    "orchestrator/admission/_admit.py",
     "orchestrator/cell",
     "orchestrator/checkpoint.py",
     "orchestrator/contract",
-    "orchestrator/results.py",
+    "orchestrator/records/_results.py",
     "orchestrator/solvers/_offline.py",
     "orchestrator/verifier",
 )

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import msgspec
 
-from ..admission_record import current, load_record, record_path, unverified
 from ..contract import Contract, load_task
-from ..grader import Grader, task_grader
+from ._grader import Grader, task_grader
+from ._record import current, load_record, record_path, unverified
 
 # Admitted on every CI run: the cheapest set (states x controls) with a task on each of
 # the 8 stacks whose negatives fail every gate the suite's negatives fail.

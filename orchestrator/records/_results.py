@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from .contract import Gate
+from ..contract import Gate
 
 GateStatus = Literal["pass", "fail", "n/a"]
 

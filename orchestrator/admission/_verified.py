@@ -7,8 +7,8 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ..admission_record import load_record, record_path, with_ci_verified, write_record
 from ..contract import TaskPackage, load_task
+from ._record import load_record, record_path, with_ci_verified, write_record
 
 # Every file git would not check out as committed: changed, staged, untracked, ignored.
 _STATUS = ("status", "--porcelain", "-z", "--ignored", "--untracked-files=all")

@@ -21,8 +21,8 @@ from types import TracebackType
 import anyio
 import msgspec
 
-from .jsonl import JsonlRead, read_jsonl
-from .records import ManifestRow, Status
+from ._jsonl import JsonlRead, read_jsonl
+from ._rows import ManifestRow, Status
 
 # Rows that are a verdict on the solver; others (infra_error, config_error, cancelled,
 # outage, task_error, harness_error)
@@ -42,7 +42,7 @@ class RunLocked(Exception):
 
 
 def read_manifest(path: Path) -> JsonlRead[ManifestRow]:
-    """The manifest's rows with the one JSONL policy (`orchestrator.jsonl`)."""
+    """The manifest's rows with the one JSONL policy (`_jsonl.py`)."""
     read: JsonlRead[ManifestRow] = read_jsonl(path, ManifestRow)
     return read
 

@@ -37,9 +37,9 @@ from typing import Literal, get_args
 
 import msgspec
 
-from .budget import BudgetKind
-from .contract import Capability, Facet, Gate, Regime, UnitKind
-from .results import GateStatus
+from ..budget import BudgetKind
+from ..contract import Capability, Facet, Gate, Regime, UnitKind
+from ._results import GateStatus
 
 Status = Literal[
     "ok",
