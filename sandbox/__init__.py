@@ -4,6 +4,7 @@ from ._auto import BackendKind as BackendKind
 from ._auto import open_backend as open_backend
 from ._auto import open_session as open_session
 from ._docker import DockerBackend as DockerBackend
+from ._docker_images import IMAGES_DIR as IMAGES_DIR
 from ._docker_images import AgentLayer as AgentLayer
 from ._docker_images import ImageBuilder as ImageBuilder
 from ._docker_images import ImageInfo as ImageInfo
@@ -39,6 +40,7 @@ from ._types import UnknownStack as UnknownStack
 
 __all__ = [
     "BROWSER_PORTS",
+    "IMAGES_DIR",
     "AdhocSweep",
     "AgentLayer",
     "Allow",

@@ -24,10 +24,9 @@ from orchestrator.cell import BaselineCache
 from orchestrator.config import BenchConfig
 from orchestrator.contract import TaskPackage
 from orchestrator.llm import FakeProvider, ProviderPool
-from orchestrator.sweep import _sweep
+from orchestrator.sweep import SweepIds, SweepResources, _sweep
 from orchestrator.sweep._agents import open_gateway
 from orchestrator.sweep._core import Engine
-from orchestrator.sweep._runner import SweepIds, SweepResources
 from orchestrator.verifier import BrowserPool, Verifier
 from sandbox import ImageBuilder, LocalBackend
 from tests.fakes import FakeBackend, FakeVerifier, Faults

@@ -10,5 +10,7 @@ from ._account import Account as Account
 from ._account import RequestRecord as RequestRecord
 from ._account import Upstream as Upstream
 from ._gateway import Gateway as Gateway
+from ._meter import StreamMeter as StreamMeter
+from ._meter import meter_body as meter_body
 
-__all__ = ["Account", "Gateway", "RequestRecord", "Upstream"]
+__all__ = ["Account", "Gateway", "RequestRecord", "StreamMeter", "Upstream", "meter_body"]

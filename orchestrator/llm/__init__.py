@@ -16,9 +16,13 @@ from ._errors import ProviderRefused as ProviderRefused
 from ._fake import FakeProvider as FakeProvider
 from ._fake import Fault as Fault
 from ._fake import RecordedRequest as RecordedRequest
+from ._fake import ReferenceBook as ReferenceBook
+from ._fake import problem_anthropic as problem_anthropic
+from ._fake import problem_openai as problem_openai
 from ._keys import Keys as Keys
 from ._keys import driver_keys as driver_keys
 from ._pool import ProviderPool as ProviderPool
+from ._retry import parse_retry_after as parse_retry_after
 from ._types import AssistantMsg as AssistantMsg
 from ._types import ChatRequest as ChatRequest
 from ._types import Completion as Completion
@@ -49,6 +53,7 @@ __all__ = [
     "ProviderPool",
     "ProviderRefused",
     "RecordedRequest",
+    "ReferenceBook",
     "ToolCall",
     "ToolResultMsg",
     "ToolSpec",
@@ -56,5 +61,8 @@ __all__ = [
     "driver_keys",
     "error_info",
     "json_object",
+    "parse_retry_after",
+    "problem_anthropic",
+    "problem_openai",
     "refusal_reason",
 ]

@@ -6,6 +6,11 @@ from ._lifecycle import CellBinding as CellBinding
 from ._lifecycle import GatewayBinding as GatewayBinding
 from ._lifecycle import Verdict as Verdict
 from ._lifecycle import WorkspaceSolver as WorkspaceSolver
+from ._llm import REPEAT_LIMIT as REPEAT_LIMIT
+from ._llm import LLMSolver as LLMSolver
+from ._llm_tools import run_tool as run_tool
+from ._llm_tools import tool_specs as tool_specs
+from ._offline import MixedSolver as MixedSolver
 from ._offline import NegativeSolver as NegativeSolver
 from ._offline import NoopSolver as NoopSolver
 from ._offline import ReferenceSolver as ReferenceSolver
@@ -21,9 +26,12 @@ from ._protocol import UserMessage as UserMessage
 from ._scaffold import ScaffoldSolver as ScaffoldSolver
 
 __all__ = [
+    "REPEAT_LIMIT",
     "CellBinding",
     "GatewayBinding",
+    "LLMSolver",
     "MessageKind",
+    "MixedSolver",
     "ModelSlip",
     "NegativeSolver",
     "NoopSolver",
@@ -40,4 +48,6 @@ __all__ = [
     "WorkspaceSolver",
     "make_solver",
     "offline_solver",
+    "run_tool",
+    "tool_specs",
 ]

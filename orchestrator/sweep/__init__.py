@@ -1,4 +1,10 @@
-"""The sweep: plan cells, schedule them under budgets, write the manifest."""
+"""The sweep: plan cells, schedule them under budgets, write the manifest.
+
+Beside the sweep itself, what the Ray engine moves between machines, without Ray: a task's
+package by contract hash (`pack`, `materialise`, `default_cache`; `_packages.py`) and a
+cell's files from a worker node back to the run directory (`open_staging`, `pack_cell`,
+`take_cell`, `deliver`, ...; `_delivery.py`).
+"""
 
 from ._core import CellFailure as CellFailure
 from ._core import EngineUnavailable as EngineUnavailable
@@ -6,11 +12,25 @@ from ._core import Job as Job
 from ._core import Scheduler as Scheduler
 from ._core import StatesCpu as StatesCpu
 from ._core import StopSweep as StopSweep
+from ._delivery import DeliveryRefused as DeliveryRefused
+from ._delivery import deliver as deliver
+from ._delivery import drop_stale as drop_stale
+from ._delivery import known_baselines as known_baselines
+from ._delivery import open_staging as open_staging
+from ._delivery import pack_cell as pack_cell
+from ._delivery import remove_retired as remove_retired
+from ._delivery import seed_baselines as seed_baselines
+from ._delivery import staging_root as staging_root
+from ._delivery import take_cell as take_cell
+from ._delivery import write_patch as write_patch
 from ._engine import check_engine as check_engine
 from ._engine import gc_cluster as gc_cluster
 from ._jobs import cell_key as cell_key
 from ._jobs import plan_jobs as plan_jobs
 from ._jobs import select_tasks as select_tasks
+from ._packages import default_cache as default_cache
+from ._packages import materialise as materialise
+from ._packages import pack as pack
 from ._progress import ProgressMode as ProgressMode
 from ._progress import SweepProgress as SweepProgress
 from ._runner import SweepIds as SweepIds
@@ -28,6 +48,7 @@ from ._sweep import run_sweep as run_sweep
 
 __all__ = [
     "CellFailure",
+    "DeliveryRefused",
     "EngineUnavailable",
     "Job",
     "ProgressMode",
@@ -44,12 +65,25 @@ __all__ = [
     "cell_key",
     "check_engine",
     "check_selection",
+    "default_cache",
+    "deliver",
+    "drop_stale",
     "gc_cluster",
     "is_run_dir",
+    "known_baselines",
+    "materialise",
     "open_resources",
+    "open_staging",
+    "pack",
+    "pack_cell",
     "pending_jobs",
     "plan_jobs",
     "read_spec",
+    "remove_retired",
     "run_sweep",
+    "seed_baselines",
     "select_tasks",
+    "staging_root",
+    "take_cell",
+    "write_patch",
 ]

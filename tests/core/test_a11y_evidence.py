@@ -16,8 +16,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator.cell import BaselineCache, CellContext, run_cell
-from orchestrator.cell._context import CellReport
+from orchestrator.cell import BaselineCache, CellContext, CellReport, run_cell
 from orchestrator.contract import CANARY, ContractError, TaskPackage, load_task
 from orchestrator.events import Final, read_events
 from orchestrator.faults import TaskProblem

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.sweep._delivery import (
+from orchestrator.sweep import (
     DeliveryRefused,
     deliver,
     drop_stale,

@@ -10,8 +10,7 @@ import msgspec
 import pytest
 
 from orchestrator.records import GateResult, VerifyReport
-from orchestrator.report._aggregate import header
-from orchestrator.report._tables import header_note
+from orchestrator.report import header, header_note
 from orchestrator.solver_cards import SolverCard
 from orchestrator.verifier import VerifyRequest
 from tests.fakes import FakeVerifier

@@ -13,8 +13,7 @@ import pytest
 
 from orchestrator.budget import BudgetExceeded
 from orchestrator.contract import TaskPackage, load_task
-from orchestrator.solvers import UserMessage, offline_solver
-from orchestrator.solvers._offline import MixedSolver
+from orchestrator.solvers import MixedSolver, UserMessage, offline_solver
 from orchestrator.workspace import PatchError, Workspace
 from tests.fixtures.tinytask import make_tiny_task
 

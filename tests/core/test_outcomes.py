@@ -13,7 +13,7 @@ from orchestrator.events import read_events
 from orchestrator.llm import ProviderOutage
 from orchestrator.records import HarnessError, ManifestRow
 from orchestrator.solvers import SolverTurn, UserMessage, WorkspaceSolver
-from orchestrator.sweep._runner import SweepResources
+from orchestrator.sweep import SweepResources
 from orchestrator.verifier import VerifierInfraError
 from orchestrator.workspace import Workspace
 from sandbox import ContainerError
@@ -147,14 +147,12 @@ def test_daemon_loss_waits_for_the_daemon_then_retries(tmp_path: Path) -> None:
     async def fake_wait(self: SweepResources) -> None:
         waited.append(self.daemon_wait_s)
 
-    import orchestrator.sweep._runner as runner
-
-    original = runner.SweepResources._await_daemon
-    runner.SweepResources._await_daemon = fake_wait  # type: ignore[method-assign]
+    original = SweepResources._await_daemon
+    SweepResources._await_daemon = fake_wait  # type: ignore[method-assign]
     try:
         rows, _ = cell_sweep(tmp_path, _at("open", BackendUnavailable("no Docker daemon socket")))
     finally:
-        runner.SweepResources._await_daemon = original  # type: ignore[method-assign]
+        SweepResources._await_daemon = original  # type: ignore[method-assign]
     assert [(r.status, r.attempts) for r in rows] == [("ok", 2)]
     assert waited == [90.0]
 

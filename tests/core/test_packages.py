@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.contract import ContractError, load_task
-from orchestrator.sweep._packages import materialise, pack
+from orchestrator.sweep import materialise, pack
 from tests.fixtures.tinytask import make_tiny_task
 
 

@@ -6,8 +6,7 @@ import anyio
 import pytest
 
 from orchestrator.budget import Ledger
-from orchestrator.sweep import _progress
-from orchestrator.sweep._progress import SweepProgress
+from orchestrator.sweep import SweepProgress, _progress
 
 
 def test_live_mode_prints_heartbeat_lines_when_stderr_is_not_a_terminal(

@@ -15,10 +15,9 @@ import pytest
 
 from orchestrator.config import BenchConfig, SolverConfig
 from orchestrator.llm import Keys, ProviderConfig, driver_keys
-from orchestrator.sweep._core import CellFailure
+from orchestrator.sweep import CellFailure, SweepIds
 from orchestrator.sweep._ray import RayEngine, _Node, auth_warning
 from orchestrator.sweep._ray_host import VersionMismatch, check_version
-from orchestrator.sweep._runner import SweepIds
 
 pytestmark = pytest.mark.anyio
 

@@ -14,8 +14,7 @@ import pytest
 
 from orchestrator.config import BenchConfig
 from orchestrator.events import Start, read_events
-from orchestrator.sweep._delivery import take_cell
-from orchestrator.sweep._runner import SweepIds
+from orchestrator.sweep import SweepIds, take_cell
 
 if os.environ.get("CI") != "true":
     pytest.importorskip("ray")

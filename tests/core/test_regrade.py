@@ -16,8 +16,7 @@ import msgspec
 import pytest
 
 from orchestrator.budget import Ledger
-from orchestrator.cell import BaselineCache, CellContext, run_cell
-from orchestrator.cell._context import CellReport
+from orchestrator.cell import BaselineCache, CellContext, CellReport, run_cell
 from orchestrator.config import BenchConfig, SweepConfig
 from orchestrator.contract import CANARY, TaskPackage
 from orchestrator.events import Checkpoint, read_events

@@ -13,7 +13,7 @@ import pytest
 
 from orchestrator.authoring import NPM_DEPS, SERVE, scaffold
 from orchestrator.contract import load_task
-from sandbox._docker_images import stacks
+from sandbox import stacks
 
 
 @pytest.mark.parametrize("stack", sorted(SERVE))

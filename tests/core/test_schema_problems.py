@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.contract import ContractError
-from orchestrator.contract._load import decode_contract
+from orchestrator.contract import ContractError, decode_contract
 
 SHIPPED = Path(__file__).resolve().parents[2] / "tasks" / "fernhill-save-tools" / "task.toml"
 

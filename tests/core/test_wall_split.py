@@ -10,12 +10,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from orchestrator.cell import CellContext, _grade
-from orchestrator.cell._suite import run_baseline
+from orchestrator.cell import CellContext, _grade, run_baseline
 from orchestrator.cli import main
 from orchestrator.records import read_rows
-from orchestrator.report import load_run
-from orchestrator.report._aggregate import aggregate
+from orchestrator.report import aggregate, load_run
 from tests.fakesweep import fake_engine
 from tests.fixtures.bench import bench
 

@@ -17,8 +17,7 @@ from orchestrator.admission import admit_all
 from orchestrator.config import load_config
 from orchestrator.contract import load_task
 from orchestrator.records import read_rows
-from orchestrator.report import aggregate
-from orchestrator.report._load import load_run
+from orchestrator.report import aggregate, load_run
 from orchestrator.sweep import SweepOptions, run_sweep
 from orchestrator.verifier import BrowserPool
 from sandbox import LocalBackend

@@ -17,8 +17,7 @@ import pytest
 from orchestrator.cli import main
 from orchestrator.llm import FakeProvider, Fault
 from orchestrator.records import ManifestRow, read_rows
-from orchestrator.report import load_run
-from orchestrator.report._aggregate import aggregate
+from orchestrator.report import aggregate, load_run
 from tests.fakesweep import fake_engine, serving
 from tests.fixtures.tinytask import make_tiny_task
 

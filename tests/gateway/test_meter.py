@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from orchestrator.gateway._meter import StreamMeter, meter_body
+from orchestrator.gateway import StreamMeter, meter_body
 
 
 def sse(*events: tuple[str, dict[str, object]]) -> bytes:

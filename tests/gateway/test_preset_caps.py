@@ -35,7 +35,7 @@ from orchestrator.cell import CellReport
 from orchestrator.gateway import Gateway, Upstream
 from orchestrator.llm import FakeProvider, ProviderConfig
 from orchestrator.report import write_report
-from orchestrator.sweep._core import Job, Scheduler
+from orchestrator.sweep import Job, Scheduler
 from tests.fixtures.gatewayhttp import KEY, KEY_ENV, post
 from tests.fixtures.tinytask import make_tiny_task
 from tests.report.report_run import make_task, row

@@ -10,7 +10,7 @@ from orchestrator.budget import Ledger
 from orchestrator.cell import CellContext, run_cell
 from orchestrator.contract import TaskPackage, load_task
 from orchestrator.llm import AgentOptions, ProviderConfig, ProviderPool
-from orchestrator.solvers._llm import LLMSolver
+from orchestrator.solvers import LLMSolver
 from orchestrator.verifier import BrowserPool, BrowserVerifier
 from sandbox import DockerBackend, Labels
 from tests.sweeps import new_sweep

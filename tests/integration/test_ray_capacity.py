@@ -25,8 +25,7 @@ import pytest
 from orchestrator.config import load_config
 from orchestrator.llm import FakeProvider
 from orchestrator.records import read_rows
-from orchestrator.sweep import SweepOptions, run_sweep
-from orchestrator.sweep._delivery import staging_root
+from orchestrator.sweep import SweepOptions, run_sweep, staging_root
 from tests.fixtures.bench import bench
 from tests.fixtures.raycluster import add_worker, start_head
 

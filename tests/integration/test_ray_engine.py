@@ -38,9 +38,7 @@ from orchestrator.events import Agent, Baseline, Checkpoint, Error, read_events
 from orchestrator.gateway import RequestRecord
 from orchestrator.llm import ProviderConfig
 from orchestrator.records import FINAL_STATUSES, ManifestRow, cell_dir_name, read_rows
-from orchestrator.sweep import SweepOptions, run_sweep
-from orchestrator.sweep._delivery import staging_root
-from orchestrator.sweep._packages import default_cache
+from orchestrator.sweep import SweepOptions, default_cache, run_sweep, staging_root
 from orchestrator.workspace import PROMPT_FILE
 from sandbox import collect_garbage, lock_held
 from tests.fixtures.bench import ROOT, bench, cli

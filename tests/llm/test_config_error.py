@@ -18,8 +18,7 @@ import pytest
 from orchestrator.cli import main
 from orchestrator.llm import FakeProvider, Fault, error_info
 from orchestrator.records import ConfigRefusal, read_rows
-from orchestrator.report import load_run
-from orchestrator.report._aggregate import aggregate
+from orchestrator.report import aggregate, load_run
 from tests.fakesweep import fake_engine, serving
 from tests.fixtures.bench import bench
 

@@ -27,8 +27,9 @@ from orchestrator.llm import (
     ToolResultMsg,
     ToolSpec,
     UserMsg,
+    problem_anthropic,
+    problem_openai,
 )
-from orchestrator.llm._fake import problem_anthropic, problem_openai
 from tests.slowness import bound
 
 from .conftest import open_client, replay

@@ -21,8 +21,7 @@ import trio
 
 from orchestrator.contract import load_task
 from orchestrator.llm import AgentOptions, FakeProvider, Fault
-from orchestrator.solvers import SolverTurn, UserMessage
-from orchestrator.solvers._llm import REPEAT_LIMIT, LLMSolver
+from orchestrator.solvers import REPEAT_LIMIT, LLMSolver, SolverTurn, UserMessage
 from orchestrator.workspace import Workspace
 
 from .conftest import open_client

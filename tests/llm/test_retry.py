@@ -18,8 +18,8 @@ from orchestrator.llm import (
     ProviderPool,
     ProviderRefused,
     UserMsg,
+    parse_retry_after,
 )
-from orchestrator.llm._retry import parse_retry_after
 from tests.slowness import bound
 
 from .conftest import KEY, config, open_client

@@ -19,12 +19,10 @@ from orchestrator.llm import (
     Fault,
     ProviderConfig,
     ProviderPool,
+    ReferenceBook,
     ToolCall,
 )
-from orchestrator.llm._fake import ReferenceBook
-from orchestrator.solvers import UserMessage
-from orchestrator.solvers._llm import LLMSolver
-from orchestrator.solvers._llm_tools import run_tool
+from orchestrator.solvers import LLMSolver, UserMessage, run_tool
 
 from .conftest import KEY, open_client, reveal, workspace
 

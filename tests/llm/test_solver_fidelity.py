@@ -9,7 +9,7 @@ import pytest
 from orchestrator.budget import Ledger
 from orchestrator.contract import load_task
 from orchestrator.llm import AgentOptions, FakeProvider, Fault, LLMError
-from orchestrator.solvers._llm import LLMSolver
+from orchestrator.solvers import LLMSolver
 
 from .conftest import open_client, replay, reveal, workspace
 

@@ -12,8 +12,7 @@ import msgspec
 import pytest
 
 from orchestrator.records import BaselineRegression, Flip, ManifestRow
-from orchestrator.report import _analyses, _regressions
-from orchestrator.report._load import ReportError, load_run, read_manifest
+from orchestrator.report import ReportError, _analyses, _regressions, load_run, read_manifest
 from orchestrator.solver_cards import SolverCard
 from tests.report.report_run import make_task, row, scores
 

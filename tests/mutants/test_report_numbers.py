@@ -9,11 +9,17 @@ import msgspec
 import pytest
 
 from orchestrator.records import BaselineRegression, Flip, ManifestRow, TaskLabels, UnitOutcome
-from orchestrator.report import aggregate
-from orchestrator.report._load import LoadedRun, LoadStats
-from orchestrator.report._measures import N_BOOT, SEED, mean, row_regressions, row_units
-from orchestrator.report._model import Report
-from orchestrator.report._stats import cluster_bootstrap
+from orchestrator.report import (
+    LoadedRun,
+    LoadStats,
+    Report,
+    aggregate,
+    cluster_bootstrap,
+    mean,
+    row_regressions,
+    row_units,
+)
+from orchestrator.report._measures import N_BOOT, SEED
 from orchestrator.solver_cards import SolverCard
 from tests.report.report_run import row, scores
 

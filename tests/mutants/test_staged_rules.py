@@ -21,9 +21,8 @@ import msgspec
 import pytest
 
 from orchestrator.budget import cell_deadline
-from orchestrator.cell import BaselineCache, CellContext, run_cell
+from orchestrator.cell import BaselineCache, CellContext, CellReport, run_cell
 from orchestrator.cell._baseline import BaselineResult, baseline_key
-from orchestrator.cell._context import CellReport
 from orchestrator.cell._staged import _how, summarize
 from orchestrator.contract import Faq, TaskPackage
 from orchestrator.events import Edit, EventLog, Pushback, read_events

@@ -14,6 +14,7 @@ import anyio
 import pytest
 
 from orchestrator.workspace import (
+    PROMPT_FILE,
     DiskLimitExceeded,
     EditEvent,
     PatchError,
@@ -23,7 +24,6 @@ from orchestrator.workspace import (
     _walk,
     _workspace,
 )
-from orchestrator.workspace._snapshot import PROMPT_FILE
 from tests.slowness import bound
 
 pytestmark = pytest.mark.anyio

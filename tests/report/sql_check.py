@@ -24,9 +24,7 @@ import msgspec
 import numpy as np
 import pytest
 
-from orchestrator.report import _measures, aggregate
-from orchestrator.report._load import LoadedRun, LoadStats
-from orchestrator.report._model import Report
+from orchestrator.report import LoadedRun, LoadStats, Report, _measures, aggregate
 from orchestrator.report._summary import top
 from orchestrator.report._tables import Table, header_note, tables
 from tests.report.sql_run import COMPLETION, CONSERVATIVE, GATE_NAMES, SqlRun

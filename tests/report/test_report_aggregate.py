@@ -8,8 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator.report import ReportError, aggregate, load_run, read_manifest
-from orchestrator.report._model import Mean, Rate, Report
+from orchestrator.report import Mean, Rate, Report, ReportError, aggregate, load_run, read_manifest
 from tests.report.report_run import SHOT_CELL, KnownRun
 
 
@@ -161,7 +160,7 @@ def test_empty_rates_render_as_dash() -> None:
 def test_a_mean_over_one_task_prints_no_interval() -> None:
     """Repeats of one task are not independent: the bootstrap collapses, and a table must
     not print that as a zero-width interval (the per-stack row of a stack with one task)."""
-    from orchestrator.report._measures import mean
+    from orchestrator.report import mean
     from orchestrator.report._tables import fmt_mean
 
     one = mean([0.2, 0.6, 0.4], ["t1", "t1", "t1"])
@@ -176,7 +175,7 @@ def test_a_mean_over_one_task_prints_no_interval() -> None:
 def test_a_plot_draws_no_error_bar_for_a_one_task_mean(tmp_path: Path) -> None:
     """The per-facet plot must not draw a zero-width error bar (certainty) for a facet with
     one task, and it still renders the figure around it."""
-    from orchestrator.report._measures import mean
+    from orchestrator.report import mean
     from orchestrator.report._model import BreakdownRow
     from orchestrator.report._plots import error_spans, group_wcs
 

@@ -11,12 +11,16 @@ import re
 import msgspec
 
 from orchestrator.cli import main
-from orchestrator.report import aggregate
-from orchestrator.report._html import render_index
-from orchestrator.report._load import LoadedRun, LoadStats
-from orchestrator.report._markdown import render_markdown
-from orchestrator.report._model import Report
-from orchestrator.report._sections import sections, slug
+from orchestrator.report import (
+    LoadedRun,
+    LoadStats,
+    Report,
+    aggregate,
+    render_index,
+    render_markdown,
+    sections,
+    slug,
+)
 from orchestrator.report._tables_fmt import ONE_TASK
 from tests.report.report_run import KnownRun
 from tests.report.sql_run import realistic_run

@@ -8,8 +8,7 @@ from pathlib import Path
 import msgspec
 
 from orchestrator.records import Spend
-from orchestrator.report import load_run, write_report
-from orchestrator.report._aggregate import aggregate
+from orchestrator.report import aggregate, load_run, write_report
 from tests.report.report_run import make_task, row, scores
 
 

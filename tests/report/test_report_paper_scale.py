@@ -14,10 +14,17 @@ from typing import Any
 import pytest
 
 from orchestrator.records import UNSCORED, ManifestRow
-from orchestrator.report import _aggregate, _measures, _paper, aggregate
-from orchestrator.report._load import LoadedRun, LoadStats
-from orchestrator.report._model import Report
-from orchestrator.report._stats import cluster_bootstrap, wilson
+from orchestrator.report import (
+    LoadedRun,
+    LoadStats,
+    Report,
+    _aggregate,
+    _measures,
+    _paper,
+    aggregate,
+    cluster_bootstrap,
+    wilson,
+)
 from orchestrator.solver_cards import SolverCard
 from tests.report.paper_run import CARDS, MODELS, TASKS, paper_run
 from tests.report.sql_check import CHECKS, N_BOOT, database, q

@@ -11,10 +11,7 @@ import msgspec
 import pytest
 
 from orchestrator.records import Flip, ManifestRow, TaskLabels
-from orchestrator.report import aggregate
-from orchestrator.report._load import LoadedRun, LoadStats
-from orchestrator.report._model import Report
-from orchestrator.report._tables import header_note, tables
+from orchestrator.report import LoadedRun, LoadStats, Report, aggregate, header_note, tables
 from orchestrator.solver_cards import SolverCard
 from tests.report.report_run import row, scores
 
@@ -234,7 +231,7 @@ def test_wording_is_an_option_on_every_card_and_pairs_like_any_other(tmp_path: P
 def test_a_row_without_a_delivery_is_never_covered_by_the_baseline(status: str) -> None:
     """'Covered' = the untouched R0 served and was verified: a row with no result (a user
     stop, a lost container, a bug of ours) says nothing about R0 and is not covered."""
-    from orchestrator.report._measures import row_covered
+    from orchestrator.report import row_covered
 
     bare = row("t1", "m", "staged", 0, {}, status=status)
     assert bare.result is None and not row_covered(bare)

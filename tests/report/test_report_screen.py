@@ -25,9 +25,7 @@ import pytest
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from orchestrator.cli import main
-from orchestrator.report import _measures, aggregate
-from orchestrator.report._html import render_index
-from orchestrator.report._load import LoadedRun, LoadStats
+from orchestrator.report import LoadedRun, LoadStats, _measures, aggregate, render_index
 from orchestrator.report._plots import continuity_gap
 from tests.report.paper_run import paper_run
 from tests.report.sql_check import N_BOOT

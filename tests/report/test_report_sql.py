@@ -15,9 +15,7 @@ import msgspec
 import pytest
 
 from orchestrator.records import UNSCORED, BudgetStop, ManifestRow
-from orchestrator.report import _aggregate, _measures, _paper
-from orchestrator.report._model import Report
-from orchestrator.report._tables import tables
+from orchestrator.report import Report, _aggregate, _measures, _paper, tables
 from tests.report.mixed_run import recorded_run
 from tests.report.sql_check import CHECKS, Check, database, q, report_of
 from tests.report.sql_run import SqlRun, realistic_run

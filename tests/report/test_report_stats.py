@@ -7,14 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from orchestrator.report._measures import mean
-from orchestrator.report._stats import (
-    cluster_bootstrap,
-    permutation_p,
-    rankdata,
-    spearman,
-    wilson,
-)
+from orchestrator.report import cluster_bootstrap, mean, permutation_p, rankdata, spearman, wilson
 
 
 def test_wilson_known_bounds() -> None:

@@ -9,8 +9,7 @@ import msgspec
 import pytest
 
 from orchestrator.contract import load_task
-from orchestrator.report import aggregate, load_run
-from orchestrator.report._tables import tables
+from orchestrator.report import aggregate, load_run, tables
 from tests.report.report_run import make_task, row, scores
 
 

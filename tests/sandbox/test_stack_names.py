@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from sandbox._docker_images import IMAGES_DIR, stacks
+from sandbox import IMAGES_DIR, stacks
 
 # Docker's repository name grammar (one path component).
 _NAME = re.compile(r"^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$")

@@ -26,9 +26,7 @@ from orchestrator.contract import (
 from orchestrator.llm import AgentOptions, FakeProvider, ProviderConfig, ProviderPool, ToolCall
 from orchestrator.persona import SimulatedUser
 from orchestrator.records import CheckResult
-from orchestrator.solvers import UserMessage
-from orchestrator.solvers._llm import LLMSolver
-from orchestrator.solvers._llm_tools import run_tool
+from orchestrator.solvers import LLMSolver, UserMessage, run_tool
 from orchestrator.workspace import Workspace
 from tests.fixtures.tinytask import make_tiny_task
 
