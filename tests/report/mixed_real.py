@@ -32,6 +32,7 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
@@ -188,7 +189,14 @@ def run(args: argparse.Namespace) -> int:
     cmd = [sys.executable, "-m", "orchestrator", *argv]
     print("$ " + " ".join(cmd), file=sys.stderr)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    code = subprocess.run(cmd, cwd=ROOT, env=env).returncode
+    sweep = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    # Ctrl-C reaches the sweep too (one process group), which stops cleanly: writes its
+    # rows, removes its containers, exits 130. This process waits for it (no kill).
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        code = sweep.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     if code in (3, 130):
         print(
             f"stopped (exit {code}): python -m tests.report.mixed_real run "

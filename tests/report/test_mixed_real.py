@@ -97,11 +97,14 @@ def test_the_run_command_starts_then_resumes(
 ) -> None:
     calls: list[list[str]] = []
 
-    def fake_run(cmd: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
-        calls.append(cmd)
-        return subprocess.CompletedProcess(cmd, 130)  # stopped: resumable
+    class Sweep:
+        def __init__(self, cmd: list[str], **_: Any) -> None:
+            calls.append(cmd)
 
-    monkeypatch.setattr(subprocess, "run", fake_run)
+        def wait(self) -> int:
+            return 130  # stopped: resumable
+
+    monkeypatch.setattr(subprocess, "Popen", Sweep)
     run_dir = (tmp_path / "run").resolve()
     config = str(run_dir / CONFIG_NAME)
     assert main(["run", "--resume", "--run-dir", str(run_dir)]) == 2  # nothing to resume
