@@ -8,6 +8,7 @@ from ._model import ContinuityRow, Report, ScoreTable
 from ._tables_analyses import analysis_tables
 from ._tables_fmt import Table as Table
 from ._tables_fmt import fmt_mean as fmt_mean
+from ._tables_fmt import fmt_num
 from ._tables_fmt import fmt_rate as fmt_rate
 from ._tables_paper import paper_tables
 
@@ -204,7 +205,11 @@ def _correlations(rep: Report) -> Table:
         note="Across the models under test only.",
         terms=("rho", "roles"),
         headers=("x", "y", "solvers", "rho", "p"),
-        rows=tuple((c.x, c.y, str(c.n), f"{c.rho:+.3f}", f"{c.p:.3f}") for c in rep.correlations),
+        # A side that is constant (no model regressed, say) has no rho: "—", not "+nan".
+        rows=tuple(
+            (c.x, c.y, str(c.n), fmt_num(c.rho, "+.3f"), fmt_num(c.p, ".3f"))
+            for c in rep.correlations
+        ),
     )
 
 

@@ -26,6 +26,11 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
 ONE_TASK = "(1 task: no interval)"
 
 
+def fmt_num(x: float, fmt: str) -> str:
+    """A number, or "—" where it is undefined (a rank correlation of a constant side)."""
+    return "—" if math.isnan(x) else format(x, fmt)
+
+
 def fmt_rate(r: Rate) -> str:
     if r.n == 0:
         return "—"

@@ -3,16 +3,11 @@
 
 from __future__ import annotations
 
-import math
-
 from ._model import RankRow, Report
 from ._sizes import BASELINE, quartile_rho
 from ._tables_fmt import Table, fmt_rate
+from ._tables_fmt import fmt_num as _num
 from ._trajectory import LONG, long_median
-
-
-def _num(x: float, fmt: str) -> str:
-    return "—" if math.isnan(x) else format(x, fmt)
 
 
 def _ranks(rows: tuple[RankRow, ...]) -> tuple[tuple[str, ...], ...]:

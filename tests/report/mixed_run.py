@@ -77,9 +77,15 @@ arms = ["staged"]
 
 
 def mixed_bench(
-    tmp: Path, *, backend: str = "local", concurrency: int = 8, extra: str = ""
+    tmp: Path,
+    *,
+    backend: str = "local",
+    concurrency: int = 8,
+    extra: str = "",
+    path: Path | None = None,
 ) -> Path:
-    path = tmp / "bench.toml"
+    """The `mixed` sweep's config, written to `path` (default `tmp/bench.toml`)."""
+    path = path or tmp / "bench.toml"
     path.write_text(
         BENCH.format(
             runs=tmp / "runs",
@@ -107,23 +113,23 @@ def as_sql_run(run_dir: Path) -> SqlRun:
     return SqlRun(rows=list(rows.values()), cards=read_cards(run_dir), twins=_twins())
 
 
-def recorded_run() -> SqlRun:
-    """The recorded fake `mixed` sweep (see the module docstring)."""
+def recorded_run(recorded: Path = RECORDED) -> SqlRun:
+    """A recorded run: by default the fake `mixed` sweep (see the module docstring)."""
     with tempfile.TemporaryDirectory(prefix="pwb-mixed-") as tmp:
         run_dir = Path(tmp)
-        with gzip.open(RECORDED / "manifest.jsonl.gz") as src:
+        with gzip.open(recorded / "manifest.jsonl.gz") as src:
             (run_dir / "manifest.jsonl").write_bytes(src.read())
-        shutil.copyfile(RECORDED / "solvers.json", run_dir / "solvers.json")
+        shutil.copyfile(recorded / "solvers.json", run_dir / "solvers.json")
         return as_sql_run(run_dir)
 
 
-def record(run_dir: Path) -> None:
-    """Keep `run_dir`'s manifest and solver cards as the recorded run."""
-    RECORDED.mkdir(parents=True, exist_ok=True)
+def record(run_dir: Path, to: Path = RECORDED) -> None:
+    """Keep `run_dir`'s manifest and solver cards as the recorded run in `to`."""
+    to.mkdir(parents=True, exist_ok=True)
     data = (run_dir / "manifest.jsonl").read_bytes()
-    with gzip.GzipFile(RECORDED / "manifest.jsonl.gz", "wb", mtime=0) as out:
+    with gzip.GzipFile(to / "manifest.jsonl.gz", "wb", mtime=0) as out:
         out.write(data)
-    shutil.copyfile(run_dir / "solvers.json", RECORDED / "solvers.json")
+    shutil.copyfile(run_dir / "solvers.json", to / "solvers.json")
 
 
 def fake_mixed_sweep(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -374,9 +374,11 @@ def check_continuity_and_regression_pooled_rows(db: Any, rep: Report) -> None:
             "AND task NOT IN (SELECT twin FROM twins) GROUP BY arm",
             regime,
         )
-        assert len(want) == len(cont)
-        for arm, k, n in want:
-            assert cont[arm] == wilson(k, n)
+        # An arm without a completing model run (no model completed a Build task) has an
+        # 'all' row reading "—": the rate of nothing.
+        arms = {a for (a,) in q(db, "SELECT DISTINCT arm FROM results WHERE role = 'model'")}
+        rates = {arm: wilson(k, n) for arm, k, n in want}
+        assert cont == {arm: rates.get(arm, "—") for arm in arms}
     ((flip_k, flip_n, base_k, base_n),) = q(
         db,
         """
@@ -486,8 +488,10 @@ def check_turns_vs_units_cleared_on_build_plans(db: Any, rep: Report) -> None:
     got = table(rep, "turns")
     assert [r[:3] for r in got.rows] == [(str(u), str(n), rho(r)) for u, n, r in want]
     long = sorted(r for u, _, r in want if u >= 7 and r is not None and not math.isnan(r))
-    assert long, "no long Build bucket with a correlation"
-    assert f"units: {rho(float(median_of(long)))}." in got.note
+    # Without a Build plan of >= 7 units (#55's real run: its longest has 6) the median
+    # reads "—".
+    median = rho(float(median_of(long))) if long else "—"
+    assert f"units: {median}." in got.note
 
 
 def median_of(xs: list[float]) -> float:

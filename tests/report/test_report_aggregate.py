@@ -8,7 +8,16 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator.report import Mean, Rate, Report, ReportError, aggregate, load_run, read_manifest
+from orchestrator.report import (
+    Mean,
+    Rate,
+    Report,
+    ReportError,
+    aggregate,
+    load_run,
+    read_manifest,
+    tables,
+)
 from tests.report.report_run import SHOT_CELL, KnownRun
 
 
@@ -133,6 +142,18 @@ def test_rank_correlations_across_three_solvers(known_run: KnownRun) -> None:
     wcs_base = got[("mean WCS", "baseline regression rate")]
     # Baseline rates over completing runs: a 1/2, b 0/1, c 0/1; WCS ranks a > c > b.
     assert wcs_base.rho == pytest.approx(math.sqrt(3) / 2)
+
+
+def test_a_correlation_of_a_constant_side_prints_a_dash(known_run: KnownRun) -> None:
+    """No model regressed, say: the rates are all equal and rho is undefined. The table
+    reads "—" as every other table does, not "+nan" (found by #55's `mixed` run on 12
+    tasks, `mixed_real.py`)."""
+    rep = _report(known_run)
+    (first, *rest) = rep.correlations
+    flat = msgspec.structs.replace(first, rho=math.nan, p=math.nan)
+    rep = msgspec.structs.replace(rep, correlations=(flat, *rest))
+    (row, *_) = next(t for t in tables(rep) if t.id == "correlations").rows
+    assert row == (first.x, first.y, str(first.n), "—", "—")
 
 
 def test_no_correlation_below_three_solvers(known_run: KnownRun) -> None:

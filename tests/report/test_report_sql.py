@@ -1,8 +1,9 @@
 """Every statistic the report prints for issue #37 (populations, Gate%/19, the paper's
 further statistics, what scope and serve measured), computed a second way: SQL over the
 manifest JSONL with DuckDB (`sql_check.py`), never through the report's code. Both must
-agree to the last printed digit, on two populations, and a population bug planted in the
-report's Python must make them disagree.
+agree to the last printed digit, on two populations (three once #55's real `mixed` run is
+recorded in `fixtures/mixed-real/`), and a population bug planted in the report's Python
+must make them disagree.
 """
 
 from __future__ import annotations
@@ -16,17 +17,29 @@ import pytest
 
 from orchestrator.records import UNSCORED, BudgetStop, ManifestRow
 from orchestrator.report import Report, _aggregate, _measures, _paper, tables
+from tests.report.mixed_real import REAL_RECORDED, REAL_TASKS, real_run
 from tests.report.mixed_run import recorded_run
 from tests.report.sql_check import CHECKS, Check, database, q, report_of
 from tests.report.sql_run import SqlRun, realistic_run
 
+# The real run is a population once it is recorded (`test_mixed_real.py` says when).
+POPULATIONS = ["synthetic", "mixed", *(["real"] if REAL_RECORDED.is_dir() else [])]
 
-@pytest.fixture(scope="module", params=["synthetic", "mixed"])
+
+@pytest.fixture(scope="module", params=POPULATIONS)
 def run(request: pytest.FixtureRequest) -> SqlRun:
-    """Two populations: the seeded synthetic rows of `sql_run.py` (every status, scaffold
-    grid, repeats), and the recorded fake `mixed` sweep over all shipped task packages
-    (`mixed_run.py`: real cells, real scoring, the oracle verifier)."""
-    return realistic_run() if request.param == "synthetic" else recorded_run()
+    """The populations: the seeded synthetic rows of `sql_run.py` (every status, scaffold
+    grid, repeats); the recorded fake `mixed` sweep over all shipped task packages
+    (`mixed_run.py`: real cells, real scoring, the oracle verifier); and, once recorded,
+    #55's real `mixed` sweep over 12 of them (`mixed_real.py`: Docker, Chromium, the real
+    grader)."""
+    match request.param:
+        case "synthetic":
+            return realistic_run()
+        case "mixed":
+            return recorded_run()
+        case _:
+            return real_run()
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +64,26 @@ def test_the_manifest_is_realistic(db: Any, run: SqlRun) -> None:
         0
     ]
     (n_cov,) = q(db, "SELECT count(*) FROM models WHERE covered AND completing")[0]
+    if {r.task for r in run.rows} == set(REAL_TASKS):
+        # #55's real `mixed` sweep: its 12 tasks, the same solvers, and every case, fewer
+        # times than over the 30 tasks below (the fake sweep of these 12 has 8 budget
+        # stops, 23 clean and 3 broken completions, 5 and 11 runs with a flip repaired
+        # and not, 2 baseline regressions, 13 control flips, 26 covered completions).
+        ((budget, clean, broken, repaired, unrepaired, regressed),) = q(
+            db,
+            """
+            SELECT count(*) FILTER (WHERE status = 'budget' AND has_result),
+                   count(*) FILTER (WHERE completing AND n_flips = 0),
+                   count(*) FILTER (WHERE completing AND n_flips > 0),
+                   count(*) FILTER (WHERE len(list_filter(flip_repaired, x -> x IS NOT NULL)) > 0),
+                   count(*) FILTER (WHERE len(list_filter(flip_repaired, x -> x IS NULL)) > 0),
+                   count(*) FILTER (WHERE n_regs > 0)
+            FROM models
+            """,
+        )
+        assert budget >= 1 and clean >= 5 and broken >= 1 and repaired >= 1 and unrepaired >= 1
+        assert regressed >= 1 and n_ctrl_flips >= 1 and n_cov >= 10
+        return
     if any(c.kind == "mixed" for c in run.cards.values()):
         # The fake `mixed` sweep over every shipped task: what a real sweep writes.
         ((tasks, budget, clean, broken, repaired, unrepaired, regressed),) = q(
