@@ -15,7 +15,7 @@ import pytest
 
 from orchestrator.config import load_config
 from orchestrator.records import ManifestRow
-from orchestrator.sweep._jobs import plan_jobs, select_tasks
+from orchestrator.sweep import plan_jobs, select_tasks
 from tests.report import mixed_real
 from tests.report.mixed_real import (
     CONFIG_NAME,
