@@ -64,41 +64,29 @@ def test_the_manifest_is_realistic(db: Any, run: SqlRun) -> None:
         0
     ]
     (n_cov,) = q(db, "SELECT count(*) FROM models WHERE covered AND completing")[0]
+    ((tasks, budget, clean, broken, repaired, unrepaired, regressed),) = q(
+        db,
+        """
+        SELECT count(DISTINCT task),
+               count(*) FILTER (WHERE status = 'budget' AND has_result),
+               count(*) FILTER (WHERE completing AND n_flips = 0),
+               count(*) FILTER (WHERE completing AND n_flips > 0),
+               count(*) FILTER (WHERE len(list_filter(flip_repaired, x -> x IS NOT NULL)) > 0),
+               count(*) FILTER (WHERE len(list_filter(flip_repaired, x -> x IS NULL)) > 0),
+               count(*) FILTER (WHERE n_regs > 0)
+        FROM models
+        """,
+    )
     if {r.task for r in run.rows} == set(REAL_TASKS):
         # #55's real `mixed` sweep: its 12 tasks, the same solvers, and every case, fewer
         # times than over the 30 tasks below (the fake sweep of these 12 has 8 budget
         # stops, 23 clean and 3 broken completions, 5 and 11 runs with a flip repaired
         # and not, 2 baseline regressions, 13 control flips, 26 covered completions).
-        ((budget, clean, broken, repaired, unrepaired, regressed),) = q(
-            db,
-            """
-            SELECT count(*) FILTER (WHERE status = 'budget' AND has_result),
-                   count(*) FILTER (WHERE completing AND n_flips = 0),
-                   count(*) FILTER (WHERE completing AND n_flips > 0),
-                   count(*) FILTER (WHERE len(list_filter(flip_repaired, x -> x IS NOT NULL)) > 0),
-                   count(*) FILTER (WHERE len(list_filter(flip_repaired, x -> x IS NULL)) > 0),
-                   count(*) FILTER (WHERE n_regs > 0)
-            FROM models
-            """,
-        )
         assert budget >= 1 and clean >= 5 and broken >= 1 and repaired >= 1 and unrepaired >= 1
         assert regressed >= 1 and n_ctrl_flips >= 1 and n_cov >= 10
         return
     if any(c.kind == "mixed" for c in run.cards.values()):
         # The fake `mixed` sweep over every shipped task: what a real sweep writes.
-        ((tasks, budget, clean, broken, repaired, unrepaired, regressed),) = q(
-            db,
-            """
-            SELECT count(DISTINCT task),
-                   count(*) FILTER (WHERE status = 'budget' AND has_result),
-                   count(*) FILTER (WHERE completing AND n_flips = 0),
-                   count(*) FILTER (WHERE completing AND n_flips > 0),
-                   count(*) FILTER (WHERE len(list_filter(flip_repaired, x -> x IS NOT NULL)) > 0),
-                   count(*) FILTER (WHERE len(list_filter(flip_repaired, x -> x IS NULL)) > 0),
-                   count(*) FILTER (WHERE n_regs > 0)
-            FROM models
-            """,
-        )
         assert tasks == 30 and budget >= 5 and clean >= 10 and broken >= 3
         assert repaired >= 5 and unrepaired >= 5 and regressed >= 5
         assert n_ctrl_flips >= 5 and n_cov >= 20
