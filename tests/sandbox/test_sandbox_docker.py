@@ -32,7 +32,14 @@ async def containers_of(sweep: str, cell: str) -> list[dict[str, Any]]:
     labels = [f"pwb.sweep={sweep}", f"pwb.cell={cell}"]
     async with aiodocker.Docker() as docker:
         found = await docker.containers.list(all=True, filters=json.dumps({"label": labels}))
-        return [await c.show() for c in found]
+        shown = []
+        for c in found:
+            try:
+                shown.append(await c.show())
+            except aiodocker.DockerError as e:
+                if e.status != 404:  # removed between the list and the show: gone
+                    raise
+        return shown
 
 
 async def test_labels_and_hardening(

@@ -318,8 +318,10 @@ async def test_leftover_storage_is_detected_after_clearing(
     finally:
         await warm.close()
     assert ctx_b is not ctx_a and seen["local"] is None
-    assert warm.counts == {"opened": 2, "discarded": 1}
-    assert "cookie jar is not empty" in warm.discarded[0]
+    # Never reused, discarded once for A's leftovers. `opened` may exceed 2: a harness
+    # timeout on a loaded host (the ci tier) re-runs a state on a fresh context.
+    assert warm.counts["reused"] == 0 and warm.counts["opened"] >= 2, warm.counts
+    assert warm.counts["discarded"] == 1 and "cookie jar is not empty" in warm.discarded[0]
 
 
 @pytest.mark.browser
