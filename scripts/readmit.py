@@ -1,0 +1,141 @@
+"""Re-admit the suite under the current grader, a task at a time, committing each one.
+
+    python scripts/readmit.py [--workers 3] [--dry-run] [TASK ...]
+
+For a new grader (`orchestrator/admission/_grader.py`) every task is captured again and
+admitted `--repeat 3`. That is hours of work, and a sitting may end on a new machine
+whose cache (`admit --cache`'s store) is empty. So each admitted task is committed on
+the current branch at once (its recaptured `evidence/` and its `tasks/ADMISSION.json`
+row): what a sitting admitted is never paid for again, and the same command, run again
+anywhere, takes up the tasks whose record is not current under this grader.
+
+Each worker takes the next task (the longest first): `capture`, then `admit --repeat 3
+--parallel 1 --out runs/readmit/<task>`; an admitted task is recorded (`admit --resume
+DIR --record`, under a lock: the record is one file) and committed; one that is not
+keeps its evidence out of the commit (`git checkout`), its results stay in its
+directory, and it is named at the end. Run it alone on the machine: captures and
+admissions measure the page's main thread, and load moves that figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path.cwd()  # the checkout whose tasks are re-admitted (and whose code grades)
+sys.path.insert(0, str(ROOT))
+
+from orchestrator.admission import (  # noqa: E402
+    admission_work,
+    current,
+    load_record,
+    record_path,
+    task_grader,
+)
+from orchestrator.contract import discover_tasks, load_task  # noqa: E402
+
+OUT = ROOT / "runs" / "readmit"
+LOCK = OUT / ".record.lock"
+
+
+def pending(tasks_dir: Path, names: list[str]) -> list[str]:
+    """Task ids not yet recorded under this grader, longest admission first."""
+    tasks = [load_task(r) for r in discover_tasks(tasks_dir)]
+    if names:
+        tasks = [t for t in tasks if t.contract.id in names]
+    record = load_record(record_path(tasks_dir))
+    done = current(record, tasks, task_grader)
+    todo = [t for t in tasks if t.contract.id not in done]
+    return [t.contract.id for t in sorted(todo, key=admission_work, reverse=True)]
+
+
+def sh(argv: list[str], log: Path) -> int:
+    with log.open("a") as f:
+        f.write(f"$ {' '.join(argv)}\n")
+        f.flush()
+        return subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT).returncode
+
+
+def one(task: str) -> str:
+    out = OUT / task
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / "readmit.log"
+    py = sys.executable
+    t0 = time.monotonic()
+    rc = sh([py, "-m", "orchestrator", "capture", f"tasks/{task}"], log)
+    if rc not in (0, 1):  # 1: an R0 state not reached yet, which is normal
+        return f"{task}: capture exit {rc} (see {log})"
+    adm = out / "admission"
+    if adm.exists() and not (adm / "admit.json").exists():
+        subprocess.run(["rm", "-rf", str(adm)], check=True)
+    if (adm / "admit.json").exists():
+        argv = ["--resume", str(adm)]
+    else:
+        argv = ["--repeat", "3", "--parallel", "1", "--out", str(adm), task]
+    rc = sh([py, "-m", "orchestrator", "admit", *argv], log)
+    wall = time.monotonic() - t0
+    if rc != 0:
+        subprocess.run(["git", "checkout", "--", f"tasks/{task}"], cwd=ROOT)
+        subprocess.run(["git", "clean", "-fdq", f"tasks/{task}"], cwd=ROOT)
+        return f"{task}: NOT admitted, exit {rc}, {wall:.0f} s (see {adm}/admission.md)"
+    with LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        rc = sh([py, "-m", "orchestrator", "admit", "--resume", str(adm), "--record"], log)
+        if rc != 0:
+            return f"{task}: admitted but not recorded, exit {rc} (see {log})"
+        subprocess.run(["git", "add", "-A", f"tasks/{task}", "tasks/ADMISSION.json"], cwd=ROOT)
+        msg = (
+            f"{task}: evidence recaptured and admitted --repeat 3 under this grader "
+            f"({wall:.0f} s; scripts/readmit.py)"
+        )
+        files = [f"tasks/{task}", "tasks/ADMISSION.json"]
+        subprocess.run(["git", "commit", "-qm", msg, "--", *files], cwd=ROOT)
+    return f"{task}: admitted and committed, {wall:.0f} s"
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("tasks", nargs="*")
+    p.add_argument("--workers", type=int, default=3)
+    p.add_argument("--dry-run", action="store_true", help="print the tasks it would admit")
+    args = p.parse_args()
+    todo = pending(ROOT / "tasks", args.tasks)
+    print(f"{len(todo)} task(s) to re-admit: {' '.join(todo)}", flush=True)
+    if args.dry_run or not todo:
+        return 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    work: queue.Queue[str] = queue.Queue()
+    for t in todo:
+        work.put(t)
+    failed: list[str] = []
+
+    def worker() -> None:
+        while True:
+            try:
+                task = work.get_nowait()
+            except queue.Empty:
+                return
+            line = one(task)
+            print(time.strftime("%H:%M:%S"), line, flush=True)
+            if "admitted and committed" not in line:
+                failed.append(line)
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, args.workers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(f"done: {len(todo) - len(failed)} of {len(todo)} committed", flush=True)
+    for line in failed:
+        print(line, flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
