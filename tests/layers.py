@@ -47,4 +47,38 @@ INNER: dict[str, list[set[str]]] = {
         {"_rows"},  # a manifest row: a cell's identity and its outcome
         {"_jsonl", "_results"},  # the one JSONL reader; verification results
     ],
+    "sweep": [
+        {"__init__"},
+        {"_sweep"},  # `run_sweep`: plan, engine, progress, manifest
+        {"_engine"},  # where cells run: this host's event loop or Ray
+        {"_ray"},  # the Ray engine: cells placed on hosts, rows from its ledger
+        {"_ray_gc", "_ray_host"},  # a host's leftovers; a host's own cell runner
+        {"_ray_cell"},  # one cell in a Ray worker
+        {"_jobs", "_progress", "_runner"},  # the plan; the live table; one cell with retries
+        # what every room may use: the sweep's types, agent images, a delivered cell's
+        # parts, task packages shipped to hosts, the Ray ledger, the run's spec
+        {"_agents", "_core", "_delivery", "_packages", "_ray_ledger", "_runspec"},
+    ],
+    "report": [
+        {"__init__"},
+        {"_build"},  # report.md, index.html and the plots of one run
+        {"_html", "_markdown"},  # the two renderings
+        {"_sections"},  # the sections both renderings share
+        {"_tables"},  # the tables of every section
+        {"_aggregate", "_tables_paper"},  # every figure of a run; the paper's tables
+        {"_paper", "_rankings", "_sizes", "_trajectory"},  # paper analyses, ranks, power
+        # analyses of the rows: regressions, summary line, twins
+        {"_analyses", "_regressions", "_summary", "_tables_analyses", "_twins"},
+        {"_measures", "_plots", "_tables_fmt"},  # WCS and rates; plots; cell formats
+        {"_model"},  # the report's model of a run
+        {"_cells", "_evidence", "_glossary", "_load", "_stats"},  # inputs and statistics
+    ],
+    "llm": [
+        {"__init__"},
+        {"_pool"},  # a sweep's clients, one per provider
+        {"_client"},  # one provider's client: retries, breaker, keys, classification
+        {"_anthropic", "_breaker", "_openai"},  # the two wire formats; the circuit breaker
+        {"_dialect", "_errors", "_keys", "_retry"},  # tool-call dialects, errors, keys
+        {"_classify", "_config", "_fake", "_types"},  # error classes, config, fake provider
+    ],
 }

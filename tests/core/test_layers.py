@@ -316,6 +316,12 @@ def test_a_planted_arrow_fails(path: str, line: str, problem: str) -> None:
         ("orchestrator/verifier/_a11y/_x.py", "from .._seam import Verifier", "runs sideways"),
         ("orchestrator/verifier/_replay/_x.py", "from .._browser._pool import CHROMIUM", "private"),
         ("orchestrator/verifier/_nowhere/_x.py", "from .._core import RunHealth", "in no row"),
+        ("orchestrator/sweep/_core.py", "from ._runner import run_cell", "runs up"),
+        ("orchestrator/sweep/_runner.py", "from ._progress import Progress", "runs sideways"),
+        ("orchestrator/report/_stats.py", "from ._model import RunModel", "runs up"),
+        ("orchestrator/report/_newroom.py", "from ._stats import wilson", "in no row"),
+        ("orchestrator/llm/_openai.py", "from ._anthropic import Anthropic", "runs sideways"),
+        ("orchestrator/llm/_types.py", "from ._client import LLMClient", "runs up"),
     ],
 )
 def test_a_planted_arrow_between_rooms_fails(path: str, line: str, problem: str) -> None:
