@@ -1,6 +1,6 @@
-"""The layers of `orchestrator` and `sandbox` (#40): the map that `tests/core/test_layers.py`
+"""The layers of `orchestrator` and `sandbox` (#40): the map that `tests/repo/test_layers.py`
 checks every import against and the README's "Layout" table mirrors
-(`tests/core/test_readme_layout.py`); and one level inside a package, `INNER` (#57)."""
+(`tests/repo/test_readme_layout.py`); and one level inside a package, `INNER` (#57)."""
 
 from __future__ import annotations
 

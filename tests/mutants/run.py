@@ -49,7 +49,7 @@ class Group:
 GROUPS: dict[str, Group] = {
     "scoring": Group(
         modules=("orchestrator/scoring.py",),
-        tests=("tests/core/test_scores.py", "tests/mutants/test_scoring_rules.py"),
+        tests=("tests/scoring/test_scores.py", "tests/mutants/test_scoring_rules.py"),
     ),
     "flips": Group(
         modules=("orchestrator/cell/_flips.py",),
@@ -86,13 +86,13 @@ GROUPS: dict[str, Group] = {
         modules=("orchestrator/workspace/_paths.py",),
         tests=(
             "tests/mutants/test_path_guards.py",
-            "tests/core/test_workspace.py",
+            "tests/workspace/test_workspace.py",
             "tests/security/test_workspace_attacks.py",
         ),
     ),
     "resume": Group(
         modules=("orchestrator/records/_manifest.py", "orchestrator/sweep/_sweep.py"),
-        tests=("tests/core/test_manifest.py", "tests/mutants/test_resume.py"),
+        tests=("tests/records/test_manifest.py", "tests/mutants/test_resume.py"),
         # The resume filter only: `latest_by_cell` and `pending_jobs`.
         only=("latest_by_cell", "pending_jobs"),
     ),
@@ -142,7 +142,7 @@ GROUPS: dict[str, Group] = {
     "workspace_tools": Group(
         modules=("orchestrator/workspace/_workspace.py",),
         tests=(
-            "tests/core/test_workspace.py",
+            "tests/workspace/test_workspace.py",
             "tests/security/test_workspace_attacks.py",
             "tests/mutants/test_workspace_tools.py",
         ),

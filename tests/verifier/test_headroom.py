@@ -17,6 +17,14 @@ from orchestrator.verifier._browser._headroom import Headroom
 
 pytestmark = pytest.mark.anyio
 
+
+@pytest.fixture(scope="module", params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    """Both backends, as anyio's own default gives: the headroom is plain anyio, so the
+    asyncio-only `anyio_backend` of this folder's conftest (Playwright's) is not for it."""
+    return str(request.param)
+
+
 # user nice system idle iowait irq softirq steal guest guest_nice
 STAT = "cpu  100 5 20 300 10 1 4 60 7 0\ncpu0 50 2 10 150 5 0 2 30 3 0\nintr 1\n"
 

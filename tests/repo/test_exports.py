@@ -1,7 +1,7 @@
 """Every package's public surface is its `__init__`'s `__all__` (STYLE.md, httpx's
 `tests/test_exported_members.py`): without duplicates, and every name in it importable
 (ruff's RUF022 keeps each literal `__all__` sorted). Names other packages use go here rather than into a private module
-(tests/core/test_layers.py refuses private imports across packages)."""
+(tests/repo/test_layers.py refuses private imports across packages)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ module: those stay, and are counted.
 
 `CEILING` is the count when it was last lowered. More fails (import the name from the
 package's face, or export it there); fewer fails too, until `CEILING` is lowered to the
-new count, so a gain is kept. `python -m tests.core.test_private_imports` prints the
+new count, so a gain is kept. `python -m tests.repo.test_private_imports` prints the
 count and each module with what it imports privately.
 """
 
