@@ -32,6 +32,14 @@ SERVE: dict[str, str] = {
         'start = "python3 -m http.server $PORT --bind 0.0.0.0 --directory dist"\n'
         'ready_path = "/"\nrebuild_on_change = true\nrestart_on_change = true\n'
     ),
+    # Eleventy (npm, pinned in the stack image: images/eleventy/) builds src/ into a fresh
+    # dist/ (it never deletes output itself, so a page removed from src/ leaves dist/ too)
+    # and Python's file server serves it.
+    "eleventy": (
+        'build = "rm -rf dist && eleventy --quiet --output=dist"\n'
+        'start = "python3 -m http.server $PORT --bind 0.0.0.0 --directory dist"\n'
+        'ready_path = "/"\nrebuild_on_change = true\nrestart_on_change = true\n'
+    ),
     # Flask's own server; it reads templates once (not in debug mode): restart on change.
     "flask": (
         'start = "python3 -m flask --app app run --host 0.0.0.0 --port $PORT"\n'
@@ -46,6 +54,7 @@ FRAMEWORK: dict[str, str] = {
     "react": "vite5-react18",
     "svelte": "vite5-svelte5",
     "hugo": "hugo0.111",
+    "eleventy": "eleventy3.1",
     "flask": "flask2.2-jinja3",
 }
 _VITE_PATHS = '"index.html", "about.html", "src/**", "public/**", "vite.config.js"'
@@ -57,6 +66,7 @@ ALLOWED: dict[str, str] = {
     "react": _VITE_PATHS,
     "svelte": _VITE_PATHS,
     "hugo": '"hugo.toml", "content/**", "layouts/**", "static/**", "assets/**", "data/**"',
+    "eleventy": '"eleventy.config.mjs", "src/**"',
     "flask": '"*.py", "templates/**", "static/**"',
 }
 # npm stacks: pinned (dependencies, devDependencies), and a lock made once with npm
@@ -80,6 +90,7 @@ TREE_STYLE: dict[str, str] = {
     "react": "public/style.css",
     "svelte": "public/style.css",
     "hugo": "static/style.css",
+    "eleventy": "src/style.css",
     "flask": "static/style.css",
 }
 GITIGNORE: dict[str, str] = {
@@ -87,6 +98,7 @@ GITIGNORE: dict[str, str] = {
     "react": "node_modules/\ndist/\n",
     "svelte": "node_modules/\ndist/\n",
     "hugo": "dist/\nresources/\n.hugo_build.lock\n",
+    "eleventy": "dist/\nnode_modules/\n",
 }
 PAGE = """<!doctype html>
 <html lang="en">

@@ -1,7 +1,8 @@
 """`new`: every stack scaffolds a package `tasks` accepts, with an image to run it; the
 npm skeletons' manifests agree with each other (what `npm ci` checks in the image build)
 and every page is a build input (a page left out of vite.config.js would be missing from
-`dist/`); the hugo skeleton builds into dist/ without a lock file in the workspace."""
+`dist/`); the hugo skeleton builds into dist/ without a lock file in the workspace; the
+eleventy skeleton builds src/ into a fresh dist/ with the Eleventy its stack image pins."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ def test_every_stack_scaffolds_a_valid_package(tmp_path: Path, stack: str) -> No
     if stack == "hugo":  # pages are content; the HTML files are its layouts
         pages = sorted(p.name for p in (task.repo / "content").glob("*.md"))
         assert pages == ["_index.md", "about.md"]
+    elif stack == "eleventy":  # pages are Markdown under src/ over a Nunjucks layout
+        pages = sorted(p.name for p in (task.repo / "src").glob("*.md"))
+        assert pages == ["about.md", "index.md"], pages
+        assert (task.repo / "src" / "_includes" / "base.njk").is_file()
     elif stack == "flask":  # pages are Jinja templates over a shared layout
         pages = sorted(p.name for p in (task.repo / "templates").glob("*.html"))
         assert pages == ["about.html", "base.html", "index.html"], pages
@@ -69,3 +74,27 @@ def test_hugo_builds_into_dist_without_a_lock_file(tmp_path: Path) -> None:
     assert "--directory dist" in serve.start and serve.rebuild_on_change
     assert 'title = "Demo Hugo"' in (root / "repo" / "hugo.toml").read_text()
     assert (root / "repo" / "static" / "style.css").is_file()
+
+
+def test_eleventy_builds_a_fresh_dist_with_the_image_s_pinned_eleventy(tmp_path: Path) -> None:
+    root = tmp_path / "demo-eleventy"
+    scaffold(root, "demo-eleventy", "eleventy")
+    repo = root / "repo"
+    serve = load_task(root).contract.serve
+    # Eleventy never deletes output: the build starts from an empty dist/.
+    assert serve.build.startswith("rm -rf dist && eleventy ") and "--output=dist" in serve.build
+    assert "--directory dist" in serve.start and serve.rebuild_on_change
+    assert not serve.install and not (repo / "package.json").exists()  # in the image
+    assert '"title": "Demo Eleventy"' in (repo / "src" / "_data" / "site.json").read_text()
+    config = (repo / "eleventy.config.mjs").read_text()
+    assert 'input: "src"' in config and '"src/style.css"' in config
+    assert (repo / "src" / "style.css").is_file()
+    # The stack image installs exactly the pinned Eleventy from its lock (npm ci).
+    images = Path(__file__).resolve().parents[2] / "images" / "eleventy"
+    package = json.loads((images / "package.json").read_text())
+    lock = json.loads((images / "package-lock.json").read_text())
+    version = package["dependencies"]["@11ty/eleventy"]
+    assert re.fullmatch(r"3\.\d+\.\d+", version), version
+    assert lock["packages"]["node_modules/@11ty/eleventy"]["version"] == version
+    assert lock["packages"][""]["dependencies"] == package["dependencies"]
+    assert "npm ci" in (images / "Dockerfile").read_text()

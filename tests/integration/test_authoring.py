@@ -127,6 +127,7 @@ HEADLINE = {
     "react": ("src/pages/Home.jsx", "<h1>Welcome to Demo React</h1>", "<h1>{}</h1>"),
     "svelte": ("src/lib/Home.svelte", "<h1>Welcome to Demo Svelte</h1>", "<h1>{}</h1>"),
     "hugo": ("content/_index.md", 'title: "Welcome to Demo Hugo"', 'title: "{}"'),
+    "eleventy": ("src/index.md", 'title: "Welcome to Demo Eleventy"', 'title: "{}"'),
     "flask": ("templates/index.html", "<h1>Welcome to Demo Flask</h1>", "<h1>{}</h1>"),
 }
 
@@ -139,8 +140,9 @@ HEADLINE = {
 def test_new_stack_capture_admit(
     require_docker: None, require_chromium: None, tmp_path: Path, stack: str
 ) -> None:
-    """`new --stack react|svelte|hugo`: the skeleton builds in its stack's image (npm
-    dependencies from the task image, Hugo from Debian's package), serves, renders what
+    """`new --stack react|svelte|hugo|eleventy|flask`: the skeleton builds in its stack's
+    image (npm dependencies from the task image, Hugo from Debian's package, Eleventy
+    pinned in its stack image), serves, renders what
     its framework renders (the headline is not in any HTML file of React's or Svelte's
     R0), captures and is admitted with the suggested preservation checks."""
     tasks = tmp_path / "tasks"
