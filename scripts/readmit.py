@@ -1,6 +1,7 @@
 """Re-admit the suite under the current grader, a task at a time, committing each one.
 
-    python scripts/readmit.py [--workers 3] [--dry-run] [TASK ...]
+    python scripts/readmit.py [--workers 3] [--dry-run] [--tasks-dir DIR] [TASK ...]
+    python scripts/readmit.py --promote TASK ...     # drafts/TASK -> tasks/TASK
 
 For a new grader (`orchestrator/admission/_grader.py`) every task is captured again and
 admitted `--repeat 3`. That is hours of work, and a sitting may end on a new machine
@@ -15,6 +16,12 @@ DIR --record`, under a lock: the record is one file) and committed; one that is 
 keeps its evidence out of the commit (`git checkout`), its results stay in its
 directory, and it is named at the end. Run it alone on the machine: captures and
 admissions measure the page's main thread, and load moves that figure.
+
+New tasks wait in `drafts/` (`drafts/README.md`): `--tasks-dir drafts` admits them in
+place, recorded in `drafts/ADMISSION.json` (a contract hash does not depend on where the
+package sits). `--promote` moves admitted drafts into `tasks/` with their record rows, in
+one commit; a draft whose row is not current under this grader is refused, and nothing
+moves. Promote a new stack's tasks together: the suite needs two tasks a stack.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import queue
+import shutil
 import subprocess
 import sys
 import threading
@@ -32,11 +40,13 @@ ROOT = Path.cwd()  # the checkout whose tasks are re-admitted (and whose code gr
 sys.path.insert(0, str(ROOT))
 
 from orchestrator.admission import (  # noqa: E402
+    AdmissionRecord,
     admission_work,
     current,
     load_record,
     record_path,
     task_grader,
+    write_record,
 )
 from orchestrator.contract import discover_tasks, load_task  # noqa: E402
 
@@ -55,6 +65,28 @@ def pending(tasks_dir: Path, names: list[str]) -> list[str]:
     return [t.contract.id for t in sorted(todo, key=admission_work, reverse=True)]
 
 
+def promote(ids: list[str], drafts: Path, tasks: Path) -> list[str]:
+    """Move admitted drafts into `tasks` with their record rows; the paths moved. Raises
+    ValueError, moving nothing, when a draft is missing, already shipped or not admitted
+    under this grader."""
+    draft_record, shipped = load_record(record_path(drafts)), load_record(record_path(tasks))
+    packages = [load_task(drafts / i) for i in ids]
+    ok = current(draft_record, packages, task_grader)
+    for task in packages:
+        tid = task.contract.id
+        if tid not in ok:
+            raise ValueError(f"{drafts / tid}: no current --repeat 3 admission in {drafts}")
+        if (tasks / tid).exists() or tid in shipped.tasks:
+            raise ValueError(f"{tasks / tid}: a shipped task of that id exists")
+    rows = {t.contract.id: draft_record.tasks[t.contract.id] for t in packages}
+    for tid in rows:
+        shutil.move(drafts / tid, tasks / tid)
+    rest = {k: v for k, v in draft_record.tasks.items() if k not in rows}
+    write_record(record_path(tasks), AdmissionRecord(tasks={**shipped.tasks, **rows}))
+    write_record(record_path(drafts), AdmissionRecord(tasks=rest))
+    return sorted(rows)
+
+
 def sh(argv: list[str], log: Path) -> int:
     with log.open("a") as f:
         f.write(f"$ {' '.join(argv)}\n")
@@ -62,13 +94,13 @@ def sh(argv: list[str], log: Path) -> int:
         return subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT).returncode
 
 
-def one(task: str) -> str:
+def one(task: str, tasks_dir: str = "tasks") -> str:
     out = OUT / task
     out.mkdir(parents=True, exist_ok=True)
     log = out / "readmit.log"
     py = sys.executable
     t0 = time.monotonic()
-    rc = sh([py, "-m", "orchestrator", "capture", f"tasks/{task}"], log)
+    rc = sh([py, "-m", "orchestrator", "capture", f"{tasks_dir}/{task}"], log)
     if rc not in (0, 1):  # 1: an R0 state not reached yet, which is normal
         return f"{task}: capture exit {rc} (see {log})"
     adm = out / "admission"
@@ -77,24 +109,24 @@ def one(task: str) -> str:
     if (adm / "admit.json").exists():
         argv = ["--resume", str(adm)]
     else:
-        argv = ["--repeat", "3", "--parallel", "1", "--out", str(adm), task]
+        argv = ["--repeat", "3", "--parallel", "1", "--out", str(adm), f"{tasks_dir}/{task}"]
     rc = sh([py, "-m", "orchestrator", "admit", *argv], log)
     wall = time.monotonic() - t0
     if rc != 0:
-        subprocess.run(["git", "checkout", "--", f"tasks/{task}"], cwd=ROOT)
-        subprocess.run(["git", "clean", "-fdq", f"tasks/{task}"], cwd=ROOT)
+        subprocess.run(["git", "checkout", "--", f"{tasks_dir}/{task}"], cwd=ROOT)
+        subprocess.run(["git", "clean", "-fdq", f"{tasks_dir}/{task}"], cwd=ROOT)
         return f"{task}: NOT admitted, exit {rc}, {wall:.0f} s (see {adm}/admission.md)"
     with LOCK.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         rc = sh([py, "-m", "orchestrator", "admit", "--resume", str(adm), "--record"], log)
         if rc != 0:
             return f"{task}: admitted but not recorded, exit {rc} (see {log})"
-        subprocess.run(["git", "add", "-A", f"tasks/{task}", "tasks/ADMISSION.json"], cwd=ROOT)
+        files = [f"{tasks_dir}/{task}", f"{tasks_dir}/ADMISSION.json"]
+        subprocess.run(["git", "add", "-A", *files], cwd=ROOT)
         msg = (
             f"{task}: evidence recaptured and admitted --repeat 3 under this grader "
             f"({wall:.0f} s; scripts/readmit.py)"
         )
-        files = [f"tasks/{task}", "tasks/ADMISSION.json"]
         subprocess.run(["git", "commit", "-qm", msg, "--", *files], cwd=ROOT)
     return f"{task}: admitted and committed, {wall:.0f} s"
 
@@ -104,8 +136,23 @@ def main() -> int:
     p.add_argument("tasks", nargs="*")
     p.add_argument("--workers", type=int, default=3)
     p.add_argument("--dry-run", action="store_true", help="print the tasks it would admit")
+    p.add_argument("--tasks-dir", default="tasks", help="tasks/ (default) or drafts/")
+    p.add_argument("--promote", action="store_true", help="move admitted drafts to tasks/")
     args = p.parse_args()
-    todo = pending(ROOT / "tasks", args.tasks)
+    if args.promote:
+        try:
+            moved = promote(args.tasks, ROOT / "drafts", ROOT / "tasks")
+        except (ValueError, OSError) as exc:
+            print(f"readmit --promote: {exc}", file=sys.stderr)
+            return 2
+        paths = [p for t in moved for p in (f"drafts/{t}", f"tasks/{t}")]
+        paths += ["drafts/ADMISSION.json", "tasks/ADMISSION.json"]
+        subprocess.run(["git", "add", "-A", *paths], cwd=ROOT, check=True)
+        msg = f"promoted from drafts/, admitted --repeat 3: {', '.join(moved)}"
+        subprocess.run(["git", "commit", "-qm", msg], cwd=ROOT, check=True)
+        print(f"{msg} (a new stack's first task: add its sentinel to SENTINELS)")
+        return 0
+    todo = pending(ROOT / args.tasks_dir, args.tasks)
     print(f"{len(todo)} task(s) to re-admit: {' '.join(todo)}", flush=True)
     if args.dry_run or not todo:
         return 0
@@ -121,7 +168,7 @@ def main() -> int:
                 task = work.get_nowait()
             except queue.Empty:
                 return
-            line = one(task)
+            line = one(task, args.tasks_dir)
             print(time.strftime("%H:%M:%S"), line, flush=True)
             if "admitted and committed" not in line:
                 failed.append(line)
