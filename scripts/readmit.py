@@ -105,7 +105,7 @@ def one(task: str, tasks_dir: str = "tasks") -> str:
         return f"{task}: capture exit {rc} (see {log})"
     adm = out / "admission"
     if adm.exists() and not (adm / "admit.json").exists():
-        subprocess.run(["rm", "-rf", str(adm)], check=True)
+        shutil.rmtree(adm)
     if (adm / "admit.json").exists():
         argv = ["--resume", str(adm)]
     else:
