@@ -351,7 +351,10 @@ async def test_a_later_checkpoint_reuses_the_context_and_sees_nothing_of_an_earl
             await second.close()
         _, fresh = await pool.run(warm_site, VIEWPORT, functools.partial(_read, warm_site))
     # Not vacuous: checkpoint 2 ran in checkpoint 1's context, left open between them.
-    assert (first.counts, second.counts) == ({"opened": 1}, {"reused": 1})
+    # Checkpoint 1 may open more than one: a harness-side timeout of a loaded host closes
+    # its context and runs the job again on a new one (CI saw 2); it never reuses one.
+    assert set(first.counts) == {"opened"} and first.counts["opened"] >= 1, first.counts
+    assert second.counts == {"reused": 1}, second.counts
     assert ctx_b is ctx_a
     leaked = {k for k in ("local", "cookie", "server_cookie", "dbs") if seen[k] != fresh[k]}
     if planted:
