@@ -12,7 +12,9 @@ The fingerprint is sha256 over three parts, each itself a sha256 (`GraderParts`)
   (`ast.dump`, no positions) with every docstring dropped, so a comment, a docstring or
   a line's layout does not make another grader (a whole-suite admission takes hours;
   a fingerprint a docstring changes was stale after any edit of the verifier's prose).
-  A file Python cannot parse counts by its bytes. The tree's form is the running
+  A file Python cannot parse counts by its bytes. A package's `__init__` counts without
+  the names it exports (`_face`): only which of its modules it imports, and its other
+  statements, so exporting a name for a test's sake keeps every record current. The tree's form is the running
   Python's, so a record made under another Python's minor version is not current (the
   safe side). The sources are
   the verifier (the gates, the replay, the pinned environment), the contract (checks,
@@ -123,7 +125,38 @@ def code_form(path: Path) -> bytes:
         if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
             if isinstance(first.value.value, str):
                 node.body = body[1:] or [ast.Pass()]
+    if path.name == "__init__.py":
+        tree.body = _face(tree.body)
     return ast.dump(tree, include_attributes=False).encode()
+
+
+def _face(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A package's `__init__` with the names it exports dropped: its relative imports
+    reduced to the modules they import (sorted, once each), `__all__` left out. What a
+    package exports decides no verdict, so exporting a name for a caller or a test keeps
+    the suite's records current; importing a module no more (a registration its import
+    made) still counts, as does every other statement."""
+    modules: set[tuple[int, str]] = set()
+    kept: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.level > 0:
+            modules.add((stmt.level, stmt.module or ""))
+        elif not _assigns_all(stmt):
+            kept.append(stmt)
+    imports: list[ast.stmt] = [
+        ast.ImportFrom(module=m or None, names=[ast.alias(name="*")], level=level)
+        for level, m in sorted(modules)
+    ]
+    return imports + kept
+
+
+def _assigns_all(stmt: ast.stmt) -> bool:
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+        targets = [stmt.target]
+    return any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
 
 
 def source_files(root: Path, sources: Iterable[str] = GRADER_SOURCES) -> list[Path]:

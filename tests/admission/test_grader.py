@@ -125,6 +125,45 @@ def test_prose_and_layout_leave_it_and_unparsable_source_counts_by_bytes(
     assert _fp(checkout, fonts) not in (before, broken)
 
 
+# A package's face (`_face`): what it exports decides no verdict; what it runs does.
+FACE_EDITS = {
+    "a name exported from a module it imports": (
+        "from ._a11y import PERF_ID as PERF_ID\n",
+        "from ._a11y import PERF_ID as PERF_ID\nfrom ._a11y import A11Y_ID as OTHER_NAME\n",
+        False,
+    ),
+    "the exports reordered": (
+        "from ._a11y import A11Y_EVIDENCE as A11Y_EVIDENCE\nfrom ._a11y import A11Y_ID as A11Y_ID\n",
+        "from ._a11y import A11Y_ID as A11Y_ID\nfrom ._a11y import A11Y_EVIDENCE as A11Y_EVIDENCE\n",
+        False,
+    ),
+    "__all__ written": (
+        "from ._a11y import PERF_ID as PERF_ID\n",
+        "from ._a11y import PERF_ID as PERF_ID\n__all__ = ['PERF_ID']\n",
+        False,
+    ),
+    "a module it imports no more": ("from ._a11y import ", "from ._reuse import ", True),
+    "a statement that runs": (
+        "from ._a11y import PERF_ID as PERF_ID\n",
+        "from ._a11y import PERF_ID as PERF_ID\nPERF_ID = 'x'\n",
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", list(FACE_EDITS))
+def test_a_packages_exports_leave_it_and_what_its_init_runs_changes_it(
+    checkout: Path, fonts: tuple[str, ...], edit: str
+) -> None:
+    old, new, changes = FACE_EDITS[edit]
+    init = checkout / "orchestrator" / "verifier" / "__init__.py"
+    text = init.read_text()
+    assert old in text
+    before = _fp(checkout, fonts)
+    init.write_text(text.replace(old, new))
+    assert (_fp(checkout, fonts) != before) is changes
+
+
 def test_a_new_verifier_module_changes_it(checkout: Path, fonts: tuple[str, ...]) -> None:
     before = _fp(checkout, fonts)
     (checkout / "orchestrator" / "verifier" / "_new_gate.py").write_text("X = 1\n")

@@ -15,7 +15,8 @@ state that one of the requested unit checks reads, and whose actions (inherited 
   focus enters its group (a native radio's `name`, or its `radiogroup`/`tablist`), then
   the arrow keys (Right, then Down) move the focus to it;
 - **operate**: Enter on links, buttons and anything else; Space on checkboxes, switches
-  and radios (a `check` of a box already checked only needs reaching).
+  and radios (a `check` of a box already checked only needs reaching), pressed on the
+  focused element so that a navigation it starts has committed before the page settles.
 
 Each eligible unit check then gets a result `keyboard:<check id>` under `a11y`: pass when
 the keyboard replay reached the state and the check's assertion holds there, fail with
@@ -192,7 +193,11 @@ async def operate(page: Page, base_url: str, action: Action) -> None:
         return
     spaced = await _is(control, SPACE_KEYED)
     key = "Enter" if await _is(control, LINKS) or not spaced else "Space"
-    await page.keyboard.press(key)
+    # Pressed on the focused element, not on the page's keyboard: like the pointer's
+    # click, an element's press waits for a navigation it starts (a form's submission,
+    # a link) to commit, so the settle that follows reads the new document. On a loaded
+    # host the navigation's request reached the verifier after the old page had settled.
+    await page.locator(":focus").last.press(key)
 
 
 def _result(contract: Contract, check: CheckSpec, obs: dict[str, StateObservation]) -> CheckResult:
