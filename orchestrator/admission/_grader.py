@@ -14,9 +14,9 @@ The fingerprint is sha256 over three parts, each itself a sha256 (`GraderParts`)
   a fingerprint a docstring changes was stale after any edit of the verifier's prose).
   A file Python cannot parse counts by its bytes. A package's `__init__` counts without
   the names it exports (`_face`): only which of its modules it imports, and its other
-  statements, so exporting a name for a test's sake keeps every record current. The tree's form is the running
-  Python's, so a record made under another Python's minor version is not current (the
-  safe side). The sources are
+  statements, so exporting a name for a test's sake keeps every record current. The
+  tree's form is the running Python's, so a record made under another Python's minor
+  version is not current (the safe side). The sources are
   the verifier (the gates, the replay, the pinned environment), the contract (checks,
   gates, their defaults, the contract hash), the cell (units cleared at a checkpoint,
   flips), the checkpoint (what a checkpoint grades), the verdict types, the admission

@@ -36,7 +36,7 @@ FARES = b"""<!doctype html><html lang="en"><title>Fares found</title><p id="out"
 
 
 class _Handler(_QuietHandler):
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         if not self.path.startswith("/fares"):
             return self._send(FORM)
         time.sleep(DELAY_S)  # the answer, held back
