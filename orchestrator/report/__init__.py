@@ -10,6 +10,7 @@ analyses, each with its population), `_cells` (a cell's log), `_tables` / `_mark
 from ._aggregate import aggregate as aggregate
 from ._aggregate import header as header
 from ._build import ReportFiles as ReportFiles
+from ._build import write_plots as write_plots
 from ._build import write_report as write_report
 from ._cells import final_checkpoint as final_checkpoint
 from ._cells import final_shots as final_shots
@@ -68,5 +69,6 @@ __all__ = [
     "spearman",
     "tables",
     "wilson",
+    "write_plots",
     "write_report",
 ]

@@ -77,7 +77,7 @@ def _cell_page(view: CellView, out: Path, refs_out: Path) -> None:
     (page_dir / "index.html").write_text(html, encoding="utf-8")
 
 
-def _plots(rep: Report, results: list[ManifestRow], out: Path) -> list[tuple[str, Path]]:
+def write_plots(rep: Report, results: list[ManifestRow], out: Path) -> list[tuple[str, Path]]:
     """The plots the run has data for, as (title, file)."""
     plots = [
         ("Score distributions per solver", score_distributions(results, out / "plots/scores.png")),
@@ -124,7 +124,7 @@ def write_report(run_dir: Path, tasks_dir: Path) -> ReportFiles:
     for sub in ("cells", "plots", "tasks"):
         shutil.rmtree(out / sub, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    plots = _plots(rep, [r for r in run.rows if not no_result(r)], out)
+    plots = write_plots(rep, [r for r in run.rows if not no_result(r)], out)
     for row in run.rows:
         view = cell_view(row, run_dir, run.task_roots.get(row.task))
         _cell_page(view, out, out / "tasks")

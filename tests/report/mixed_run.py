@@ -15,6 +15,7 @@ real Docker and Chromium.
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 import sys
 import tempfile
@@ -121,6 +122,22 @@ def recorded_run(recorded: Path = RECORDED) -> SqlRun:
             (run_dir / "manifest.jsonl").write_bytes(src.read())
         shutil.copyfile(recorded / "solvers.json", run_dir / "solvers.json")
         return as_sql_run(run_dir)
+
+
+def restamped(manifest: bytes) -> bytes:
+    """The recorded rows with each task's current contract hash. A re-admission changes a
+    task's hash, and the report rightly leaves a stale row out (CI saw 99 of the 270 go);
+    a test of how the report looks or is written, not of which rows are current, reads
+    the whole recorded population this way."""
+    hashes: dict[str, str] = {}
+    out = []
+    for line in manifest.splitlines():
+        row = json.loads(line)
+        if row["task"] not in hashes:
+            hashes[row["task"]] = load_task(ROOT / "tasks" / row["task"]).contract_hash
+        row["contract_hash"] = hashes[row["task"]]
+        out.append(json.dumps(row, separators=(",", ":")).encode() + b"\n")
+    return b"".join(out)
 
 
 def record(run_dir: Path, to: Path = RECORDED) -> None:

@@ -15,7 +15,6 @@ a missing file, an oversized top), and must name it.
 from __future__ import annotations
 
 import gzip
-import json
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,9 +25,9 @@ import pytest
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from orchestrator.cli import main
-from orchestrator.contract import load_task
 from orchestrator.report import LoadedRun, LoadStats, _measures, aggregate, render_index
 from orchestrator.report._plots import continuity_gap
+from tests.report.mixed_run import restamped
 from tests.report.paper_run import paper_run
 from tests.report.sql_check import N_BOOT
 
@@ -48,27 +47,12 @@ def anyio_backend() -> str:
     return "asyncio"  # Playwright's async API is asyncio-only
 
 
-def _restamped(manifest: bytes) -> bytes:
-    """The recorded rows with each task's current contract hash. A re-admission changes a
-    task's hash, and the report rightly leaves a stale row out (CI saw 99 of the 270 go);
-    what is measured here is the screen and the links of the whole recorded population."""
-    hashes: dict[str, str] = {}
-    out = []
-    for line in manifest.splitlines():
-        row = json.loads(line)
-        if row["task"] not in hashes:
-            hashes[row["task"]] = load_task(ROOT / "tasks" / row["task"]).contract_hash
-        row["contract_hash"] = hashes[row["task"]]
-        out.append(json.dumps(row, separators=(",", ":")).encode() + b"\n")
-    return b"".join(out)
-
-
 @pytest.fixture(scope="module")
 def mixed_index(require_chromium: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The recorded `mixed` run's report, written by the `report` command."""
     run_dir = tmp_path_factory.mktemp("mixed")
     with gzip.open(MIXED / "manifest.jsonl.gz") as src:
-        (run_dir / "manifest.jsonl").write_bytes(_restamped(src.read()))
+        (run_dir / "manifest.jsonl").write_bytes(restamped(src.read()))
     shutil.copyfile(MIXED / "solvers.json", run_dir / "solvers.json")
     assert main(["report", str(run_dir), "--tasks-dir", str(ROOT / "tasks")]) == 0
     return run_dir / "report" / "index.html"
