@@ -12,12 +12,13 @@ from typing import Any
 
 import anyio
 import pytest
-from playwright.async_api import Route
+from playwright.async_api import Locator, Route
 
-from orchestrator.contract import Viewport
+from orchestrator.contract import Click, Viewport
 from orchestrator.verifier import BrowserPool, BrowserSession, verify
 from orchestrator.verifier._browser._world import isolated_await
 from orchestrator.verifier._replay._drive import ReplayOptions, prepare
+from orchestrator.verifier._replay._keyboard import operate
 from orchestrator.verifier._replay._settle import SETTLE_WORLD
 
 from .conftest import check, make_task
@@ -189,3 +190,44 @@ async def test_a_request_the_page_does_not_catch_still_fails_as_its_own(
 
     errors = await pool.run(site_url, Viewport(width=800, height=600), job)
     assert any("Failed to fetch" in e for e in errors), errors
+
+
+FORM = """<!doctype html><html lang="en"><title>Fares</title>
+<form action="/fares" method="get"><label>From <input name="from" value="Skerrow"></label>
+<button id="go" type="submit">Find fares</button></form>"""
+
+
+async def _page_keyboard_press(self: Locator, key: str, **_: object) -> None:
+    await self.page.keyboard.press(key)  # the planted bug: the page's keyboard, no wait
+
+
+@pytest.mark.parametrize("planted", [False, True], ids=["element-press", "planted-page-keyboard"])
+async def test_a_key_that_submits_a_form_has_left_the_page_when_the_settle_begins(
+    pool: BrowserPool, site_url: str, monkeypatch: pytest.MonkeyPatch, planted: bool
+) -> None:
+    """The keyboard replay's Enter or Space (`_replay/_keyboard.py` `operate`) waits, as
+    the pointer's click does, for the navigation it starts to commit: the settle after it
+    begins on the answer's document. On the page's keyboard it did not, and on a loaded
+    host the navigation's request reached the verifier after the old page had settled:
+    `keyboard:u1-no-traveller` (build-skerrow-ferry-fares) read the form 1 run in 3.
+    Here the answer is held back 1.5 s; right after `operate` the page must be it."""
+    if planted:
+        monkeypatch.setattr(Locator, "press", _page_keyboard_press)
+
+    async def job(session: BrowserSession) -> str:
+        page = session.page
+
+        async def answer(route: Route) -> None:
+            await anyio.sleep(1.5)  # a slow server, or a loaded host
+            await route.fulfill(status=200, content_type="text/html", body="<p>3 fares</p>")
+
+        await page.route("**/fares*", answer)
+        await page.route(
+            "**/form.html", lambda route: route.fulfill(body=FORM, content_type="text/html")
+        )
+        await page.goto(site_url + "/form.html")
+        await operate(page, site_url, Click(selector="#go"))
+        return page.url  # at once: where the settle after the action would begin
+
+    url = await pool.run(site_url, Viewport(width=800, height=600), job)
+    assert url == (site_url + "/form.html" if planted else site_url + "/fares?from=Skerrow")

@@ -8,7 +8,8 @@ in admission also the reference run) showed at the state by more than
 `BLOCKING_ALLOWANCE_MS`. A site that already blocked there is measured from its own
 debt, so a solver is charged only for blocking it added; the allowance is generous on
 purpose: long tasks are wall time, and host load stretches them (`_replay/_perf.py` says
-by how much a page must work for load alone to cross it). The message names the
+by how much a page must work for load alone to cross it, and why a state over the
+allowance is measured again and keeps its least figure). The message names the
 metric, the base's value and the final's.
 
 Why `routes`: the gate of a route that must load and render; a page that now holds its
@@ -45,10 +46,10 @@ from collections.abc import Mapping, Sequence
 from ...contract import Contract
 from ...records import A11ySnapshot, CheckResult, MainThread, PageWeight
 from .._core import grounded, summarize_state
+from .._replay import BLOCKING_ALLOWANCE_MS
 from ._base import Base, bases_for
 
 PERF_ID = re.compile(r"perf-(main-thread|bytes|layout-shift)@")
-BLOCKING_ALLOWANCE_MS = 1000.0
 # What `evidence/a11y.json` keeps of a figure: its times to the nearest step, no count
 # (a timing is never the same twice, and a recapture of the same render must be the
 # same bytes); within a quarter of the allowance of what was measured. A recapture

@@ -13,6 +13,8 @@ from ._drive import ReplayOptions as ReplayOptions
 from ._keyboard import KEYS as KEYS
 from ._keyboard import eligible as eligible
 from ._keyboard import keyboard_results as keyboard_results
+from ._perf import BLOCKING_ALLOWANCE_MS as BLOCKING_ALLOWANCE_MS
+from ._perf import REMEASURES as REMEASURES
 from ._state import StateJob as StateJob
 from ._state import replay_shared as replay_shared
 from ._transient import HOST_NETWORK_FAULTS as HOST_NETWORK_FAULTS
@@ -23,9 +25,11 @@ from ._transient import timed_out as timed_out
 
 __all__ = [
     "AXE_VERSION",
+    "BLOCKING_ALLOWANCE_MS",
     "HOST_NETWORK_FAULTS",
     "HOST_NETWORK_RETRIES",
     "KEYS",
+    "REMEASURES",
     "CaptureSummary",
     "ReplayOptions",
     "StateJob",

@@ -2,8 +2,9 @@
 
 The replays are planned in `_jobs.py` and graded in `_grade.py` (with the rules beyond
 single assertions, `require_interaction` and `changed_from`); here they run: kept from
-an earlier checkpoint where reuse allows, shared, retried on a host fault, keyboard
-twins only where they decide a verdict.
+an earlier checkpoint where reuse allows, shared, retried on a host fault, measured
+again where the host's load may have stretched its main thread (`_replay/_perf.py`),
+keyboard twins only where they decide a verdict.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from .._core import (
     run_health,
 )
 from .._replay import (
+    BLOCKING_ALLOWANCE_MS,
     HOST_NETWORK_RETRIES,
     KEYS,
+    REMEASURES,
     ReplayOptions,
     StateJob,
     host_network_fault,
@@ -58,6 +61,35 @@ def _timed_out(seen: StateObservation) -> bool:
 
 def _patient(job: StateJob) -> StateJob:
     return replace(job, opts=patient(job.opts))
+
+
+def _blocking(seen: StateObservation) -> float | None:
+    figure = seen.a11y.main_thread if seen.a11y is not None else None
+    return None if figure is None else figure.blocking_ms
+
+
+def _stretched(seen: StateObservation) -> bool:
+    """The state's blocking could fail the main-thread rule: maybe the host's load
+    (`_replay/_perf.py`, "Stretched, not held"), so it is measured again."""
+    held = _blocking(seen)
+    return held is not None and held > BLOCKING_ALLOWANCE_MS
+
+
+def _least_blocking(
+    seen: tuple[StateObservation, ...], again: StateObservation
+) -> tuple[StateObservation, ...]:
+    """`seen`, with `again`'s main-thread figure where it read less; nothing else of the
+    replay measured again is kept."""
+    held, now = _blocking(seen[0]), _blocking(again)
+    if held is None or now is None or now >= held or again.a11y is None:
+        return seen
+    figure = again.a11y.main_thread
+    return tuple(
+        s
+        if s.a11y is None
+        else msgspec.structs.replace(s, a11y=msgspec.structs.replace(s.a11y, main_thread=figure))
+        for s in seen
+    )
 
 
 @dataclass(slots=True)
@@ -117,6 +149,11 @@ async def _replay_one(
                 seen = await pool.run(job.base_url, viewport, run, warm)
             if not _host_network_changed(seen[0]):
                 break
+        for _ in range(REMEASURES):
+            if not _stretched(seen[0]):
+                break
+            again = await pool.run(job.base_url, viewport, partial(traced, job=job), warm)
+            seen = _least_blocking(seen, again[0])
         for each, obs in zip((job, *followers), seen, strict=True):
             found[each.key] = obs = msgspec.structs.replace(obs, replayed=why[each.key])
             if reuse is not None:
