@@ -24,8 +24,7 @@ from pathlib import Path
 
 from orchestrator.contract import Gate
 from orchestrator.records import CheckResult, VerifyReport
-from orchestrator.verifier import VerifyRequest
-from orchestrator.verifier._core._gates import gate_results, run_health
+from orchestrator.verifier import VerifyRequest, gate_results, run_health
 from orchestrator.workspace import Workspace
 from tests.fakes import FakeVerifierBase
 

@@ -40,6 +40,15 @@ SERVE: dict[str, str] = {
         'start = "python3 -m http.server $PORT --bind 0.0.0.0 --directory dist"\n'
         'ready_path = "/"\nrebuild_on_change = true\nrestart_on_change = true\n'
     ),
+    # Astro (npm, pinned in the stack image: images/astro/) builds src/pages/ into a
+    # fresh dist/ (static output) and Python's file server serves it. Its generated types
+    # (.astro/) are removed after the build, so the build leaves nothing in the diff
+    # (src/env.d.ts, which it writes when missing, is part of the skeleton).
+    "astro": (
+        'build = "rm -rf dist && astro build --silent && rm -rf .astro"\n'
+        'start = "python3 -m http.server $PORT --bind 0.0.0.0 --directory dist"\n'
+        'ready_path = "/"\nrebuild_on_change = true\nrestart_on_change = true\n'
+    ),
     # Flask's own server; it reads templates once (not in debug mode): restart on change.
     "flask": (
         'start = "python3 -m flask --app app run --host 0.0.0.0 --port $PORT"\n'
@@ -55,6 +64,7 @@ FRAMEWORK: dict[str, str] = {
     "svelte": "vite5-svelte5",
     "hugo": "hugo0.111",
     "eleventy": "eleventy3.1",
+    "astro": "astro4.16",
     "flask": "flask2.2-jinja3",
 }
 _VITE_PATHS = '"index.html", "about.html", "src/**", "public/**", "vite.config.js"'
@@ -67,6 +77,7 @@ ALLOWED: dict[str, str] = {
     "svelte": _VITE_PATHS,
     "hugo": '"hugo.toml", "content/**", "layouts/**", "static/**", "assets/**", "data/**"',
     "eleventy": '"eleventy.config.mjs", "src/**"',
+    "astro": '"astro.config.mjs", "src/**", "public/**"',
     "flask": '"*.py", "templates/**", "static/**"',
 }
 # npm stacks: pinned (dependencies, devDependencies), and a lock made once with npm
@@ -91,6 +102,7 @@ TREE_STYLE: dict[str, str] = {
     "svelte": "public/style.css",
     "hugo": "static/style.css",
     "eleventy": "src/style.css",
+    "astro": "public/style.css",
     "flask": "static/style.css",
 }
 GITIGNORE: dict[str, str] = {
@@ -99,6 +111,7 @@ GITIGNORE: dict[str, str] = {
     "svelte": "node_modules/\ndist/\n",
     "hugo": "dist/\nresources/\n.hugo_build.lock\n",
     "eleventy": "dist/\nnode_modules/\n",
+    "astro": "dist/\nnode_modules/\n.astro/\n",
 }
 PAGE = """<!doctype html>
 <html lang="en">

@@ -1,6 +1,8 @@
 """One cell end to end: staged or full-spec, with flips, baseline and scores."""
 
 from ._baseline import BaselineCache as BaselineCache
+from ._baseline import BaselineResult as BaselineResult
+from ._baseline import BaselineRun as BaselineRun
 from ._context import CellContext as CellContext
 from ._context import CellReport as CellReport
 from ._delivery import Delivery as Delivery
@@ -18,6 +20,8 @@ from ._suite import run_suite as run_suite
 
 __all__ = [
     "BaselineCache",
+    "BaselineResult",
+    "BaselineRun",
     "BudgetStopped",
     "CellContext",
     "CellEnd",

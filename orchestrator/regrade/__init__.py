@@ -3,7 +3,9 @@ harness and task package (`regrade`), and portable submissions (`export`)."""
 
 from ._diff import CellDiff as CellDiff
 from ._diff import VerdictDiff as VerdictDiff
+from ._diff import agreement as agreement
 from ._diff import agreement_table as agreement_table
+from ._diff import cell_diff as cell_diff
 from ._patches import PatchRefused as PatchRefused
 from ._patches import check_patch as check_patch
 from ._replay import ReplaySolver as ReplaySolver
@@ -25,7 +27,9 @@ __all__ = [
     "SubmissionError",
     "SubmittedCell",
     "VerdictDiff",
+    "agreement",
     "agreement_table",
+    "cell_diff",
     "check_patch",
     "export_run",
     "regrade",

@@ -44,17 +44,21 @@ first: `_seam.py` and `_a11y/`, `_verify/`, `_reuse/`, `_replay/`, `_browser/`, 
 from ._a11y import A11Y_EVIDENCE as A11Y_EVIDENCE
 from ._a11y import A11Y_ID as A11Y_ID
 from ._a11y import PERF_ID as PERF_ID
+from ._a11y import SHIFT_POOR as SHIFT_POOR
 from ._a11y import A11yBases as A11yBases
 from ._a11y import A11yEvidence as A11yEvidence
 from ._a11y import Side as Side
 from ._a11y import a11y_continuity as a11y_continuity
 from ._a11y import capture_a11y as capture_a11y
 from ._a11y import encode_a11y_evidence as encode_a11y_evidence
+from ._a11y import layout_shift_continuity as layout_shift_continuity
 from ._a11y import load_a11y_evidence as load_a11y_evidence
 from ._a11y import main_thread_continuity as main_thread_continuity
 from ._a11y import read_a11y_evidence as read_a11y_evidence
+from ._a11y import weight_continuity as weight_continuity
 from ._a11y import with_a11y_continuity as with_a11y_continuity
 from ._a11y import write_a11y_side as write_a11y_side
+from ._browser import ENV_FILE as ENV_FILE
 from ._browser import PINNED_FONTS as PINNED_FONTS
 from ._browser import BrowserPool as BrowserPool
 from ._browser import BrowserSession as BrowserSession
@@ -64,22 +68,35 @@ from ._browser import check_environment as check_environment
 from ._browser import environment_drift as environment_drift
 from ._browser import fonts_digest as fonts_digest
 from ._browser import missing_fonts as missing_fonts
+from ._browser import probe_each as probe_each
+from ._browser import probe_page as probe_page
+from ._browser import read_env as read_env
 from ._browser import write_env as write_env
 from ._core import BrowserCrashed as BrowserCrashed
 from ._core import EnvironmentDrift as EnvironmentDrift
 from ._core import HarnessTimeout as HarnessTimeout
+from ._core import Outcome as Outcome
 from ._core import ReplayError as ReplayError
 from ._core import RunHealth as RunHealth
+from ._core import StateObservation as StateObservation
 from ._core import VerifierError as VerifierError
 from ._core import VerifierInfraError as VerifierInfraError
 from ._core import applicability as applicability
+from ._core import gate_results as gate_results
+from ._core import run_health as run_health
 from ._replay import AXE_VERSION as AXE_VERSION
 from ._replay import CaptureSummary as CaptureSummary
 from ._replay import ReplayOptions as ReplayOptions
+from ._replay import StateJob as StateJob
 from ._replay import capture as capture
 from ._reuse import REPLAY_MODES as REPLAY_MODES
+from ._reuse import CheckpointView as CheckpointView
+from ._reuse import OpenTrace as OpenTrace
+from ._reuse import Reads as Reads
 from ._reuse import ReuseCache as ReuseCache
+from ._reuse import Untraceable as Untraceable
 from ._reuse import VerdictCache as VerdictCache
+from ._reuse import verdict_key as verdict_key
 from ._seam import BrowserVerifier as BrowserVerifier
 from ._seam import Verifier as Verifier
 from ._seam import VerifyRequest as VerifyRequest
@@ -90,9 +107,11 @@ __all__ = [
     "A11Y_EVIDENCE",
     "A11Y_ID",
     "AXE_VERSION",
+    "ENV_FILE",
     "PERF_ID",
     "PINNED_FONTS",
     "REPLAY_MODES",
+    "SHIFT_POOR",
     "A11yBases",
     "A11yEvidence",
     "BrowserCrashed",
@@ -100,8 +119,12 @@ __all__ = [
     "BrowserSession",
     "BrowserVerifier",
     "CaptureSummary",
+    "CheckpointView",
     "EnvironmentDrift",
     "HarnessTimeout",
+    "OpenTrace",
+    "Outcome",
+    "Reads",
     "RenderEnv",
     "ReplayError",
     "ReplayMode",
@@ -109,6 +132,9 @@ __all__ = [
     "ReuseCache",
     "RunHealth",
     "Side",
+    "StateJob",
+    "StateObservation",
+    "Untraceable",
     "VerdictCache",
     "Verifier",
     "VerifierError",
@@ -122,12 +148,20 @@ __all__ = [
     "encode_a11y_evidence",
     "environment_drift",
     "fonts_digest",
+    "gate_results",
+    "layout_shift_continuity",
     "load_a11y_evidence",
     "main_thread_continuity",
     "missing_fonts",
+    "probe_each",
+    "probe_page",
     "read_a11y_evidence",
+    "read_env",
+    "run_health",
+    "verdict_key",
     "verifier_version",
     "verify",
+    "weight_continuity",
     "with_a11y_continuity",
     "write_a11y_side",
     "write_env",

@@ -7,7 +7,7 @@ from orchestrator.admission import ControlResult, TaskAdmission, judge_negative
 from orchestrator.commands.admit import render
 from orchestrator.contract import Gate, Negative
 from orchestrator.records import CheckResult, VerifyReport
-from orchestrator.verifier._core._gates import gate_results
+from orchestrator.verifier import gate_results
 
 NEG = Negative(name="drawer", expect_fail=("containment",), why="w")
 

@@ -2,7 +2,8 @@
 npm skeletons' manifests agree with each other (what `npm ci` checks in the image build)
 and every page is a build input (a page left out of vite.config.js would be missing from
 `dist/`); the hugo skeleton builds into dist/ without a lock file in the workspace; the
-eleventy skeleton builds src/ into a fresh dist/ with the Eleventy its stack image pins."""
+eleventy skeleton builds src/ into a fresh dist/ with the Eleventy its stack image pins,
+the astro one with the Astro its stack image pins (the repo has no package.json)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ def test_every_stack_scaffolds_a_valid_package(tmp_path: Path, stack: str) -> No
         pages = sorted(p.name for p in (task.repo / "src").glob("*.md"))
         assert pages == ["about.md", "index.md"], pages
         assert (task.repo / "src" / "_includes" / "base.njk").is_file()
+    elif stack == "astro":  # pages are .astro files under src/pages/ over a shared layout
+        pages = sorted(p.name for p in (task.repo / "src" / "pages").glob("*.astro"))
+        assert pages == ["about.astro", "index.astro"], pages
+        assert (task.repo / "src" / "layouts" / "Base.astro").is_file()
     elif stack == "flask":  # pages are Jinja templates over a shared layout
         pages = sorted(p.name for p in (task.repo / "templates").glob("*.html"))
         assert pages == ["about.html", "base.html", "index.html"], pages
@@ -98,3 +103,31 @@ def test_eleventy_builds_a_fresh_dist_with_the_image_s_pinned_eleventy(tmp_path:
     assert lock["packages"]["node_modules/@11ty/eleventy"]["version"] == version
     assert lock["packages"][""]["dependencies"] == package["dependencies"]
     assert "npm ci" in (images / "Dockerfile").read_text()
+
+
+def test_astro_builds_a_fresh_dist_with_the_image_s_pinned_astro(tmp_path: Path) -> None:
+    root = tmp_path / "demo-astro"
+    scaffold(root, "demo-astro", "astro")
+    repo = root / "repo"
+    serve = load_task(root).contract.serve
+    assert serve.build.startswith("rm -rf dist && astro build") and serve.rebuild_on_change
+    # Nothing the build writes reaches the diff: its types are removed, env.d.ts is R0's.
+    assert serve.build.endswith("&& rm -rf .astro") and (repo / "src" / "env.d.ts").is_file()
+    assert "--directory dist" in serve.start and serve.restart_on_change
+    assert not serve.install and not (repo / "package.json").exists()  # in the image
+    assert "Demo Astro" in (repo / "src" / "components" / "Header.astro").read_text()
+    config = (repo / "astro.config.mjs").read_text()
+    assert 'outDir: "dist"' in config and 'output: "static"' in config
+    assert (repo / "public" / "style.css").is_file()
+    assert ".astro/" in (repo / ".gitignore").read_text().split()
+    # The stack image installs exactly the pinned Astro from its lock (npm ci), and links
+    # its tree above /workspace, where the repo's `import ... from "astro/..."` finds it.
+    images = Path(__file__).resolve().parents[2] / "images" / "astro"
+    package = json.loads((images / "package.json").read_text())
+    lock = json.loads((images / "package-lock.json").read_text())
+    version = package["dependencies"]["astro"]
+    assert re.fullmatch(r"4\.\d+\.\d+", version), version
+    assert lock["packages"]["node_modules/astro"]["version"] == version
+    assert lock["packages"][""]["dependencies"] == package["dependencies"]
+    dockerfile = (images / "Dockerfile").read_text()
+    assert "npm ci" in dockerfile and "/node_modules" in dockerfile

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orchestrator.cell._baseline import BaselineResult
+from orchestrator.cell import BaselineResult
 
 
 def test_covered_only_when_r0_built_and_served() -> None:

@@ -128,6 +128,7 @@ HEADLINE = {
     "svelte": ("src/lib/Home.svelte", "<h1>Welcome to Demo Svelte</h1>", "<h1>{}</h1>"),
     "hugo": ("content/_index.md", 'title: "Welcome to Demo Hugo"', 'title: "{}"'),
     "eleventy": ("src/index.md", 'title: "Welcome to Demo Eleventy"', 'title: "{}"'),
+    "astro": ("src/pages/index.astro", '<Base title="Welcome to Demo Astro">', '<Base title="{}">'),
     "flask": ("templates/index.html", "<h1>Welcome to Demo Flask</h1>", "<h1>{}</h1>"),
 }
 
@@ -140,9 +141,9 @@ HEADLINE = {
 def test_new_stack_capture_admit(
     require_docker: None, require_chromium: None, tmp_path: Path, stack: str
 ) -> None:
-    """`new --stack react|svelte|hugo|eleventy|flask`: the skeleton builds in its stack's
-    image (npm dependencies from the task image, Hugo from Debian's package, Eleventy
-    pinned in its stack image), serves, renders what
+    """`new --stack react|svelte|hugo|eleventy|astro|flask`: the skeleton builds in its
+    stack's image (npm dependencies from the task image, Hugo from Debian's package,
+    Eleventy and Astro pinned in their stack images), serves, renders what
     its framework renders (the headline is not in any HTML file of React's or Svelte's
     R0), captures and is admitted with the suggested preservation checks."""
     tasks = tmp_path / "tasks"

@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator.verifier._browser._environment import ENV_FILE, read_env
+from orchestrator.verifier import ENV_FILE, read_env
 
 pytestmark = [pytest.mark.browser]
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,8 +24,7 @@ from orchestrator.config import load_config
 from orchestrator.contract import CANARY, load_task
 from orchestrator.records import VerifyReport, cell_dir_name, read_rows
 from orchestrator.records import trajectory as tj
-from orchestrator.regrade import RegradeOptions, export_run, regrade
-from orchestrator.regrade._diff import agreement
+from orchestrator.regrade import RegradeOptions, agreement, export_run, regrade
 from orchestrator.sweep import SweepOptions, run_sweep
 from orchestrator.verifier import BrowserPool, BrowserVerifier, VerifyRequest
 from tests.conftest import use_hostile_fonts
@@ -91,7 +90,7 @@ class Inverted(FakeVerifierBase):
         return await self.inner.verify(dataclasses.replace(request, a11y=True))
 
     def amend(self, request: VerifyRequest, report: VerifyReport) -> VerifyReport:
-        from orchestrator.verifier._core._gates import gate_results
+        from orchestrator.verifier import gate_results
 
         checks = [
             msgspec.structs.replace(c, passed=not c.passed) if c.id == self.check else c

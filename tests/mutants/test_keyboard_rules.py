@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from orchestrator.contract import Contract, TaskPackage, load_task
-from orchestrator.verifier._core._observe import Outcome, StateObservation
+from orchestrator.verifier import Outcome, StateObservation
 from tests.fixtures.verifypool import Pool, verify_task
 from tests.verifier.conftest import check
 

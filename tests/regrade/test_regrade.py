@@ -28,11 +28,14 @@ from orchestrator.regrade import (
     PatchRefused,
     RegradeOptions,
     ReplaySolver,
+    VerdictDiff,
+    agreement,
+    agreement_table,
+    cell_diff,
     check_patch,
     export_run,
     regrade,
 )
-from orchestrator.regrade._diff import VerdictDiff, agreement, agreement_table, cell_diff
 from orchestrator.sweep import SweepIds, SweepResources
 from orchestrator.verifier import BrowserPool, VerifyRequest
 from sandbox import ImageBuilder, Labels, Limits, Sandbox, ServeSpec
@@ -77,7 +80,7 @@ class Planted(Site):
             msgspec.structs.replace(c, passed=False) if c.id == self.check else c
             for c in report.checks
         )
-        from orchestrator.verifier._core._gates import gate_results
+        from orchestrator.verifier import gate_results
 
         return msgspec.structs.replace(report, checks=checks, gates=gate_results(list(checks)))
 

@@ -52,12 +52,12 @@ def test_a_selection_without_a_stack_fails_coverage(stack: str) -> None:
 
 
 def test_a_stack_the_suite_gains_fails_coverage() -> None:
-    """Planted: a shipped task of a stack the selection has none of (as when an
-    `eleventy` task lands on main): the selection must take one."""
+    """Planted: a shipped task of a stack the selection has none of (as when a new
+    stack's tasks land on main): the selection must take one."""
     suite = dict(shipped())
-    new = msgspec.structs.replace(suite["orchard-harvest-content"], id="x", stack="eleventy")
+    new = msgspec.structs.replace(suite["orchard-harvest-content"], id="x", stack="planted")
     suite["x"] = new
-    assert coverage_problems(REAL_TASKS, suite) == ["no task of stack(s) eleventy"]
+    assert coverage_problems(REAL_TASKS, suite) == ["no task of stack(s) planted"]
 
 
 @pytest.mark.parametrize(

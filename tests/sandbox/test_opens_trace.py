@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from orchestrator.verifier._reuse._opens import OpenTrace, Reads
+from orchestrator.verifier import OpenTrace, Reads
 from sandbox import Backend, Labels, ServeSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]

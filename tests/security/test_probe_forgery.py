@@ -21,8 +21,14 @@ from typing import Any
 import pytest
 
 from orchestrator.contract import Viewport
-from orchestrator.verifier import BrowserPool, BrowserSession, verify, write_env
-from orchestrator.verifier._browser._world import probe_each, probe_page
+from orchestrator.verifier import (
+    BrowserPool,
+    BrowserSession,
+    probe_each,
+    probe_page,
+    verify,
+    write_env,
+)
 from tests.verifier.conftest import check, make_task
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser, pytest.mark.timeout(300)]

@@ -22,8 +22,7 @@ from orchestrator.records import TaskLabels as RowLabels
 from orchestrator.records import trajectory as tj
 from orchestrator.regrade import export_run
 from orchestrator.solvers import LLMSolver, ReferenceSolver, Solver
-from orchestrator.verifier import VerifyRequest
-from orchestrator.verifier._core._gates import gate_results
+from orchestrator.verifier import VerifyRequest, gate_results
 from sandbox import Labels
 from tests.fixtures.staged import Site
 

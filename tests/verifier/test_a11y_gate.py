@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from orchestrator.cell._baseline import BaselineCache, BaselineResult, BaselineRun
+from orchestrator.cell import BaselineCache, BaselineResult, BaselineRun
 from orchestrator.contract import TaskPackage
 from orchestrator.records import (
     A11ySnapshot,
@@ -21,8 +21,7 @@ from orchestrator.records import (
     LiveFinding,
     VerifyReport,
 )
-from orchestrator.verifier import VerifyRequest, a11y_continuity, with_a11y_continuity
-from orchestrator.verifier._core._gates import gate_results
+from orchestrator.verifier import VerifyRequest, a11y_continuity, gate_results, with_a11y_continuity
 
 from .conftest import make_task
 

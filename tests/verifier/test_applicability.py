@@ -8,8 +8,14 @@ from pathlib import Path
 import pytest
 
 from orchestrator.records import VerifyReport
-from orchestrator.verifier import BrowserPool, RunHealth, applicability, verify
-from orchestrator.verifier._core._gates import gate_results, run_health
+from orchestrator.verifier import (
+    BrowserPool,
+    RunHealth,
+    applicability,
+    gate_results,
+    run_health,
+    verify,
+)
 
 from .conftest import check, make_task
 

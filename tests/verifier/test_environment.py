@@ -11,8 +11,16 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orchestrator.verifier import BrowserPool, EnvironmentDrift, RenderEnv, capture, verify
-from orchestrator.verifier._browser._environment import ENV_FILE, PINNED_FONTS, read_env
+from orchestrator.verifier import (
+    ENV_FILE,
+    PINNED_FONTS,
+    BrowserPool,
+    EnvironmentDrift,
+    RenderEnv,
+    capture,
+    read_env,
+    verify,
+)
 
 from .conftest import check, make_task
 
@@ -47,7 +55,7 @@ async def test_calibration_render_uses_the_pinned_faces(pool: BrowserPool) -> No
     assert env.browser == "chromium" and env.browser_major >= 100
     assert env.browser_version.startswith(f"{env.browser_major}.")
     # A different pinned font file set is a different fingerprint.
-    from orchestrator.verifier._browser._environment import fonts_digest
+    from orchestrator.verifier import fonts_digest
 
     assert fonts_digest(PINNED_FONTS) == env.fonts
     assert fonts_digest(PINNED_FONTS[:-1]) != env.fonts

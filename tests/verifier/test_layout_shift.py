@@ -30,8 +30,7 @@ import pytest
 
 from orchestrator.contract import TaskPackage
 from orchestrator.records import CheckResult, VerifyReport
-from orchestrator.verifier import BrowserPool, verify
-from orchestrator.verifier._a11y._perf_gate import SHIFT_POOR, layout_shift_continuity
+from orchestrator.verifier import SHIFT_POOR, BrowserPool, layout_shift_continuity, verify
 
 from .conftest import check, make_task, serve
 

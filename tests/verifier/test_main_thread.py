@@ -242,7 +242,11 @@ async def test_a_state_held_once_is_measured_again_and_keeps_the_least(
     the one held load fails the rule as host load once made a static page fail it."""
     if planted:
         monkeypatch.setattr("orchestrator.verifier._verify._run.REMEASURES", 0)
-    handler = type("Handler", (_FirstLoadBusy,), {"served": 0})
+
+    class Handler(_FirstLoadBusy):
+        served = 0
+
+    handler = Handler
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory="."))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     home = make_task(tmp_path, STATES[:1], CHECKS[:1])

@@ -16,8 +16,7 @@ import pytest
 
 from orchestrator.contract import TaskPackage
 from orchestrator.records import CheckResult, VerifyReport
-from orchestrator.verifier import BrowserPool, verify
-from orchestrator.verifier._a11y._perf_gate import weight_continuity
+from orchestrator.verifier import BrowserPool, verify, weight_continuity
 
 from .conftest import check, make_task, serve
 

@@ -20,7 +20,6 @@ from orchestrator.verifier._a11y._evidence import (
     write_a11y_side,
 )
 from orchestrator.verifier._a11y._perf_gate import (
-    BLOCKING_ALLOWANCE_MS,
     BYTES_ALLOWANCE,
     SHIFT_ALLOWANCE,
     SHIFT_POOR,
@@ -34,6 +33,7 @@ from orchestrator.verifier._a11y._perf_gate import (
     weight_continuity,
 )
 from orchestrator.verifier._core._gates import gate_results
+from orchestrator.verifier._replay import BLOCKING_ALLOWANCE_MS
 from orchestrator.verifier._replay._axe import AXE_VERSION
 from orchestrator.verifier._replay._perf import total_blocking
 

@@ -20,14 +20,16 @@ from orchestrator.records import VerifyReport
 from orchestrator.verifier import (
     BrowserPool,
     BrowserVerifier,
+    CheckpointView,
+    Outcome,
+    ReuseCache,
     RunHealth,
+    StateJob,
+    StateObservation,
     VerdictCache,
     VerifyRequest,
+    verdict_key,
 )
-from orchestrator.verifier._core._observe import Outcome, StateObservation
-from orchestrator.verifier._replay._state import StateJob
-from orchestrator.verifier._reuse._cache import CheckpointView, ReuseCache
-from orchestrator.verifier._reuse._verdicts import verdict_key
 from orchestrator.workspace import Workspace
 
 from .conftest import _QuietHandler, check, make_task

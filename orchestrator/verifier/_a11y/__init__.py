@@ -16,21 +16,27 @@ from ._gate import A11Y_ID as A11Y_ID
 from ._gate import a11y_continuity as a11y_continuity
 from ._gate import with_a11y_continuity as with_a11y_continuity
 from ._perf_gate import PERF_ID as PERF_ID
+from ._perf_gate import SHIFT_POOR as SHIFT_POOR
+from ._perf_gate import layout_shift_continuity as layout_shift_continuity
 from ._perf_gate import main_thread_continuity as main_thread_continuity
+from ._perf_gate import weight_continuity as weight_continuity
 
 __all__ = [
     "A11Y_EVIDENCE",
     "A11Y_ID",
     "PERF_ID",
+    "SHIFT_POOR",
     "A11yBases",
     "A11yEvidence",
     "Side",
     "a11y_continuity",
     "capture_a11y",
     "encode_a11y_evidence",
+    "layout_shift_continuity",
     "load_a11y_evidence",
     "main_thread_continuity",
     "read_a11y_evidence",
+    "weight_continuity",
     "with_a11y_continuity",
     "write_a11y_side",
 ]

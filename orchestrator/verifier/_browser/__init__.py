@@ -7,6 +7,7 @@ host's idle CPU (`_headroom.py`), and the isolated-world probes every verdict re
 through (`_world.py`, `_js.py`). Below it: `_core` only."""
 
 from ._context import origin_of as origin_of
+from ._environment import ENV_FILE as ENV_FILE
 from ._environment import PINNED_FONTS as PINNED_FONTS
 from ._environment import VISUAL_GATES as VISUAL_GATES
 from ._environment import RenderEnv as RenderEnv
@@ -14,6 +15,7 @@ from ._environment import check_environment as check_environment
 from ._environment import environment_drift as environment_drift
 from ._environment import fonts_digest as fonts_digest
 from ._environment import missing_fonts as missing_fonts
+from ._environment import read_env as read_env
 from ._environment import write_env as write_env
 from ._pool import BrowserPool as BrowserPool
 from ._pool import ReplayMode as ReplayMode
@@ -29,6 +31,7 @@ from ._world import probe_page as probe_page
 from ._world import settle_frames as settle_frames
 
 __all__ = [
+    "ENV_FILE",
     "PINNED_FONTS",
     "VISUAL_GATES",
     "BrowserPool",
@@ -48,6 +51,7 @@ __all__ = [
     "probe_each",
     "probe_elements",
     "probe_page",
+    "read_env",
     "settle_frames",
     "write_env",
 ]
