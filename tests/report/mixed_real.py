@@ -56,7 +56,9 @@ CONTROLS = ("reference", "noop", "thrash")  # staged arm only (`mixed_run.BENCH`
 
 # Every stack, both regimes, two greenfield twin pairs (both members), 12 tasks; the
 # cheapest that cover them (states x units per task, see `plan`). The twins:
-# fernhill-save-tools (static) and coworking-pricing-toggle (php). build-gig-board is a
+# fernhill-save-tools (static) and brackenfold-kiln-classes (eleventy, which took the
+# place of coworking-pricing-toggle's php pair when that stack landed: ashdown keeps php,
+# and the pair is 48 state-checkpoints against 130). build-gig-board is a
 # Build task that is no twin (twins are never pooled into Build: without it the Build
 # rows would be empty) and the suite's cheapest vite task with it. The rest: the cheapest
 # task of each other stack, then ashdown (a second repair task) and tanners-wharf (the
@@ -64,8 +66,8 @@ CONTROLS = ("reference", "noop", "thrash")  # staged arm only (`mixed_run.BENCH`
 REAL_TASKS: tuple[str, ...] = (
     "fernhill-save-tools",
     "build-fernhill-save-tools",
-    "coworking-pricing-toggle",
-    "build-coworking-pricing-toggle",
+    "brackenfold-kiln-classes",
+    "build-brackenfold-kiln-classes",
     "build-gig-board",
     "corran-point-boat-trips",
     "tanners-wharf-bike-kitchen",
