@@ -8,7 +8,12 @@ reference edit, so a task's size is its plan length (units per task, `_trajector
 - Controlled effects: ordinary least squares of WCS on the capability categories (one
   indicator each, `edit` the baseline), the task's size and one indicator per model (the
   first model the baseline). Each category's coefficient is its WCS difference from
-  `edit` at equal size and model, with a task-clustered bootstrap 95% interval;
+  `edit` at equal size and model, with a task-clustered bootstrap 95% interval. A term
+  the population cannot separate from the others has none (NaN, shown as "not
+  separable"): when every task of a category has one size, that category's indicator
+  and the size are tied, and least squares would print an arbitrary split of their
+  effect (the minimum-norm one). A term is separable when its column is not spanned by
+  the others (dropping it lowers the design's rank);
 - smallest quartile: the categories' mean WCS over the tasks whose size is at most the
   25th percentile of task sizes, against their mean over every task; Spearman's rho
   between the two orderings says whether the ordering holds on small tasks.
@@ -68,6 +73,12 @@ def _design(
     return y, x
 
 
+def separable(x: np.ndarray) -> list[bool]:
+    """Per column of the design: whether its coefficient is identified (module docstring)."""
+    rank = np.linalg.matrix_rank(x)
+    return [bool(np.linalg.matrix_rank(np.delete(x, j, axis=1)) < rank) for j in range(x.shape[1])]
+
+
 def _bootstrap(pop: Sequence[ManifestRow], y: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The task-clustered bootstrap replicates of the fit, one row each."""
     by_task: dict[str, list[int]] = defaultdict(list)
@@ -98,11 +109,14 @@ def effects(rows: Sequence[ManifestRow], arm: str, cards: Cards) -> tuple[Effect
     coef = _fit(y, x)
     boot = _bootstrap(pop, y, x)
     small = _smallest_quartile(pop, sizes)
+    identified = separable(x)
     out = []
     for j, c in enumerate(cols, 1):
         if c not in cats and c != "size":
             continue
         lo, hi = np.quantile(boot[:, j], [0.025, 0.975])
+        if not identified[j]:
+            coef[j] = lo = hi = math.nan
         out.append(
             Effect(
                 term=c,

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ._model import RankRow, Report
 from ._sizes import BASELINE, quartile_rho
 from ._tables_fmt import Table, fmt_rate
@@ -162,7 +164,9 @@ def _effects(rep: Report) -> Table:
         "left out). Least squares of WCS on the capability categories "
         f"('{BASELINE}' the baseline), task size and the model: a category's coefficient "
         f"is its WCS difference from '{BASELINE}' at equal size and model, 'size' the "
-        "slope per unit. Smallest quartile: tasks of size at most the 25th percentile; "
+        "slope per unit; 'not separable': the population ties the term to the others "
+        "(every task of a category one size), so no split of their effect is measured. "
+        "Smallest quartile: tasks of size at most the 25th percentile; "
         "Spearman's rho between the categories' orderings on all tasks and on those: "
         f"{_num(rho, '+.3f')} over {n} categories (paper Figure 14: the ordering holds).",
         terms=("size", "wcs", "rho", "intervals"),
@@ -173,6 +177,8 @@ def _effects(rep: Report) -> Table:
                 str(e.rows),
                 "0 (baseline)"
                 if e.term == BASELINE
+                else "not separable"
+                if math.isnan(e.coef)
                 else f"{e.coef:+.3f} [{e.lo:+.3f}, {e.hi:+.3f}]",
                 _num(e.mean_all, ".3f"),
                 _num(e.mean_small, ".3f"),

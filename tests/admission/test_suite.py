@@ -200,10 +200,10 @@ def test_the_sentinels_cover_every_stack_and_every_gate_a_negative_fails() -> No
     new = msgspec.structs.replace(
         shipped[0],
         id="zz-new",
-        stack="astro",
+        stack="planted",
         negatives=(Negative(name="n", expect_fail=("network",), why="w"),),
     )
-    assert sentinel_gaps([*shipped, new]) == ["stack astro", "gate network"]
+    assert sentinel_gaps([*shipped, new]) == ["stack planted", "gate network"]
     # Without the hugo sentinel, the other hugo tasks and the assets/routes negatives
     # of other tasks are not covered.
     gone = [c for c in shipped if c.id != "orchard-harvest-content"]

@@ -632,12 +632,20 @@ def check_categories_controlled_for_task_size(db: Any, rep: Report) -> None:
         ]
     )
     y = np.array([w for *_, w, _ in pop])
-    coef = np.linalg.solve(x.T @ x, x.T @ y)  # the normal equations, not lstsq
+    # The normal equations' least-norm solution (not lstsq): unique on every identified
+    # coefficient. A coefficient is identified when X's null space (from its SVD, not the
+    # report's rank test) has no component on it; the report says "not separable" else.
+    coef = np.linalg.pinv(x.T @ x) @ (x.T @ y)
+    _, sv, vt = np.linalg.svd(x)
+    null = vt[int((sv > sv[0] * 1e-10).sum()) :]
     got = {r[0]: r for r in table(rep, "effects").rows}
     for j, c in enumerate([*cats, "size"], 1):
         n = sum(p[0] == c for p in pop) if c != "size" else len(pop)
         assert got[c][1] == str(n)
-        assert got[c][2].startswith(f"{coef[j]:+.3f} [")
+        if len(null) and np.abs(null[:, j]).max() > 1e-8:
+            assert got[c][2] == "not separable", (c, got[c])
+        else:
+            assert got[c][2].startswith(f"{coef[j]:+.3f} ["), (c, got[c], coef[j])
     ((cut,),) = q(
         db,
         "SELECT quantile_cont(size, 0.25) FROM (SELECT task, max(n_units) AS size FROM models "
