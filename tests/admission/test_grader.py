@@ -225,8 +225,8 @@ def test_a_tasks_fingerprint_covers_its_own_stack_and_the_base_alone(
     static, php = fp("static"), fp("php")
     assert static.digest != php.digest and static.common == php.common
     _flip_a_byte(checkout / "images" / "php" / "Dockerfile")
-    (checkout / "images" / "astro").mkdir()
-    (checkout / "images" / "astro" / "Dockerfile").write_text("FROM pwb-base:bookworm\n")
+    (checkout / "images" / "planted").mkdir()
+    (checkout / "images" / "planted" / "Dockerfile").write_text("FROM pwb-base:bookworm\n")
     assert fp("static") == static and fp("php").digest != php.digest
     assert fp("php").common == php.common
     _flip_a_byte(checkout / "images" / "base" / "bootstrap.sh")
