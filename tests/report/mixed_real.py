@@ -11,6 +11,8 @@ so a cell always plays the same) in both arms, and the controls `reference`, `no
     python -m tests.report.mixed_real plan                    # the selection, cells, time
     python -m tests.report.mixed_real run --run-dir DIR       # the sweep (Docker)
     python -m tests.report.mixed_real run --run-dir DIR --resume   # after a stop
+    python -m tests.report.mixed_real park DIR                # a sitting ends: commit it
+    python -m tests.report.mixed_real unpark DIR              # the next one (any machine)
     python -m tests.report.mixed_real record DIR              # keep it (fixture + report)
     python -m tests.report.mixed_real check [FIXTURE]         # report vs SQL, every check
 
@@ -23,6 +25,15 @@ report in `tests/perf/results/mixed-real.md`; it refuses a run that is not the w
 selection on Docker. `run --fake` is the same pipeline without Docker (the fake sandbox
 and the oracle verifier of `mixed_run.py`): with `record --to` and `check` it shows the
 recording and the comparison work, and is never recorded as the real run.
+
+The run takes longer than a sitting, and the next sitting may be on a fresh machine, where
+`runs/` is gone. `park` keeps what `--resume` needs, and only that, in `fixtures/
+mixed-real-parked/` (committed with the repository): the rows, the config, the run's
+plan, the solver cards and the R0 baselines (about 20 kB); a cell's own folder (events,
+trajectory, work tree) stays behind, so a parked cell has no cell page. `unpark DIR`
+writes them into an empty DIR, and `run --run-dir DIR --resume` runs the cells without a
+current row (a re-admitted task's rows are stale, so its cells run again). `record`
+removes the parked copy.
 """
 
 from __future__ import annotations
@@ -48,7 +59,10 @@ from tests.report.sql_run import SqlRun
 HERE = Path(__file__).resolve().parent
 REAL_RECORDED = HERE / "fixtures" / "mixed-real"
 REAL_REPORT = ROOT / "tests" / "perf" / "results" / "mixed-real.md"
+REAL_PARKED = HERE / "fixtures" / "mixed-real-parked"
 CONFIG_NAME = "mixed-real.toml"
+# What `--resume` reads of a run directory, with the manifest (kept gzipped).
+PARKED_FILES = (CONFIG_NAME, "run.json", "solvers.json")
 CONCURRENCY = 4  # cells in flight on 2 cores (the full tier's Docker `mixed` sweep too)
 MIN_TASKS = 12
 MIN_TWIN_PAIRS = 2
@@ -262,7 +276,50 @@ def record(args: argparse.Namespace) -> int:
     shutil.copyfile(args.run_dir / "run.json", fixture / "run.json")
     report.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(args.run_dir / "report.md", report)
+    if real:
+        shutil.rmtree(REAL_PARKED, ignore_errors=True)  # the run is whole: nothing to resume
     print(f"recorded {fixture} and {report}")
+    return 0
+
+
+def park(args: argparse.Namespace) -> int:
+    run_dir: Path = args.run_dir
+    to: Path = args.to or REAL_PARKED
+    missing = [n for n in ("manifest.jsonl", *PARKED_FILES) if not (run_dir / n).is_file()]
+    if missing:
+        print(f"not parked: {run_dir} has no {', '.join(missing)}", file=sys.stderr)
+        return 2
+    shutil.rmtree(to, ignore_errors=True)
+    to.mkdir(parents=True)
+    rows = (run_dir / "manifest.jsonl").read_bytes()
+    with gzip.GzipFile(to / "manifest.jsonl.gz", "wb", mtime=0) as out:
+        out.write(rows)
+    for name in PARKED_FILES:
+        shutil.copyfile(run_dir / name, to / name)
+    if (run_dir / "baseline").is_dir():
+        shutil.copytree(run_dir / "baseline", to / "baseline")
+    cells = len({r.cell for r in read_rows(run_dir / "manifest.jsonl")})
+    print(f"parked {cells} cell(s) of {run_dir} in {to}: commit it")
+    return 0
+
+
+def unpark(args: argparse.Namespace) -> int:
+    run_dir: Path = args.run_dir
+    parked: Path = args.parked or REAL_PARKED
+    if not (parked / "manifest.jsonl.gz").is_file():
+        print(f"not unparked: nothing parked in {parked}", file=sys.stderr)
+        return 2
+    if (run_dir / "manifest.jsonl").exists():
+        print(f"not unparked: {run_dir} holds a run (resume it as it is)", file=sys.stderr)
+        return 2
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with gzip.open(parked / "manifest.jsonl.gz") as src:
+        (run_dir / "manifest.jsonl").write_bytes(src.read())
+    for name in PARKED_FILES:
+        shutil.copyfile(parked / name, run_dir / name)
+    if (parked / "baseline").is_dir():
+        shutil.copytree(parked / "baseline", run_dir / "baseline", dirs_exist_ok=True)
+    print(f"continue with: python -m tests.report.mixed_real run --run-dir {run_dir} --resume")
     return 0
 
 
@@ -311,6 +368,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true")
     p.add_argument("--concurrency", type=int, default=CONCURRENCY)
     p.add_argument("--fake", action="store_true", help="no Docker: fake sandbox, oracle")
+    p = sub.add_parser("park", help="keep what --resume needs, to commit at a sitting's end")
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--to", type=Path, help=f"folder (default {REAL_PARKED})")
+    p = sub.add_parser("unpark", help="a parked run into an empty DIR, to --resume")
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--parked", type=Path, help=f"folder (default {REAL_PARKED})")
     p = sub.add_parser("record", help="keep a finished run as the recorded one")
     p.add_argument("run_dir", type=Path)
     p.add_argument("--to", type=Path, help=f"fixture folder (default {REAL_RECORDED})")
@@ -321,7 +384,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("check", help="the report vs the SQL on a recorded run")
     p.add_argument("fixture", type=Path, nargs="?", default=REAL_RECORDED)
     args = ap.parse_args(argv)
-    command = {"plan": plan, "run": run, "record": record, "check": check}[args.command]
+    commands = {"plan": plan, "run": run, "park": park, "unpark": unpark}
+    command = {**commands, "record": record, "check": check}[args.command]
     return command(args)
 
 

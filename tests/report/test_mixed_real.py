@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from orchestrator.config import load_config
-from orchestrator.records import ManifestRow
+from orchestrator.records import ManifestRow, read_rows
 from orchestrator.sweep import plan_jobs, select_tasks
 from tests.report import mixed_real
 from tests.report.mixed_real import (
@@ -149,7 +149,66 @@ def nowhere_real(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path,
     fixture, report = tmp_path / "real-fixture", tmp_path / "real.md"
     monkeypatch.setattr(mixed_real, "REAL_RECORDED", fixture)
     monkeypatch.setattr(mixed_real, "REAL_REPORT", report)
+    monkeypatch.setattr(mixed_real, "REAL_PARKED", tmp_path / "real-parked")
     return fixture, report
+
+
+def _resumable(run_dir: Path) -> dict[str, bytes]:
+    """What `--resume` reads of a run directory, by relative path."""
+    (run_dir / CONFIG_NAME).write_text("[sweep]\nname = 'mixed-real'\n")
+    (run_dir / "baseline").mkdir()
+    (run_dir / "baseline" / "58fcd26a2b99b94a-docker-x.json").write_text('{"r0": 1}')
+    names = ["manifest.jsonl", CONFIG_NAME, "run.json", "solvers.json"]
+    names.append("baseline/58fcd26a2b99b94a-docker-x.json")
+    return {n: (run_dir / n).read_bytes() for n in names}
+
+
+def test_a_parked_run_is_unparked_whole_on_another_machine(
+    tmp_path: Path, nowhere_real: tuple[Path, Path]
+) -> None:
+    """`park` keeps what `--resume` reads (a cell's own folder stays behind), `unpark`
+    writes it back byte for byte elsewhere, and `record` of the whole run drops it."""
+    run_dir = _a_run_dir(tmp_path, backend="docker", drop=50)
+    kept = _resumable(run_dir)
+    (run_dir / "cells" / "a-cell").mkdir(parents=True)
+    assert main(["park", str(run_dir)]) == 0
+    parked = mixed_real.REAL_PARKED
+    assert sorted(p.name for p in parked.iterdir()) == sorted(
+        [CONFIG_NAME, "baseline", "manifest.jsonl.gz", "run.json", "solvers.json"]
+    )
+    again = tmp_path / "fresh" / "run"
+    assert main(["unpark", str(again)]) == 0
+    assert {n: (again / n).read_bytes() for n in kept} == kept
+    assert not (again / "cells").exists()
+    # Once whole, the recorded run replaces the parked one.
+    (tmp_path / "whole").mkdir()
+    assert main(["record", str(_a_run_dir(tmp_path / "whole", backend="docker"))]) == 0
+    assert not parked.exists()
+
+
+@pytest.mark.parametrize("planted", ["a run there", "nothing parked", "no config"])
+def test_park_and_unpark_refuse_and_lose_nothing(
+    tmp_path: Path,
+    nowhere_real: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    planted: str,
+) -> None:
+    """Planted: unparking over a run (its rows would be lost), unparking with nothing
+    parked, parking a folder `--resume` could not continue."""
+    run_dir = _a_run_dir(tmp_path, backend="docker", drop=50)
+    kept = _resumable(run_dir)
+    if planted == "no config":
+        (run_dir / CONFIG_NAME).unlink()
+        assert main(["park", str(run_dir)]) == 2
+        assert CONFIG_NAME in capsys.readouterr().err
+        assert not mixed_real.REAL_PARKED.exists()
+        return
+    if planted == "a run there":
+        assert main(["park", str(run_dir)]) == 0
+    assert main(["unpark", str(run_dir)]) == 2
+    err = capsys.readouterr().err
+    assert ("holds a run" if planted == "a run there" else "nothing parked") in err
+    assert {n: (run_dir / n).read_bytes() for n in kept} == kept
 
 
 def test_record_keeps_a_whole_docker_run(tmp_path: Path, nowhere_real: tuple[Path, Path]) -> None:
@@ -217,3 +276,22 @@ def test_the_fake_pipeline_records_a_run_the_sql_agrees_with(tmp_path: Path) -> 
     args = ["record", str(run_dir), "--to", str(to), "--report-to", str(md)]
     assert main([*args, "--backend", "local"]) == 0
     assert main(["check", str(to)]) == 0
+
+
+@pytest.mark.full
+@pytest.mark.timeout(3600)
+def test_a_parked_partial_run_resumes_whole_elsewhere(
+    tmp_path: Path, nowhere_real: tuple[Path, Path]
+) -> None:
+    """The fake pipeline stopped after 50 cells (its later rows cut), parked, unparked in
+    another folder and resumed: the 58 others run, and no cell has two rows."""
+    first, again = tmp_path / "first", tmp_path / "again"
+    assert main(["run", "--fake", "--run-dir", str(first)]) == 0
+    rows = (first / "manifest.jsonl").read_bytes().splitlines(keepends=True)
+    (first / "manifest.jsonl").write_bytes(b"".join(rows[:50]))
+    assert main(["park", str(first)]) == 0
+    assert main(["unpark", str(again)]) == 0
+    assert main(["run", "--fake", "--resume", "--run-dir", str(again)]) == 0
+    cells = [r.cell for r in read_rows(again / "manifest.jsonl")]
+    assert len(cells) == len(set(cells)) == 108
+    assert len(list((again / "cells").iterdir())) == 58
