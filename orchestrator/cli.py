@@ -31,6 +31,7 @@ COMMANDS = (
     "export",
     "new",
     "suggest",
+    "negative",
     "lint",
     "audit",
 )

@@ -1,5 +1,6 @@
 """The authoring kit: scaffold a package (`new`) and propose preservation checks from
-R0's captured evidence (`suggest`), and negatives (`suggest --negatives`). See
+R0's captured evidence (`suggest`), and negatives (`suggest --negatives`); scaffold a
+negative by hand in a scratch tree of the reference (`negative`). See
 tasks/AUTHORING.md."""
 
 from ._negatives import ProposedNegative as ProposedNegative
@@ -7,6 +8,25 @@ from ._negatives import suggest_negatives as suggest_negatives
 from ._new import NPM_DEPS as NPM_DEPS
 from ._new import SERVE as SERVE
 from ._new import scaffold as scaffold
+from ._scratch import R0 as R0
+from ._scratch import SavedNegative as SavedNegative
+from ._scratch import ScratchError as ScratchError
+from ._scratch import default_dir as default_dir
+from ._scratch import open_scratch as open_scratch
+from ._scratch import save_scratch as save_scratch
 from ._suggest import suggest as suggest
 
-__all__ = ["NPM_DEPS", "SERVE", "ProposedNegative", "scaffold", "suggest", "suggest_negatives"]
+__all__ = [
+    "NPM_DEPS",
+    "R0",
+    "SERVE",
+    "ProposedNegative",
+    "SavedNegative",
+    "ScratchError",
+    "default_dir",
+    "open_scratch",
+    "save_scratch",
+    "scaffold",
+    "suggest",
+    "suggest_negatives",
+]
