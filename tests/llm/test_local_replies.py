@@ -1,7 +1,8 @@
 """A real local model's mistakes, replayed over loopback into `LLMSolver` (#42).
 
 `tests/llm/fixtures/local/*.json` holds answers recorded from Gemma 3 270M behind
-llama-cpp-python's server (`scripts/local-model`, `record.py` beside them). Each case
+`scripts/local-model` (`record.py` beside them): `first_reveal` from llama-cpp-python's
+server, the script's runtime before #56, `llamacpp_*` from llama.cpp's (xllamacpp). Each case
 below serves one recorded answer, or one derived from a recorded envelope (same id,
 model and usage shape; the message changed to the malformed case, and said so), and
 checks that the model's mess stays the model's: no exception, the turn ends as it
@@ -71,14 +72,14 @@ def calls(*c: dict[str, Any]) -> dict[str, Any]:
 
 
 async def turn(
-    tiny_task: Path, tmp_path: Path, faults: list[Fault], **options: Any
+    tiny_task: Path, tmp_path: Path, faults: list[Fault], cap: int = 512, **options: Any
 ) -> tuple[SolverTurn, FakeProvider]:
     task = load_task(tiny_task)
     ws = await Workspace.create(task.repo, tmp_path / "ws", task.contract.allowed_paths)
     unit = task.contract.units[0]
     message = UserMessage(kind="reveal", text=unit.request, unit_id=unit.id, unit_index=0)
     async with FakeProvider(task_dir=tiny_task, faults=faults) as fake:
-        async with open_client(fake, max_output_tokens=512) as client:
+        async with open_client(fake, max_output_tokens=cap) as client:
             result = await LLMSolver(client, AgentOptions(**options)).respond(message, ws)
     return result, fake
 
@@ -95,6 +96,36 @@ async def test_recorded_text_instead_of_a_call_ends_the_turn_as_a_slip(
     assert t.end == "idle" and len(fake.requests) == 1
     assert kinds(t) == ["no_call"] and "<|im_start|>user" in t.slips[0].text
     assert (t.usage.input_tokens, t.usage.output_tokens) == (294, 14)  # real, metered
+
+
+async def test_recorded_llamacpp_echo_is_cut_text_and_no_call(
+    api_key: str, tiny_task: Path, tmp_path: Path
+) -> None:
+    # llama.cpp's server, the agent's first step, max_tokens 128: the base model echoes
+    # its system prompt until the cap.
+    body = recorded("llamacpp_first_reveal")["body"]
+    t, fake = await turn(tiny_task, tmp_path, [served(body)], cap=128)
+    assert t.end == "idle" and len(fake.requests) == 1
+    assert kinds(t) == ["truncated", "no_call"] and "You are a frontend engineer" in t.slips[1].text
+    assert (t.usage.input_tokens, t.usage.output_tokens) == (570, 128)
+
+
+async def test_recorded_llamacpp_tool_calls_run_and_the_cut_one_is_a_slip(
+    api_key: str, tiny_task: Path, tmp_path: Path
+) -> None:
+    # llama.cpp's server, the agent's second step (after list_files), max_tokens 128:
+    # four OpenAI tool_calls parsed from the model's <tool_call> lines, the last one cut
+    # inside its arguments ('{') at the cap.
+    rec = recorded("llamacpp_calls")
+    names = [c["function"]["name"] for c in rec["body"]["choices"][0]["message"]["tool_calls"]]
+    assert names == ["list_files", "edit", "write_file", "delete_file"]
+    end = served(derived({"content": "x"}, "stop"))
+    t, fake = await turn(tiny_task, tmp_path, [served(rec["body"]), end], cap=128)
+    assert len(fake.requests) == 2
+    assert kinds(t)[:2] == ["truncated", "bad_arguments"] and "delete_file" in t.slips[1].text
+    tool = [m for m in fake.requests[1].body["messages"] if m["role"] == "tool"]
+    assert len(tool) == 4  # every call answered, the broken one with its error
+    assert "not valid JSON" in tool[3]["content"]
 
 
 async def test_partial_arguments_json_is_a_tool_error_and_a_slip(
@@ -212,3 +243,53 @@ def test_bench_local_points_at_loopback_with_no_key_and_price_zero() -> None:
     assert len(cfg.sweep.tasks) == 3
     script = (root / "scripts" / "local-model").read_text()
     assert f"PWB_LOCAL_MODEL_PORT:-{local.base_url.rsplit(':', 1)[1].split('/')[0]}" in script
+
+
+def test_local_model_script_installs_a_prebuilt_runtime_and_a_tool_template() -> None:
+    """`scripts/local-model` installs llama.cpp's server prebuilt (no source build, pinned
+    by hash), and its chat template writes a call as the <tool_call> line llama.cpp parses
+    back into OpenAI `tool_calls` (rendered here by jinja2, close to llama.cpp's own)."""
+    import re
+
+    script = (Path(__file__).resolve().parents[2] / "scripts" / "local-model").read_text()
+    assert re.search(r'^RUNTIME="xllamacpp==\$RUNTIME_VERSION"$', script, re.M)
+    assert "--only-binary=:all: --require-hashes" in script and "CMAKE" not in script
+    assert "OMP_WAIT_POLICY=PASSIVE" in script
+    jinja2 = pytest.importorskip("jinja2")
+    m = re.search(r"gemma-3-tools\.jinja\" <<'EOF'\n(.*?)\nEOF\n", script, re.S)
+    assert m, "the template's heredoc"
+    tools = [
+        {"type": "function", "function": {"name": n, "description": f"{n}.", "parameters": p}}
+        for n, p in [
+            ("list_files", {"type": "object", "properties": {}}),
+            ("read_file", {"type": "object", "properties": {"path": {"type": "string"}}}),
+        ]
+    ]
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": '{"path": "a.html"}'},
+    }
+    messages = [
+        {"role": "system", "content": "SYSTEM"},
+        {"role": "user", "content": "Do it."},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "<p>hi</p>"},
+    ]
+    env = jinja2.Environment(extensions=["jinja2.ext.loopcontrols"])
+    # As llama.cpp's (and transformers') tojson: plain text, not jinja2's HTML-safe Markup.
+    env.filters["tojson"] = lambda value: json.dumps(value, ensure_ascii=False)
+    out = env.from_string(m.group(1)).render(
+        messages=messages, tools=tools, add_generation_prompt=True, bos_token="<bos>"
+    )
+    assert out.startswith("<bos><start_of_turn>user\nSYSTEM\n\nTools you can call:\n- list_files:")
+    assert '- read_file: read_file. Arguments: {"path": {"type": "string"}}' in out
+    assert "Do it.<end_of_turn>\n" in out
+    want = '<start_of_turn>model\n<tool_call>{"name": "read_file", "arguments": {"path": "a.html"}}'
+    assert want + "</tool_call><end_of_turn>\n" in out
+    assert "<start_of_turn>user\n<tool_response><p>hi</p></tool_response><end_of_turn>\n" in out
+    assert out.endswith("<start_of_turn>model\n")
+    plain = env.from_string(m.group(1)).render(
+        messages=messages[1:2], tools=None, add_generation_prompt=True, bos_token="<bos>"
+    )
+    assert plain == "<bos><start_of_turn>user\nDo it.<end_of_turn>\n<start_of_turn>model\n"
