@@ -15,9 +15,9 @@ from ..budget import Ledger
 from ..cell import BaselineCache, CellReport, CellSetup, run_cell
 from ..config import ConfigError, load_config
 from ..contract import ContractError, load_task
-from ..events import read_events
+from ..events import CheckpointSummary, read_events
 from ..llm import ProviderConfig, ProviderPool
-from ..records import Arm
+from ..records import Arm, CheckResult
 from ..solvers import Solver, make_solver, offline_solver
 from ..verifier import (
     BrowserPool,
@@ -90,6 +90,21 @@ async def _run(args: argparse.Namespace, out: Path) -> CellReport:
             await solver.aclose()
 
 
+def failing_checks(c: CheckpointSummary, most: int = 24) -> list[str]:
+    """A line per failing check of checkpoint `c`, by gate: an author reads here which
+    checks a negative broke (the accessibility rules' `a11y-*` ones among them) without
+    opening `events.jsonl`."""
+    failed = sorted((r for r in c.checks if not r.passed and r.applicable), key=_by_gate)
+    lines = [f"    fail {r.gate:16} {r.id}: {(r.message or r.observed)[:110]}" for r in failed]
+    if len(lines) > most:
+        lines[most:] = [f"    ... and {len(lines) - most} more (events.jsonl)"]
+    return lines
+
+
+def _by_gate(r: CheckResult) -> tuple[str, str]:
+    return (r.gate, r.id)
+
+
 def run(args: argparse.Namespace) -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="pwb-cell-"))
     try:
@@ -105,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
                     f"  checkpoint {c.index:2} unit={c.unit or 'FINAL':12} passed={c.passed:3} "
                     f"failed={c.failed:3} failing gates={failing} ({c.duration_s:.1f} s)"
                 )
+                if not c.unit:  # the final: what failed, the continuity rules' too
+                    for line in failing_checks(c):
+                        print(line)
             case ev.FlipEvent(check=detail) | ev.Repair(check=detail):
                 print(f"{e.kind:8} {e.unit:12} {detail}")
             case ev.Reveal(text=text):
