@@ -15,6 +15,7 @@ from ._firewall import BROWSER_PORTS as BROWSER_PORTS
 from ._firewall import Allow as Allow
 from ._firewall import FirewallUnavailable as FirewallUnavailable
 from ._firewall import confine_owner as confine_owner
+from ._firewall import installed as firewall_chains
 from ._firewall import preflight as firewall_preflight
 from ._gc import AdhocSweep as AdhocSweep
 from ._gc import Own as Own
@@ -70,6 +71,7 @@ __all__ = [
     "confine_owner",
     "docker_available",
     "ensure_task_image",
+    "firewall_chains",
     "firewall_preflight",
     "lock_held",
     "open_backend",

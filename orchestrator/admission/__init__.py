@@ -13,7 +13,9 @@ Public surface:
   kept where a later run finds them (`_record.py`);
 - `Grader`, `grader_of`, `task_grader`, `grader_fingerprint`, `common_fingerprint` and
   `GRADER_SOURCES` — the grader's fingerprint, which grader made an admission
-  (`_grader.py`);
+  (`_grader.py`); `grader_parts` (`GraderParts`: the code, render and images digests,
+  uncached, of any checkout), `source_files` and `chromium_major` — what it is made of,
+  to tell which part made a record stale;
 - `composition` and `suite_twin_problems` — the suite's composition (`tasks` prints it,
   `_composition.py`);
 - `ci_selection`, `ci_selection_from_env`, `SENTINELS`, `sentinel_negatives`,
@@ -81,9 +83,13 @@ from ._composition import composition as composition
 from ._composition import suite_twin_problems as suite_twin_problems
 from ._grader import GRADER_SOURCES as GRADER_SOURCES
 from ._grader import Grader as Grader
+from ._grader import GraderParts as GraderParts
+from ._grader import chromium_major as chromium_major
 from ._grader import common_fingerprint as common_fingerprint
 from ._grader import grader_fingerprint as grader_fingerprint
 from ._grader import grader_of as grader_of
+from ._grader import grader_parts as grader_parts
+from ._grader import source_files as source_files
 from ._grader import task_grader as task_grader
 from ._record import MIN_REPEAT as MIN_REPEAT
 from ._record import RECORD_NAME as RECORD_NAME
@@ -126,6 +132,7 @@ __all__ = [
     "Admitter",
     "ControlResult",
     "Grader",
+    "GraderParts",
     "RecordedAdmission",
     "Selection",
     "TaskAdmission",
@@ -134,6 +141,7 @@ __all__ = [
     "admission_work",
     "admit_all",
     "changed_since",
+    "chromium_major",
     "ci_selection",
     "ci_selection_from_env",
     "committed_as_is",
@@ -142,6 +150,7 @@ __all__ = [
     "current",
     "grader_fingerprint",
     "grader_of",
+    "grader_parts",
     "judge_negative",
     "kept_admission",
     "load_record",
@@ -149,6 +158,7 @@ __all__ = [
     "record_path",
     "sentinel_gaps",
     "sentinel_negatives",
+    "source_files",
     "suite_twin_problems",
     "task_grader",
     "unadmitted",

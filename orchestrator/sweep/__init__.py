@@ -3,9 +3,12 @@
 Beside the sweep itself, what the Ray engine moves between machines, without Ray: a task's
 package by contract hash (`pack`, `materialise`, `default_cache`; `_packages.py`) and a
 cell's files from a worker node back to the run directory (`open_staging`, `pack_cell`,
-`take_cell`, `deliver`, ...; `_delivery.py`).
+`take_cell`, `deliver`, ...; `_delivery.py`); and where a sweep's sandboxes reach its LLM
+gateway (`expose`: the sweep network's gateway address, labelled with the run lock so
+`gc` knows when its sweep is dead; `_agents.py`).
 """
 
+from ._agents import expose as expose
 from ._core import CellFailure as CellFailure
 from ._core import EngineUnavailable as EngineUnavailable
 from ._core import Job as Job
@@ -68,6 +71,7 @@ __all__ = [
     "default_cache",
     "deliver",
     "drop_stale",
+    "expose",
     "gc_cluster",
     "is_run_dir",
     "known_baselines",

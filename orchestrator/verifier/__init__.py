@@ -4,8 +4,9 @@ Public surface:
 
 - `BrowserPool` — one Chromium per process, a fresh context per state (or, within one
   checkpoint with `replay="reuse"`, the reset tab of a warm context,
-  `_browser/_warm.py`), a limiter, recycling, crash relaunch with one retry of the
-  affected state;
+  `_browser/_warm.py`: `WarmContexts`, from `pool.warm_contexts()`, each a
+  `WarmContext`), a limiter, recycling, crash relaunch with one retry of the affected
+  state;
 - `verify(pool, task, base_url, ...) -> VerifyReport` and `RunHealth` (build, serve and
   scope, decided outside the browser); the `Verifier` Protocol (seam for fakes,
   `verify(VerifyRequest) -> VerifyReport`) and `BrowserVerifier`, the real one;
@@ -27,7 +28,12 @@ Public surface:
 - `A11yEvidence`, `load_a11y_evidence(task)` / `read_a11y_evidence(task)` (None: the task
   has none), `capture_a11y` and `write_a11y_side` — R0's and the reference's snapshots
   frozen in `evidence/a11y.json`, the bases of those rules wherever a task has them
-  (`_a11y/_evidence.py`);
+  (`_a11y/_evidence.py`; `a11y_evidence_path(task)`);
+- the main-thread, page-weight and layout-shift rules' allowances (`BLOCKING_ALLOWANCE_MS`,
+  `BYTES_ALLOWANCE`, `SHIFT_ALLOWANCE`, `SHIFT_POOR`), a document's main-thread figures
+  from its beats (`total_blocking`, `_replay/_perf.py`), and each figure as the evidence
+  keeps it (`coarse`, `coarse_weight`, `coarse_shift`) and as a recapture writes it
+  (`recaptured`, `recaptured_weight`, `recaptured_shift`; `_a11y/_perf_gate.py`);
 - the exception hierarchy (`VerifierError` and subclasses, see `_core/_errors.py`).
 
 Semantics (details in the module docstrings): `require_interaction` and `changed_from`
@@ -43,18 +49,27 @@ first: `_seam.py` and `_a11y/`, `_verify/`, `_reuse/`, `_replay/`, `_browser/`, 
 
 from ._a11y import A11Y_EVIDENCE as A11Y_EVIDENCE
 from ._a11y import A11Y_ID as A11Y_ID
+from ._a11y import BYTES_ALLOWANCE as BYTES_ALLOWANCE
 from ._a11y import PERF_ID as PERF_ID
+from ._a11y import SHIFT_ALLOWANCE as SHIFT_ALLOWANCE
 from ._a11y import SHIFT_POOR as SHIFT_POOR
 from ._a11y import A11yBases as A11yBases
 from ._a11y import A11yEvidence as A11yEvidence
 from ._a11y import Side as Side
 from ._a11y import a11y_continuity as a11y_continuity
+from ._a11y import a11y_evidence_path as a11y_evidence_path
 from ._a11y import capture_a11y as capture_a11y
+from ._a11y import coarse as coarse
+from ._a11y import coarse_shift as coarse_shift
+from ._a11y import coarse_weight as coarse_weight
 from ._a11y import encode_a11y_evidence as encode_a11y_evidence
 from ._a11y import layout_shift_continuity as layout_shift_continuity
 from ._a11y import load_a11y_evidence as load_a11y_evidence
 from ._a11y import main_thread_continuity as main_thread_continuity
 from ._a11y import read_a11y_evidence as read_a11y_evidence
+from ._a11y import recaptured as recaptured
+from ._a11y import recaptured_shift as recaptured_shift
+from ._a11y import recaptured_weight as recaptured_weight
 from ._a11y import weight_continuity as weight_continuity
 from ._a11y import with_a11y_continuity as with_a11y_continuity
 from ._a11y import write_a11y_side as write_a11y_side
@@ -64,6 +79,8 @@ from ._browser import BrowserPool as BrowserPool
 from ._browser import BrowserSession as BrowserSession
 from ._browser import RenderEnv as RenderEnv
 from ._browser import ReplayMode as ReplayMode
+from ._browser import WarmContext as WarmContext
+from ._browser import WarmContexts as WarmContexts
 from ._browser import check_environment as check_environment
 from ._browser import environment_drift as environment_drift
 from ._browser import fonts_digest as fonts_digest
@@ -85,10 +102,12 @@ from ._core import applicability as applicability
 from ._core import gate_results as gate_results
 from ._core import run_health as run_health
 from ._replay import AXE_VERSION as AXE_VERSION
+from ._replay import BLOCKING_ALLOWANCE_MS as BLOCKING_ALLOWANCE_MS
 from ._replay import CaptureSummary as CaptureSummary
 from ._replay import ReplayOptions as ReplayOptions
 from ._replay import StateJob as StateJob
 from ._replay import capture as capture
+from ._replay import total_blocking as total_blocking
 from ._reuse import REPLAY_MODES as REPLAY_MODES
 from ._reuse import CheckpointView as CheckpointView
 from ._reuse import OpenTrace as OpenTrace
@@ -107,10 +126,13 @@ __all__ = [
     "A11Y_EVIDENCE",
     "A11Y_ID",
     "AXE_VERSION",
+    "BLOCKING_ALLOWANCE_MS",
+    "BYTES_ALLOWANCE",
     "ENV_FILE",
     "PERF_ID",
     "PINNED_FONTS",
     "REPLAY_MODES",
+    "SHIFT_ALLOWANCE",
     "SHIFT_POOR",
     "A11yBases",
     "A11yEvidence",
@@ -140,11 +162,17 @@ __all__ = [
     "VerifierError",
     "VerifierInfraError",
     "VerifyRequest",
+    "WarmContext",
+    "WarmContexts",
     "a11y_continuity",
+    "a11y_evidence_path",
     "applicability",
     "capture",
     "capture_a11y",
     "check_environment",
+    "coarse",
+    "coarse_shift",
+    "coarse_weight",
     "encode_a11y_evidence",
     "environment_drift",
     "fonts_digest",
@@ -157,7 +185,11 @@ __all__ = [
     "probe_page",
     "read_a11y_evidence",
     "read_env",
+    "recaptured",
+    "recaptured_shift",
+    "recaptured_weight",
     "run_health",
+    "total_blocking",
     "verdict_key",
     "verifier_version",
     "verify",

@@ -9,15 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.admission._grader import (
+from orchestrator.admission import (
     GRADER_SOURCES,
-    ROOT,
     GraderParts,
     chromium_major,
     grader_fingerprint,
     grader_parts,
     source_files,
 )
+
+ROOT = Path(__file__).resolve().parents[2]  # the checkout the fingerprint reads by default
 
 
 def _copy(root: Path, rel: str) -> None:

@@ -95,9 +95,9 @@ async def test_a_dead_sweeps_gateway_network_and_firewall_chain_are_reaped(
     gateway (`expose`): it carries the sweep's run lock, so once that sweep is dead
     `gc` removes the network and its firewall chain (not 4 h later, at its TTL)."""
     from orchestrator.gateway import Gateway
-    from orchestrator.sweep._agents import expose
+    from orchestrator.sweep import expose
     from sandbox import Allow
-    from sandbox._firewall import installed
+    from sandbox import firewall_chains as installed
 
     sweep = unique_sweep("pytest-gc-gateway")
     lock = tmp_path / ".lock"

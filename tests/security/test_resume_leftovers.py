@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from sandbox import _firewall
+from sandbox import FirewallUnavailable, firewall_chains
 from tests.fixtures.bench import ROOT, bench, cli
 
 
@@ -26,8 +26,8 @@ def _docker(*args: str) -> list[str]:
 
 def _chains() -> set[str]:
     try:
-        return anyio.run(_firewall.installed)
-    except _firewall.FirewallUnavailable:
+        return anyio.run(firewall_chains)
+    except FirewallUnavailable:
         return set()
 
 

@@ -12,30 +12,29 @@ import pytest
 
 from orchestrator.contract import CANARY, TaskPackage
 from orchestrator.records import A11ySnapshot, MainThread, PageWeight, VerifyReport
-from orchestrator.verifier import main_thread_continuity, with_a11y_continuity
-from orchestrator.verifier._a11y._evidence import (
-    A11yEvidence,
-    a11y_evidence_path,
-    encode_a11y_evidence,
-    write_a11y_side,
-)
-from orchestrator.verifier._a11y._perf_gate import (
+from orchestrator.verifier import (
+    AXE_VERSION,
+    BLOCKING_ALLOWANCE_MS,
     BYTES_ALLOWANCE,
     SHIFT_ALLOWANCE,
     SHIFT_POOR,
+    A11yEvidence,
+    a11y_evidence_path,
     coarse,
     coarse_shift,
     coarse_weight,
+    encode_a11y_evidence,
+    gate_results,
     layout_shift_continuity,
+    main_thread_continuity,
     recaptured,
     recaptured_shift,
     recaptured_weight,
+    total_blocking,
     weight_continuity,
+    with_a11y_continuity,
+    write_a11y_side,
 )
-from orchestrator.verifier._core._gates import gate_results
-from orchestrator.verifier._replay import BLOCKING_ALLOWANCE_MS
-from orchestrator.verifier._replay._axe import AXE_VERSION
-from orchestrator.verifier._replay._perf import total_blocking
 
 from .conftest import make_task
 

@@ -22,8 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from orchestrator.contract import Viewport
-from orchestrator.verifier import BrowserPool, BrowserSession
-from orchestrator.verifier._browser._warm import WarmContext, WarmContexts
+from orchestrator.verifier import BrowserPool, BrowserSession, WarmContext, WarmContexts
 from tests.verifier.conftest import _QuietHandler, need_chromium
 
 pytestmark = pytest.mark.anyio

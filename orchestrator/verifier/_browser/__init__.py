@@ -20,6 +20,7 @@ from ._environment import write_env as write_env
 from ._pool import BrowserPool as BrowserPool
 from ._pool import ReplayMode as ReplayMode
 from ._session import BrowserSession as BrowserSession
+from ._warm import WarmContext as WarmContext
 from ._warm import WarmContexts as WarmContexts
 from ._world import dom_quiet as dom_quiet
 from ._world import isolated_await as isolated_await
@@ -38,6 +39,7 @@ __all__ = [
     "BrowserSession",
     "RenderEnv",
     "ReplayMode",
+    "WarmContext",
     "WarmContexts",
     "check_environment",
     "dom_quiet",

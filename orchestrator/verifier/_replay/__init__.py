@@ -15,6 +15,7 @@ from ._keyboard import eligible as eligible
 from ._keyboard import keyboard_results as keyboard_results
 from ._perf import BLOCKING_ALLOWANCE_MS as BLOCKING_ALLOWANCE_MS
 from ._perf import REMEASURES as REMEASURES
+from ._perf import total_blocking as total_blocking
 from ._state import StateJob as StateJob
 from ._state import replay_shared as replay_shared
 from ._transient import HOST_NETWORK_FAULTS as HOST_NETWORK_FAULTS
@@ -40,4 +41,5 @@ __all__ = [
     "patient",
     "replay_shared",
     "timed_out",
+    "total_blocking",
 ]
