@@ -1,12 +1,12 @@
 """The acceptance run of #55: a real `mixed` sweep (Docker, Chromium, the real grader)
 sized to fit about two hours of this 2-core machine, recorded for the fast tier.
 
-`REAL_TASKS` is the selection: 12 shipped tasks covering every stack, both regimes and
+`REAL_TASKS` is the selection: 13 shipped tasks covering every stack, both regimes and
 two complete greenfield twin pairs, the cheapest that do (fewest states and units: a
 checkpoint replays every state). The solvers are `mixed_run.py`'s, seeds included: three
 `mixed` solvers (`mixed-a`, `mixed-b`, `mixed-c`; each seeded by its name and the task,
 so a cell always plays the same) in both arms, and the controls `reference`, `noop` and
-`thrash` in the staged arm, with the baseline channel: 9 cells a task, 108 in all.
+`thrash` in the staged arm, with the baseline channel: 9 cells a task, 117 in all.
 
     python -m tests.report.mixed_real plan                    # the selection, cells, time
     python -m tests.report.mixed_real run --run-dir DIR       # the sweep (Docker)
@@ -68,7 +68,7 @@ MIN_TASKS = 12
 MIN_TWIN_PAIRS = 2
 CONTROLS = ("reference", "noop", "thrash")  # staged arm only (`mixed_run.BENCH`)
 
-# Every stack, both regimes, two greenfield twin pairs (both members), 12 tasks; the
+# Every stack, both regimes, two greenfield twin pairs (both members), 13 tasks; the
 # cheapest that cover them (states x units per task, see `plan`). The twins:
 # fernhill-save-tools (static) and brackenfold-kiln-classes (eleventy, which took the
 # place of coworking-pricing-toggle's php pair when that stack landed: ashdown keeps php,
@@ -76,7 +76,9 @@ CONTROLS = ("reference", "noop", "thrash")  # staged arm only (`mixed_run.BENCH`
 # Build task that is no twin (twins are never pooled into Build: without it the Build
 # rows would be empty) and the suite's cheapest vite task with it. The rest: the cheapest
 # task of each other stack, then ashdown (a second repair task) and tanners-wharf (the
-# regression facet), so every capability and facet has a task.
+# regression facet), so every capability and facet has a task; tidemill-repair-sessions
+# (astro) joined when that stack landed, as a 13th task (no other could leave without a
+# facet or a stack).
 REAL_TASKS: tuple[str, ...] = (
     "fernhill-save-tools",
     "build-fernhill-save-tools",
@@ -90,6 +92,7 @@ REAL_TASKS: tuple[str, ...] = (
     "quillmere-bindery-tokens",
     "brindle-hill-badges",
     "ashdown-repair-cafe",
+    "tidemill-repair-sessions",
 )
 
 # What issue #55 put at about 10 h of this machine: the 30-task, 270-cell `mixed` sweep

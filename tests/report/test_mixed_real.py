@@ -75,7 +75,7 @@ def test_a_planted_gap_fails_coverage(planted: Any, expected: str) -> None:
     assert any(expected in p for p in problems), problems
 
 
-def test_the_run_writes_a_resumable_config_of_108_cells(tmp_path: Path) -> None:
+def test_the_run_writes_a_resumable_config_of_117_cells(tmp_path: Path) -> None:
     """The config `run` writes: Docker, 4 cells in flight, the baseline channel, the
     three seeded `mixed` solvers in both arms and the controls staged."""
     run_dir = tmp_path / "run"
@@ -85,7 +85,7 @@ def test_the_run_writes_a_resumable_config_of_108_cells(tmp_path: Path) -> None:
     tasks = select_tasks(cfg, REAL_TASKS)
     assert sorted(t.contract.id for t in tasks) == sorted(REAL_TASKS)
     jobs = plan_jobs(cfg, tasks, list(cfg.solvers), run_dir.name)
-    assert len(jobs) == mixed_real.cells_per_task() * len(REAL_TASKS) == 108
+    assert len(jobs) == mixed_real.cells_per_task() * len(REAL_TASKS) == 117
     solvers = {(j.template.solver, j.template.arm) for j in jobs}
     assert solvers == {(m, a) for m in MIXED for a in ("staged", "full-spec")} | {
         (c, "staged") for c in mixed_real.CONTROLS
@@ -222,7 +222,7 @@ def test_record_keeps_a_whole_docker_run(tmp_path: Path, nowhere_real: tuple[Pat
         "solvers.json",
     ]
     kept = mixed_real.real_run(fixture)
-    assert len(kept.rows) == 108 and {r.task for r in kept.rows} == set(REAL_TASKS)
+    assert len(kept.rows) == 117 and {r.task for r in kept.rows} == set(REAL_TASKS)
     assert results(kept) == results(mixed_real.real_run(fixture))
 
 
