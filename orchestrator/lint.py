@@ -17,6 +17,8 @@ Each finding is a `warning` (the package measures badly: `lint` exits 1) or a `n
   check with nothing to compare (a `box` with no coordinate, an empty `links`, a
   `text_order` of fewer than two values or a `value` with no `equals`, `contains`,
   `regex` or `checked`) passes trivially;
+- a unit whose request is still a placeholder (starts with `TODO`, as `new` and `twin`
+  leave it);
 - a unit no negative exercises: no negative's `expect_fail` holds a gate of its checks.
 """
 
@@ -79,8 +81,9 @@ def _in_order(text: str, values: tuple[str, ...]) -> bool:
     return True
 
 
-def _on_evidence(task: TaskPackage, check: CheckSpec, side: str) -> bool | None:
-    """Whether the check holds on `side`'s evidence; None when the evidence cannot say."""
+def holds_on_evidence(task: TaskPackage, check: CheckSpec, side: str) -> bool | None:
+    """Whether the check holds on `side`'s evidence (`r0`, `reference`); None when the
+    evidence cannot say. `twin --settle` moves into unit 1 what fails on a twin's R0."""
     a = check.assert_
     if isinstance(a, TextContains):
         text = _text(task, side, check.state)
@@ -166,8 +169,8 @@ def _warnings(task: TaskPackage) -> list[str]:
         if why := _trivial(k):
             out.append(f"check {k.id}: cannot fail ({why})")
             continue
-        r0 = _on_evidence(task, k, "r0")
-        ref = _on_evidence(task, k, "reference")
+        r0 = holds_on_evidence(task, k, "r0")
+        ref = holds_on_evidence(task, k, "reference")
         if k.id in owned:
             if r0 is True:
                 out.append(f"check {k.id}: passes on R0 already (evidence/r0): cannot fail")
@@ -175,6 +178,9 @@ def _warnings(task: TaskPackage) -> list[str]:
             out.append(f"check {k.id}: fails on R0 and on the reference: it can never pass")
         elif r0 is False:
             out.append(f"check {k.id}: preservation check failing on R0 (evidence/r0)")
+    for u in c.units:
+        if u.request.lstrip().startswith("TODO"):
+            out.append(f"unit {u.id}: its request is still a TODO: write what the user asks for")
     gates = {k.id: k.gate for k in c.checks}
     exercised = {g for n in c.negatives for g in n.expect_fail}
     for u in c.units:
