@@ -39,7 +39,7 @@ from ..contract import (
     twin_problems,
 )
 from ._new import _slug
-from ._scratch import IGNORED, ScratchError, _build, _git
+from ._scratch import IGNORED, ScratchError, _git
 
 # What the starter needs besides what the author keeps, from the source's R0 when there
 # (AUTHORING.md, "Serving by stack"): the build's configuration and lock files.
@@ -122,7 +122,7 @@ REQUEST_TODO = (
 NEGATIVES_NOTE = (
     "# ------------------------------------------------------------------ negatives\n"
     "# None copied from {source}: a twin's negatives are its own (tasks/AUTHORING.md,\n"
-    "# \"Greenfield twins\"); make them with `python -m orchestrator negative {id} NAME`.\n"
+    '# "Greenfield twins"); make them with `python -m orchestrator negative {id} NAME`.\n'
 )
 
 
@@ -322,7 +322,9 @@ def _checked(text: str, where: str, want: Contract) -> str:
     try:
         got = decode_contract(text, where)
     except ContractError as exc:
-        raise TwinError(f"{where}: the rewritten task.toml does not load: {exc.problems[0]}")
+        raise TwinError(
+            f"{where}: the rewritten task.toml does not load: {exc.problems[0]}"
+        ) from exc
     if got != want:
         diff = [f for f in want.__struct_fields__ if getattr(got, f) != getattr(want, f)]
         raise TwinError(f"{where}: could not rewrite task.toml faithfully (fields {diff})")
@@ -364,7 +366,8 @@ def _twin_toml(
         blocks[:] = kept
         blocks.append(("", ["\n", NEGATIVES_NOTE.format(source=c.id, id=twin_id)]))
 
-    return _checked(_rewrite(source.root.joinpath("task.toml").read_text("utf-8"), edit), where, want)
+    text = _rewrite((source.root / "task.toml").read_text(encoding="utf-8"), edit)
+    return _checked(text, where, want)
 
 
 def _title(source: Contract) -> str:
@@ -387,7 +390,10 @@ def derive_twin(
     reference, task.toml, README. `covered(path, allowed_paths)`: whether the scope gate
     lets a solver write `path` (paths unit 1 must write are added to allowed_paths)."""
     c = source.contract
-    twin_id = _slug(root.name)
+    try:
+        twin_id = _slug(root.name)
+    except ValueError as exc:
+        raise TwinError(f"--id: {exc}") from exc
     if c.regime != "change":
         raise TwinError(f"{source.root}: a {c.regime} task: a twin derives from a change task")
     if root.exists():

@@ -14,7 +14,7 @@ from ..lint import evidence_missing, holds_on_evidence
 from ..workspace import path_allowed
 from ._task import task_root
 
-HELP = "derive a greenfield twin of a change task (starter, u1 patch, task.toml); --settle after capture"
+HELP = "derive a greenfield twin of a change task; after capture, --settle its unit 1"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
