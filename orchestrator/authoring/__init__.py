@@ -19,6 +19,7 @@ from ._twin import DerivedTwin as DerivedTwin
 from ._twin import Settled as Settled
 from ._twin import TwinError as TwinError
 from ._twin import derive_twin as derive_twin
+from ._twin import repatch_twin as repatch_twin
 from ._twin import settle_twin as settle_twin
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "default_dir",
     "derive_twin",
     "open_scratch",
+    "repatch_twin",
     "save_scratch",
     "scaffold",
     "settle_twin",

@@ -126,6 +126,10 @@ NEGATIVES_NOTE = (
 )
 
 
+# What `--keep` never takes from the source's repo/ (what `IGNORED` leaves out of a copy).
+BUILT = frozenset({".git", "node_modules", "dist", "build", ".astro", "_site"})
+
+
 class TwinError(Exception):
     """The author's input is wrong, or the twin could not be derived: one line."""
 
@@ -160,8 +164,9 @@ def _kept(repo: Path, patterns: Iterable[str]) -> list[str]:
     for pattern in patterns:
         if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
             raise TwinError(f"--keep {pattern!r}: expected a path or glob inside repo/")
-        hits = [p for p in repo.glob(pattern) if ".git" not in p.relative_to(repo).parts]
+        hits = [p for p in repo.glob(pattern) if not BUILT & set(p.relative_to(repo).parts)]
         files = [f for p in hits for f in ([p] if p.is_file() else p.rglob("*")) if f.is_file()]
+        files = [f for f in files if not BUILT & set(f.relative_to(repo).parts)]
         if not files:
             raise TwinError(f"--keep {pattern!r}: matches no file of {repo}")
         out |= {f.relative_to(repo).as_posix() for f in files}
@@ -226,6 +231,42 @@ def _final(task: TaskPackage, patches: list[Path], tree: Path) -> dict[str, byte
     for patch in patches:
         _git(tree, "apply", "--whitespace=nowarn", str(patch.resolve()))
     return _files(tree)
+
+
+def _first_patch(source: TaskPackage, starter: Path, tmp: Path) -> tuple[bytes, list[str]]:
+    """Unit 1's reference of a twin: the diff from `starter` to the source's R0 with its
+    unit 1 applied, and the paths it changes."""
+    first = tmp / "first"
+    shutil.rmtree(first, ignore_errors=True)
+    _final(source, [source.reference_patch(source.contract.units[0].id)], first)
+    shutil.rmtree(tmp / "diff", ignore_errors=True)
+    diff = _diff(starter, first, tmp / "diff")
+    old, new = _files(starter), _files(first)
+    return diff, [r for r in sorted(set(old) | set(new)) if old.get(r) != new.get(r)]
+
+
+def _ends_on_source(
+    twin: TaskPackage, source: TaskPackage, patches: dict[str, bytes], tmp: Path
+) -> None:
+    """The twin's starter with its reference patches (`patches` by unit id in place of
+    its files) ends on exactly the source's final tree, else a `TwinError`."""
+    want = _final(
+        source, [source.reference_patch(u.id) for u in source.contract.units], tmp / "want"
+    )
+    tree = tmp / "got"
+    shutil.copytree(twin.repo, tree, ignore=IGNORED)
+    _git(tree, "init", "-q")
+    for u in twin.contract.units:
+        data = patches.get(u.id)
+        if data is None:
+            data = twin.reference_patch(u.id).read_bytes()
+        _git(tree, "apply", "--whitespace=nowarn", "-", stdin=data)
+    got = _files(tree)
+    if got != want:
+        odd = sorted(r for r in set(got) | set(want) if got.get(r) != want.get(r))
+        raise TwinError(
+            f"{twin.root}: the reference does not end on {source.contract.id}'s tree: {odd}"
+        )
 
 
 # ---------------------------------------------------------------- task.toml as text
@@ -416,17 +457,12 @@ def derive_twin(
         for rel, text in made.items():
             (repo / rel).parent.mkdir(parents=True, exist_ok=True)
             (repo / rel).write_text(text, encoding="utf-8")
-        # Unit 1's reference: the starter to the source's R0 with its unit 1 applied.
-        first = tmp / "first"
-        _final(source, [source.reference_patch(units[0])], first)
-        diff = _diff(repo, first, tmp / "diff")
         (pkg / "reference").mkdir()
         (pkg / "negatives").mkdir()
+        diff, changed = _first_patch(source, repo, tmp)
         (pkg / "reference" / f"{units[0]}.patch").write_bytes(CANARY_LINE.encode() + diff)
         for unit in units[1:]:
             shutil.copyfile(source.reference_patch(unit), pkg / "reference" / f"{unit}.patch")
-        starter, target = _files(repo), _files(first)
-        changed = [r for r in sorted(set(starter) | set(target)) if starter.get(r) != target.get(r)]
         added = tuple(r for r in changed if not covered(r, c.allowed_paths))
         where = str(root / "task.toml")
         toml = _twin_toml(source, twin_id, _title(c), (*c.allowed_paths, *added), where)
@@ -438,21 +474,55 @@ def derive_twin(
             "the solver to build.\n",
             encoding="utf-8",
         )
-        # What admission will serve must end on exactly the source's final tree.
-        want = _final(source, [source.reference_patch(u) for u in units], tmp / "want")
         twin = load_task(pkg)
         if problems := twin_problems(twin.contract, where, {c.id: c}):
             raise TwinError(problems[0])
-        got = _final(twin, [twin.reference_patch(u) for u in units], tmp / "got")
-        if got != want:
-            odd = sorted(r for r in set(got) | set(want) if got.get(r) != want.get(r))
-            raise TwinError(f"{root}: the derived reference does not end on {c.id}'s tree: {odd}")
+        _ends_on_source(twin, source, {}, tmp)
         shutil.move(str(pkg), str(root))
     except (ScratchError, ContractError) as exc:
         raise TwinError(str(exc).splitlines()[0]) from exc
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return DerivedTwin(root, tuple(kept + sorted(made)), tuple(sorted(made)), added)
+
+
+def repatch_twin(
+    twin: TaskPackage, source: TaskPackage, covered: Callable[[str, tuple[str, ...]], bool]
+) -> tuple[str, ...]:
+    """Unit 1's reference made again from the twin's starter as it is now (the author
+    edited repo/), checked to end on the source's final tree; the paths added to
+    allowed_paths (unit 1 writes them) are returned."""
+    c = twin.contract
+    if c.twin_of != source.contract.id:
+        raise TwinError(f"{twin.root}: not a greenfield twin of {source.contract.id}")
+    u1 = c.units[0].id
+    with tempfile.TemporaryDirectory(prefix="pwb-twin-") as name:
+        tmp = Path(name)
+        try:
+            diff, changed = _first_patch(source, twin.repo, tmp)
+            patch = CANARY_LINE.encode() + diff
+            _ends_on_source(twin, source, {u1: patch}, tmp)
+        except ScratchError as exc:
+            raise TwinError(str(exc).splitlines()[0]) from exc
+    added = tuple(r for r in changed if not covered(r, c.allowed_paths))
+    path = twin.root / "task.toml"
+    text = None
+    if added:
+        allowed = (*c.allowed_paths, *added)
+
+        def edit(blocks: list[tuple[str, list[str]]]) -> None:
+            value = "[" + ", ".join(map(_string, allowed)) + "]"
+            blocks[0] = (blocks[0][0], _set_key(blocks[0][1], "allowed_paths", value))
+
+        want = msgspec.structs.replace(c, allowed_paths=allowed)
+        text = _checked(_rewrite(path.read_text(encoding="utf-8"), edit), str(path), want)
+    target = twin.reference_patch(u1)
+    partial = target.with_suffix(".patch.tmp")
+    partial.write_bytes(patch)
+    partial.replace(target)
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    return added
 
 
 UNDECIDED = "undecided"  # `--move undecided`: every check the evidence cannot judge

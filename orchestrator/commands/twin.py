@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..authoring import TwinError, derive_twin, settle_twin
+from ..authoring import TwinError, derive_twin, repatch_twin, settle_twin
 from ..contract import ContractError, TaskPackage, load_task
 from ..lint import evidence_missing, holds_on_evidence
 from ..workspace import path_allowed
@@ -34,6 +34,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="after capture: move into unit 1 the preservation checks evidence/r0 shows failing",
     )
     p.add_argument(
+        "--repatch",
+        action="store_true",
+        help="after editing the twin's repo/: make unit 1's patch again from it",
+    )
+    p.add_argument(
         "--move",
         default="",
         metavar="ID[,ID]",
@@ -49,6 +54,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"twin: {exc.problems[0]}", file=sys.stderr)
         return 2
     try:
+        if args.settle and args.repatch:
+            raise TwinError("--settle and --repatch: one at a time")
+        if args.repatch:
+            return _repatch(task, args)
         return _settle(task, args) if args.settle else _derive(task, args)
     except (TwinError, ContractError) as exc:
         print(f"twin: {str(exc).splitlines()[0]}", file=sys.stderr)
@@ -76,7 +85,7 @@ def _derive(source: TaskPackage, args: argparse.Namespace) -> int:
     pres = c.preservation_check_ids()
     print("next:")
     print(f"  1. write unit {u1}'s request in task.toml (a TODO: lint warns until it is replaced)")
-    print(f"     and README.md; after editing repo/, derive again (remove {made.root} first)")
+    print(f"     and README.md; after editing repo/: twin {made.root} --repatch")
     print(f"  2. python -m orchestrator capture {made.root}")
     print(f"  3. python -m orchestrator twin {made.root} --settle: of {c.id}'s {len(pres)}")
     print(f"     preservation checks, moves into {u1} those the starter fails")
@@ -105,4 +114,21 @@ def _settle(twin: TaskPackage, args: argparse.Namespace) -> int:
         print("  move those the starter cannot pass (a unit check the starter passes is harmless;")
         print("  a preservation check it fails keeps the twin from admission):")
         print(f"    python -m orchestrator twin {twin.root} --settle --move ID[,ID]|undecided")
+    return 0
+
+
+def _repatch(twin: TaskPackage, args: argparse.Namespace) -> int:
+    if args.keep or args.id or args.move:
+        raise TwinError("--repatch: takes the twin alone (no --keep, --id or --move)")
+    c = twin.contract
+    if c.twin_of is None:
+        raise TwinError(f"{twin.root}: not a greenfield twin (no twin_of)")
+    beside = twin.root.parent / c.twin_of
+    source = load_task(beside if (beside / "task.toml").is_file() else args.tasks_dir / c.twin_of)
+    added = repatch_twin(twin, source, path_allowed)
+    u1 = c.units[0].id
+    print(f"{twin.root}: reference/{u1}.patch made again from repo/ (ends on {c.twin_of}'s tree)")
+    if added:
+        print(f"  allowed_paths += {', '.join(added)} (unit {u1} writes them)")
+    print(f"next: python -m orchestrator capture {twin.root} (R0 and the reference changed)")
     return 0

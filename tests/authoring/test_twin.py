@@ -215,7 +215,38 @@ def test_each_wrong_input_is_one_line_and_writes_nothing(
     root = _derive("fernhill-save-tools", tmp_path / "other", capsys)
     text = (root / "task.toml").read_text()
     _refused(["twin", fern, "--settle"], capsys, says="not a greenfield twin")
+    _refused(["twin", fern, "--repatch"], capsys, says="not a greenfield twin")
     _refused(["twin", str(root), "--settle"], capsys, says="capture")
     _evidence(root, {"home_d": "nothing"})
     _refused(["twin", str(root), "--settle", "--move", "u1_save_name"], capsys, says="--move")
     assert (root / "task.toml").read_text() == text
+
+
+@pytest.mark.parametrize("source", sorted(PAIRS))
+def test_repatch_remakes_unit_one_from_the_starter_as_it_is(
+    source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shipped twins' own hand-made starters (and corriemoor's renamed unit 1): their
+    unit 1 patch emptied, `--repatch` makes one that ends on the source's tree again."""
+    tasks = tmp_path / "tasks"
+    for name in (source, f"build-{source}"):
+        for part in ("repo", "reference", "negatives"):
+            shutil.copytree(TASKS / name / part, tasks / name / part)
+        shutil.copyfile(TASKS / name / "task.toml", tasks / name / "task.toml")
+    twin = load_task(tasks / f"build-{source}")
+    u1 = twin.reference_patch(twin.contract.units[0].id)
+    u1.write_text(CANARY_LINE)
+    assert main(["twin", str(twin.root), "--repatch"]) == 0
+    assert "ends on" in capsys.readouterr().out
+    src = load_task(tasks / source)
+    units = [u.id for u in twin.contract.units]
+    want = _applied(
+        src.repo, [src.reference_patch(u.id) for u in src.contract.units], tmp_path / "w"
+    )
+    got = _applied(twin.repo, [twin.reference_patch(u) for u in units], tmp_path / "g")
+    assert got == want and u1.read_text().startswith(CANARY_LINE)
+    assert load_task(twin.root).contract == twin.contract  # nothing else changed
+    # A starter file unit 1 must delete is added to what the solver may write.
+    (twin.repo / "NOTES.txt").write_text("the designer's notes\n")
+    assert main(["twin", str(twin.root), "--repatch"]) == 0
+    assert load_task(twin.root).contract.allowed_paths[-1] == "NOTES.txt"
