@@ -11,8 +11,10 @@ Each finding is a `warning` (the package measures badly: `lint` exits 1) or a `n
   the only one to see (another state loads the same route at the same viewport with no
   actions: its health is the same);
 - a check that cannot discriminate, judged on the captured evidence where the evidence
-  can say (`box` on an anchor's box, `text_contains` on `body` and `text_order` on the page text,
-  `links` on the navigation entries): a preservation check failing on both R0 and the
+  can say (`box` and `token` on an anchor: `tag`, `tag#id`, `tag >> nth=N`, failing
+  where the page has no such element; `text_contains` on `body` and `text_order` on the
+  page text; `links` on the navigation entries, failing where the page has no navigation
+  region at all): a preservation check failing on both R0 and the
   reference can never be cleared; a unit check passing on R0 already cannot fail; a
   check with nothing to compare (a `box` with no coordinate, an empty `links`, a
   `text_order` of fewer than two values or a `value` with no `equals`, `contains`,
