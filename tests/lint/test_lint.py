@@ -212,7 +212,7 @@ def test_evidence_judges_anchors_tokens_and_missing_navigation(tmp_path: Path) -
     (root / "task.toml").write_text((root / "task.toml").read_text() + ANCHOR_CHECKS)
     out = root / "evidence" / "r0"
     out.mkdir(parents=True)
-    anchors = [_anchor("header", 0, 0), _anchor("h1", 1, 90), _anchor("h2", 2, 200)]
+    anchors = [_anchor("header", 0, 0), _anchor("h1", 1, 90), _anchor("h2", 2, 300)]
     anchors += [_anchor("main", 3, 80)]
     tokens = [
         {"index": 0, "tag": "header", "id": "", "property": "color", "token": "--brand"},
@@ -224,7 +224,7 @@ def test_evidence_judges_anchors_tokens_and_missing_navigation(tmp_path: Path) -
     (out / "home_m.anchors.json").write_text(json.dumps(phone))
     task = load_task(root)
     got = {k.id: holds_on_evidence(task, k, "r0") for k in task.contract.checks}
-    assert got["keep-second-h2"] is False  # one h2 only: `nth=1` matches nothing
+    assert got["keep-second-h2"] is False  # one h2 only (at y 300): `nth=1` matches nothing
     assert got["keep-footer-box"] is False  # no footer
     assert got["keep-header-token"] is True
     assert got["keep-h1-token"] is False  # --ink is on the page, not on the h1
