@@ -150,11 +150,11 @@ class Settled:
 
 
 def _files(tree: Path) -> dict[str, bytes]:
-    """Every file under `tree` (no .git), by path relative to it."""
+    """Every file under `tree` but what a build or git leaves (`BUILT`), by path."""
     return {
         p.relative_to(tree).as_posix(): p.read_bytes()
         for p in sorted(tree.rglob("*"))
-        if p.is_file() and ".git" not in p.relative_to(tree).parts
+        if p.is_file() and not BUILT & set(p.relative_to(tree).parts)
     }
 
 
@@ -211,8 +211,8 @@ def _made(source: TaskPackage, kept: list[str]) -> dict[str, str]:
 
 def _diff(starter: Path, target: Path, work: Path) -> bytes:
     """`git diff` from the tree `starter` to the tree `target`, new files and binaries
-    included (`git apply` takes it back on `starter`)."""
-    shutil.copytree(starter, work)
+    included (`git apply` takes it back on `starter`); what a build leaves is no part."""
+    shutil.copytree(starter, work, ignore=IGNORED)
     _git(work, "init", "-q")
     _git(work, "add", "-A")
     _git(work, "commit", "-qm", "starter", "--allow-empty")
