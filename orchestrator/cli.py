@@ -32,6 +32,7 @@ COMMANDS = (
     "new",
     "suggest",
     "negative",
+    "twin",
     "lint",
     "audit",
 )

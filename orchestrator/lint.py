@@ -11,18 +11,23 @@ Each finding is a `warning` (the package measures badly: `lint` exits 1) or a `n
   the only one to see (another state loads the same route at the same viewport with no
   actions: its health is the same);
 - a check that cannot discriminate, judged on the captured evidence where the evidence
-  can say (`box` on an anchor's box, `text_contains` on `body` and `text_order` on the page text,
-  `links` on the navigation entries): a preservation check failing on both R0 and the
+  can say (`box` and `token` on an anchor: `tag`, `tag#id`, `tag >> nth=N`, failing
+  where the page has no such element; `text_contains` on `body` and `text_order` on the
+  page text; `links` on the navigation entries, failing where the page has no navigation
+  region at all): a preservation check failing on both R0 and the
   reference can never be cleared; a unit check passing on R0 already cannot fail; a
   check with nothing to compare (a `box` with no coordinate, an empty `links`, a
   `text_order` of fewer than two values or a `value` with no `equals`, `contains`,
   `regex` or `checked`) passes trivially;
+- a unit whose request is still a placeholder (starts with `TODO`, as `new` and `twin`
+  leave it);
 - a unit no negative exercises: no negative's `expect_fail` holds a gate of its checks.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,6 +44,7 @@ from .contract import (
     TaskPackage,
     TextContains,
     TextOrder,
+    Token,
     Value,
     resolve_viewport,
 )
@@ -79,8 +85,9 @@ def _in_order(text: str, values: tuple[str, ...]) -> bool:
     return True
 
 
-def _on_evidence(task: TaskPackage, check: CheckSpec, side: str) -> bool | None:
-    """Whether the check holds on `side`'s evidence; None when the evidence cannot say."""
+def holds_on_evidence(task: TaskPackage, check: CheckSpec, side: str) -> bool | None:
+    """Whether the check holds on `side`'s evidence (`r0`, `reference`); None when the
+    evidence cannot say. `twin --settle` moves into unit 1 what fails on a twin's R0."""
     a = check.assert_
     if isinstance(a, TextContains):
         text = _text(task, side, check.state)
@@ -99,15 +106,67 @@ def _on_evidence(task: TaskPackage, check: CheckSpec, side: str) -> bool | None:
             for x in ev["anchors"]
             if x["tag"] == a.selector or f"{x['tag']}#{x['id']}" == a.selector
         ]
-        if len(hits) != 1 and a.selector not in {x["tag"] for x in ev["anchors"]}:
+        if len(hits) == 1 or a.selector in {x["tag"] for x in ev["anchors"]}:
+            box = hits[0]["box"]
+        elif (first := _anchor(ev, a.selector)) is None:
             return None
-        box = hits[0]["box"]
+        elif first is _NO_MATCH:
+            return False  # nothing matches: a box check fails
+        else:
+            box = first["box"]
         want = {"x": a.x, "y": a.y, "width": a.width, "height": a.height}
         return all(v is None or abs(box[k] - v) <= a.tolerance for k, v in want.items())
+    if isinstance(a, Token):
+        return _token_on(ev, a)
+    if isinstance(a, Links) and a.entries and ev.get("navs") == [] and _names_a_nav(a.selector):
+        return False  # no navigation region on the page at all
     if isinstance(a, Links) and a.selector == "nav" and ev.get("navs"):
         got = iter((" ".join(t.split()), h) for t, h in ev["navs"][0]["links"])
         return all(any(t == e.text and e.href in (h,) for t, h in got) for e in a.entries)
     return None
+
+
+# The tags whose every element `capture` records as an anchor (verifier's `ANCHORS`), and
+# the selectors naming one of them that the evidence can resolve: `tag`, `tag#id`,
+# `tag >> nth=N` (what `suggest` writes).
+_ANCHOR_TAGS = frozenset({"h1", "h2", "h3", "nav", "header", "footer", "main", "button"})
+_ANCHOR_SELECTOR = re.compile(r"^([a-z0-9]+)(?:#([A-Za-z0-9_-]+))?(?: >> nth=(\d+))?$")
+_NO_MATCH: dict[str, Any] = {}  # the selector matches no element of the page
+
+
+def _anchor(ev: dict[str, Any], selector: str) -> dict[str, Any] | None:
+    """The anchor `selector` reads first (`_NO_MATCH`: none), None when it cannot say."""
+    m = _ANCHOR_SELECTOR.match(selector)
+    if m is None or m[1] not in _ANCHOR_TAGS:
+        return None
+    hits = [x for x in ev["anchors"] if x["tag"] == m[1] and m[2] in (None, x["id"])]
+    nth = int(m[3] or 0)
+    return hits[nth] if nth < len(hits) else _NO_MATCH
+
+
+def _token_on(ev: dict[str, Any], a: Token) -> bool | None:
+    """A token check on an anchor: no such element fails; the colour recorded as
+    following the token holds; recorded as following none although capture saw the
+    token on this page fails (capture tests `color` and `background-color` alone)."""
+    first = _anchor(ev, a.selector)
+    if first is _NO_MATCH:
+        return False
+    if first is None or a.property not in ("color", "background-color"):
+        return None
+    tokens = ev.get("tokens", [])
+    if any(
+        t["index"] == first["index"] and t["property"] == a.property and t["token"] == a.token
+        for t in tokens
+    ):
+        return True
+    return False if any(t["token"] == a.token for t in tokens) else None
+
+
+def _names_a_nav(selector: str) -> bool:
+    """Whether `selector` can match only a navigation region (`nav`, `header nav`,
+    `role=navigation[...]`): on a page with none, it matches nothing."""
+    last = selector.split(">>")[-1].split()[-1] if selector.strip() else ""
+    return last == "nav" or selector.startswith("role=navigation")
 
 
 def _trivial(check: CheckSpec) -> str:
@@ -166,8 +225,8 @@ def _warnings(task: TaskPackage) -> list[str]:
         if why := _trivial(k):
             out.append(f"check {k.id}: cannot fail ({why})")
             continue
-        r0 = _on_evidence(task, k, "r0")
-        ref = _on_evidence(task, k, "reference")
+        r0 = holds_on_evidence(task, k, "r0")
+        ref = holds_on_evidence(task, k, "reference")
         if k.id in owned:
             if r0 is True:
                 out.append(f"check {k.id}: passes on R0 already (evidence/r0): cannot fail")
@@ -175,6 +234,9 @@ def _warnings(task: TaskPackage) -> list[str]:
             out.append(f"check {k.id}: fails on R0 and on the reference: it can never pass")
         elif r0 is False:
             out.append(f"check {k.id}: preservation check failing on R0 (evidence/r0)")
+    for u in c.units:
+        if u.request.lstrip().startswith("TODO"):
+            out.append(f"unit {u.id}: its request is still a TODO: write what the user asks for")
     gates = {k.id: k.gate for k in c.checks}
     exercised = {g for n in c.negatives for g in n.expect_fail}
     for u in c.units:

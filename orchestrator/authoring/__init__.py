@@ -15,18 +15,30 @@ from ._scratch import default_dir as default_dir
 from ._scratch import open_scratch as open_scratch
 from ._scratch import save_scratch as save_scratch
 from ._suggest import suggest as suggest
+from ._twin import DerivedTwin as DerivedTwin
+from ._twin import Settled as Settled
+from ._twin import TwinError as TwinError
+from ._twin import derive_twin as derive_twin
+from ._twin import repatch_twin as repatch_twin
+from ._twin import settle_twin as settle_twin
 
 __all__ = [
     "NPM_DEPS",
     "R0",
     "SERVE",
+    "DerivedTwin",
     "ProposedNegative",
     "SavedNegative",
     "ScratchError",
+    "Settled",
+    "TwinError",
     "default_dir",
+    "derive_twin",
     "open_scratch",
+    "repatch_twin",
     "save_scratch",
     "scaffold",
+    "settle_twin",
     "suggest",
     "suggest_negatives",
 ]
