@@ -1,7 +1,13 @@
-"""The LLM path: provider config, clients with one retry layer, a pool, and a fake
-provider (`_fake/`)."""
+"""The LLM path: provider config, clients with one retry layer, a pool, a fake
+provider (`_fake/`) and cassettes that record and replay a provider (`_cassette/`)."""
 
 from ._breaker import Breaker as Breaker
+from ._cassette import CELL_HEADER as CELL_HEADER
+from ._cassette import CassetteDeck as CassetteDeck
+from ._cassette import Cassettes as Cassettes
+from ._cassette import Exchange as Exchange
+from ._cassette import cassette_cell as cassette_cell
+from ._cassette import load_cassettes as load_cassettes
 from ._classify import error_info as error_info
 from ._classify import refusal_reason as refusal_reason
 from ._client import ChatClient as ChatClient
@@ -34,13 +40,17 @@ from ._types import ToolSpec as ToolSpec
 from ._types import UserMsg as UserMsg
 
 __all__ = [
+    "CELL_HEADER",
     "AgentOptions",
     "AssistantMsg",
     "Breaker",
+    "CassetteDeck",
+    "Cassettes",
     "ChatClient",
     "ChatRequest",
     "Completion",
     "ContextTooLong",
+    "Exchange",
     "FakeProvider",
     "Fault",
     "ImagePart",
@@ -58,9 +68,11 @@ __all__ = [
     "ToolResultMsg",
     "ToolSpec",
     "UserMsg",
+    "cassette_cell",
     "driver_keys",
     "error_info",
     "json_object",
+    "load_cassettes",
     "parse_retry_after",
     "problem_anthropic",
     "problem_openai",
