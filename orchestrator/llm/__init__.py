@@ -8,6 +8,7 @@ from ._cassette import Cassettes as Cassettes
 from ._cassette import Exchange as Exchange
 from ._cassette import cassette_cell as cassette_cell
 from ._cassette import load_cassettes as load_cassettes
+from ._cassette import read_cassette as read_cassette
 from ._classify import error_info as error_info
 from ._classify import refusal_reason as refusal_reason
 from ._client import ChatClient as ChatClient
@@ -40,10 +41,10 @@ from ._types import ToolSpec as ToolSpec
 from ._types import UserMsg as UserMsg
 
 __all__ = [
-    "CELL_HEADER",
     "AgentOptions",
     "AssistantMsg",
     "Breaker",
+    "CELL_HEADER",
     "CassetteDeck",
     "Cassettes",
     "ChatClient",
@@ -76,5 +77,6 @@ __all__ = [
     "parse_retry_after",
     "problem_anthropic",
     "problem_openai",
+    "read_cassette",
     "refusal_reason",
 ]

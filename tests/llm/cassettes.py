@@ -150,8 +150,11 @@ MISTAKES = (
     _served(_derived({"content": ""}, "stop", 0)),
     _served(_derived({"content": "<h1>Sessions"}, "length", 37)),
     _served(
-        _derived({"content": None, "tool_calls": [_call("read_file", '{"path": "index.html"}')]},
-                 "tool_calls", 20),
+        _derived(
+            {"content": None, "tool_calls": [_call("read_file", '{"path": "index.html"}')]},
+            "tool_calls",
+            20,
+        ),
         times=3,
     ),
     _served(recorded("llamacpp_calls")["body"]),

@@ -25,6 +25,7 @@ from orchestrator.budget import Ledger
 from orchestrator.config import ConfigError, load_config
 from orchestrator.gateway import Gateway, Upstream
 from orchestrator.llm import (
+    AssistantMsg,
     CassetteDeck,
     Cassettes,
     ChatRequest,
@@ -36,8 +37,8 @@ from orchestrator.llm import (
     UserMsg,
     cassette_cell,
     load_cassettes,
+    read_cassette,
 )
-from orchestrator.llm._cassette import read_cassette
 
 from .cassettes import CASSETTES, outcome, replay
 
@@ -107,12 +108,10 @@ async def test_more_turns_than_recorded_is_a_clear_error(tmp_path: Path) -> None
         client = pool.client("local")
         with cassette_cell(STAGED):
             pool.begin_cell(STAGED)
-            done = await client.complete(ChatRequest(system=system, messages=(UserMsg(user),)))
+            done = await client.complete(ChatRequest(system=system, messages=(UserMsg(text=user),)))
             assert "You are a frontend engineer" in done.message.text  # the recorded turn 0
             assert (done.input_tokens, done.output_tokens) == (570, 128)
-            from orchestrator.llm import AssistantMsg
-
-            far = (UserMsg(user),) + (AssistantMsg(text="x"), UserMsg("again")) * 40
+            far = (UserMsg(text=user),) + (AssistantMsg(text="x"), UserMsg(text="again")) * 40
             with pytest.raises(LLMError, match="cassette_miss") as err:
                 await client.complete(ChatRequest(system=system, messages=far))
         assert "turn 40" in str(err.value) and "more turns than were recorded" in str(err.value)
@@ -154,34 +153,27 @@ async def test_recorded_gateway_exchanges_replay_through_the_gateway(tmp_path: P
     assert acct.log[1].output_tokens == usage["completion_tokens"]
 
 
-async def test_recording_scrubs_the_key_and_files_each_cell(tmp_path: Path) -> None:
+async def test_recording_scrubs_the_key_and_files_each_cell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     key = "sk-cassette-secret-51"
-    import os
-
-    os.environ["PWB_TEST_CASSETTE_KEY"] = key
-    try:
-        fault = Fault(kind="status", status=400, message=f"bad request for key {key}")
-        async with FakeProvider(api_key=key, faults=[fault]) as fake:
-            cfg = ProviderConfig(
-                name="p",
-                kind="openai",
-                model="pwb-fake",
-                base_url=fake.base_url,
-                api_key_env="PWB_TEST_CASSETTE_KEY",
-                max_attempts=1,
-            )
-            async with ProviderPool([cfg], cassettes=Cassettes("record", tmp_path)) as pool:
-                with cassette_cell("t/s/staged/0"), pytest.raises(LLMError, match="<redacted>"):
-                    await pool.client("p").complete(
-                        ChatRequest(system="S", messages=(UserMsg("hi"),))
-                    )
-                with cassette_cell("t/s/full-spec/0"):
-                    await pool.client("p").complete(
-                        ChatRequest(system="S", messages=(UserMsg("hi"),))
-                    )
-            assert fake.requests[0].headers.get("x-pwb-cassette-cell") is None  # stripped
-    finally:
-        del os.environ["PWB_TEST_CASSETTE_KEY"]
+    monkeypatch.setenv("PWB_TEST_CASSETTE_KEY", key)
+    fault = Fault(kind="status", status=400, message=f"bad request for key {key}")
+    async with FakeProvider(api_key=key, faults=[fault]) as fake:
+        cfg = ProviderConfig(
+            name="p",
+            kind="openai",
+            model="pwb-fake",
+            base_url=fake.base_url,
+            api_key_env="PWB_TEST_CASSETTE_KEY",
+            max_attempts=1,
+        )
+        async with ProviderPool([cfg], cassettes=Cassettes("record", tmp_path)) as pool:
+            with cassette_cell("t/s/staged/0"), pytest.raises(LLMError, match="<redacted>"):
+                await pool.client("p").complete(ChatRequest(system="S", messages=(UserMsg(text="hi"),)))
+            with cassette_cell("t/s/full-spec/0"):
+                await pool.client("p").complete(ChatRequest(system="S", messages=(UserMsg(text="hi"),)))
+        assert fake.requests[0].headers.get("x-pwb-cassette-cell") is None  # stripped
     files = sorted(p.name for p in tmp_path.iterdir())
     assert files == ["t__s__full-spec__0.jsonl", "t__s__staged__0.jsonl"]
     staged = (tmp_path / files[1]).read_text()
@@ -202,8 +194,8 @@ def test_replay_needs_its_folder_and_the_local_engine(tmp_path: Path) -> None:
     base = "[[solvers]]\nname = 'noop'\nkind = 'noop'\n"
     path = tmp_path / "b.toml"
     path.write_text("[sweep]\ncassettes = 'replay'\n" + base)
-    with pytest.raises(ConfigError, match="sweep.cassette_dir: expected the cassettes' folder"):
+    with pytest.raises(ConfigError, match=r"sweep\.cassette_dir: expected the cassettes' folder"):
         load_config(path)
     path.write_text("[sweep]\ncassettes = 'record'\nengine = 'ray'\n" + base)
-    with pytest.raises(ConfigError, match="sweep.cassettes: expected 'off' with engine 'ray'"):
+    with pytest.raises(ConfigError, match=r"sweep\.cassettes: expected 'off' with engine 'ray'"):
         load_config(path)
