@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from ..llm import CELL_HEADER
+from ..llm import CassetteDeck
 from ._account import Account
 from ._api import DROP_BACK, PASS, Api, error_response, parse_json, redact
 from ._http import Request, Response
@@ -29,7 +29,7 @@ def _upstream_request(
     headers = {k: v for k, v in req.headers.items() if k in PASS}
     headers["accept-encoding"] = "identity"  # metering reads the bytes as they pass
     if up.tag_cells:  # a cassette deck files the exchange under the cell
-        headers[CELL_HEADER] = acct.cell
+        headers[CassetteDeck.CELL_HEADER] = acct.cell
     key = up.keys.get(cfg.api_key_env)
     if key:
         if api == "anthropic" and cfg.kind != "openai":

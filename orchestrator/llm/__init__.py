@@ -2,7 +2,6 @@
 provider (`_fake/`) and cassettes that record and replay a provider (`_cassette/`)."""
 
 from ._breaker import Breaker as Breaker
-from ._cassette import CELL_HEADER as CELL_HEADER
 from ._cassette import CassetteDeck as CassetteDeck
 from ._cassette import Cassettes as Cassettes
 from ._cassette import Exchange as Exchange
@@ -44,7 +43,6 @@ __all__ = [
     "AgentOptions",
     "AssistantMsg",
     "Breaker",
-    "CELL_HEADER",
     "CassetteDeck",
     "Cassettes",
     "ChatClient",

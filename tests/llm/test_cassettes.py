@@ -170,9 +170,13 @@ async def test_recording_scrubs_the_key_and_files_each_cell(
         )
         async with ProviderPool([cfg], cassettes=Cassettes("record", tmp_path)) as pool:
             with cassette_cell("t/s/staged/0"), pytest.raises(LLMError, match="<redacted>"):
-                await pool.client("p").complete(ChatRequest(system="S", messages=(UserMsg(text="hi"),)))
+                await pool.client("p").complete(
+                    ChatRequest(system="S", messages=(UserMsg(text="hi"),))
+                )
             with cassette_cell("t/s/full-spec/0"):
-                await pool.client("p").complete(ChatRequest(system="S", messages=(UserMsg(text="hi"),)))
+                await pool.client("p").complete(
+                    ChatRequest(system="S", messages=(UserMsg(text="hi"),))
+                )
         assert fake.requests[0].headers.get("x-pwb-cassette-cell") is None  # stripped
     files = sorted(p.name for p in tmp_path.iterdir())
     assert files == ["t__s__full-spec__0.jsonl", "t__s__staged__0.jsonl"]
