@@ -243,8 +243,10 @@ def test_bench_local_points_at_loopback_with_no_key_and_price_zero() -> None:
     # #56's run: 4 cells on one cheap task, one at a time, every exchange recorded.
     assert cfg.sweep.tasks == ("hollin-ridge-sessions",) and cfg.sweep.repeats == 1
     assert cfg.sweep.concurrency == 1 and cfg.sweep.cassettes == "record"
-    assert local.max_output_tokens <= 128 and cfg.sweep.cell_timeout_s <= 540
-    assert all(s.scaffold.wall_time_s <= 420 for s in cfg.solvers if s.scaffold)
+    # Cells that end by themselves (a cell cut by the clock asks for more on replay).
+    (agent,) = [s for s in cfg.solvers if s.kind == "llm"]
+    assert local.max_output_tokens <= 128 and agent.options.max_steps_per_turn == 1
+    assert all(s.scaffold.wall_time_s <= 360 for s in cfg.solvers if s.scaffold)
     script = (root / "scripts" / "local-model").read_text()
     assert f"PWB_LOCAL_MODEL_PORT:-{local.base_url.rsplit(':', 1)[1].split('/')[0]}" in script
 
