@@ -49,7 +49,7 @@ class Key(NamedTuple):
     repeat: int
 
 
-class Exchange(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Exchange(msgspec.Struct, kw_only=True):
     cassette: int = VERSION
     cell: str
     seq: int
