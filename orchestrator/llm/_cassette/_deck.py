@@ -43,8 +43,10 @@ from ._format import (
 )
 
 Mode = Literal["record", "replay"]
+# Not passed on (hop-by-hop, or the deck's own: its server writes `date` and `server`).
 _HOP = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "content-encoding"}
+    | {"date", "server"}
 )
 
 
