@@ -113,6 +113,11 @@ class SweepConfig(_Cfg, frozen=True, kw_only=True):
     # (`verifier/_browser/_warm.py`); "states": the same, but a fresh context per replayed state;
     # "full": replay every state, each in a fresh context (audit, `--replay full`).
     replay: Literal["reuse", "states", "full"] = "reuse"
+    # Cassettes (README "A local model"): "record" every provider exchange of each cell
+    # into `cassette_dir` (default `<run dir>/cassettes`), one JSONL file a cell; "replay"
+    # answers every model call from the cassettes in `cassette_dir`, no provider asked.
+    cassettes: Literal["off", "record", "replay"] = "off"
+    cassette_dir: str = ""
 
 
 class BenchConfig(_Cfg, frozen=True, kw_only=True):
@@ -172,6 +177,10 @@ def _problems(cfg: BenchConfig) -> list[str]:
         out.append(f"sweep.max_tokens: expected a positive integer, got {sw.max_tokens}")
     if not sw.arms:
         out.append("sweep.arms: expected at least one arm, got none")
+    if sw.cassettes == "replay" and not sw.cassette_dir:
+        out.append("sweep.cassette_dir: expected the cassettes' folder to replay, got none")
+    if sw.cassettes != "off" and sw.engine == "ray":
+        out.append(f"sweep.cassettes: expected 'off' with engine 'ray', got {sw.cassettes!r}")
     return out
 
 

@@ -27,6 +27,7 @@ from orchestrator.llm import FakeProvider, ProviderPool
 from orchestrator.sweep import SweepIds, SweepResources, _sweep
 from orchestrator.sweep._agents import open_gateway
 from orchestrator.sweep._core import Engine
+from orchestrator.sweep._runner import sweep_cassettes
 from orchestrator.verifier import BrowserPool, Verifier
 from sandbox import ImageBuilder, LocalBackend
 from tests.fakes import FakeBackend, FakeVerifier, Faults
@@ -44,7 +45,11 @@ async def _open_fake_engine(
     verifier: Verifier | None = None,
 ) -> AsyncIterator[Engine]:
     async with (
-        ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks]) as providers,
+        ProviderPool(
+            cfg.providers,
+            fake_tasks=[t.root for t in tasks],
+            cassettes=sweep_cassettes(cfg, run_dir),
+        ) as providers,
         open_gateway(cfg, providers) as gateway,
     ):
         faults = Faults()

@@ -79,6 +79,7 @@ INNER: dict[str, list[set[str]]] = {
         {"_client"},  # one provider's client: retries, breaker, keys, classification
         {"_anthropic", "_breaker", "_openai"},  # the two wire formats; the circuit breaker
         {"_dialect", "_errors", "_keys", "_retry"},  # tool-call dialects, errors, keys
-        {"_classify", "_config", "_fake", "_types"},  # error classes, config, fake provider
+        # error classes, config, fake provider, cassettes (record/replay a provider)
+        {"_cassette", "_classify", "_config", "_fake", "_types"},
     ],
 }

@@ -39,6 +39,7 @@ class Upstream:
     base_url: str  # resolved (a fake provider's loopback URL); openai-style ends in /v1
     breaker: Breaker | None = None  # the provider's, shared with the sweep's LLM clients
     keys: Keys = field(default_factory=Keys)  # where its key comes from (`llm.Keys`)
+    tag_cells: bool = False  # name the account's cell upstream (a cassette deck, `llm`)
 
 
 @dataclass(eq=False)

@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from ..llm import CassetteDeck
 from ._account import Account
 from ._api import DROP_BACK, PASS, Api, error_response, parse_json, redact
 from ._http import Request, Response
@@ -27,6 +28,8 @@ def _upstream_request(
     rest = req.path if cfg.kind == "anthropic" else req.path.removeprefix("/v1")
     headers = {k: v for k, v in req.headers.items() if k in PASS}
     headers["accept-encoding"] = "identity"  # metering reads the bytes as they pass
+    if up.tag_cells:  # a cassette deck files the exchange under the cell
+        headers[CassetteDeck.CELL_HEADER] = acct.cell
     key = up.keys.get(cfg.api_key_env)
     if key:
         if api == "anthropic" and cfg.kind != "openai":

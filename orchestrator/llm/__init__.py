@@ -1,7 +1,13 @@
-"""The LLM path: provider config, clients with one retry layer, a pool, and a fake
-provider (`_fake/`)."""
+"""The LLM path: provider config, clients with one retry layer, a pool, a fake
+provider (`_fake/`) and cassettes that record and replay a provider (`_cassette/`)."""
 
 from ._breaker import Breaker as Breaker
+from ._cassette import CassetteDeck as CassetteDeck
+from ._cassette import Cassettes as Cassettes
+from ._cassette import Exchange as Exchange
+from ._cassette import cassette_cell as cassette_cell
+from ._cassette import load_cassettes as load_cassettes
+from ._cassette import read_cassette as read_cassette
 from ._classify import error_info as error_info
 from ._classify import refusal_reason as refusal_reason
 from ._client import ChatClient as ChatClient
@@ -37,10 +43,13 @@ __all__ = [
     "AgentOptions",
     "AssistantMsg",
     "Breaker",
+    "CassetteDeck",
+    "Cassettes",
     "ChatClient",
     "ChatRequest",
     "Completion",
     "ContextTooLong",
+    "Exchange",
     "FakeProvider",
     "Fault",
     "ImagePart",
@@ -58,11 +67,14 @@ __all__ = [
     "ToolResultMsg",
     "ToolSpec",
     "UserMsg",
+    "cassette_cell",
     "driver_keys",
     "error_info",
     "json_object",
+    "load_cassettes",
     "parse_retry_after",
     "problem_anthropic",
     "problem_openai",
+    "read_cassette",
     "refusal_reason",
 ]

@@ -25,6 +25,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from ..budget import provider_call, waiting
 from ._breaker import Breaker
+from ._cassette import CELL_HEADER, current_cell
 from ._classify import ErrorInfo, error_info, error_object, refusal_reason
 from ._config import ProviderConfig
 from ._dialect import Decoded, Dialect, MalformedResponse, Tokens
@@ -68,8 +69,10 @@ class ChatClient:
         limiter: anyio.CapacityLimiter,
         breaker: Breaker,
         keys: Keys | None = None,
+        tag_cells: bool = False,
     ) -> None:
         self.config = config
+        self._tag_cells = tag_cells  # name the cell to a cassette deck (`_cassette`)
         self._http = http
         self._dialect = dialect
         self._url = base_url.rstrip("/") + dialect.path
@@ -165,10 +168,11 @@ class ChatClient:
                 # A hung or unreachable provider: the time is not the cell's work, and a
                 # hang past the cell's time is cut there and judged like a read timeout
                 # (retried, then the provider's failure or outage), never a budget stop.
+                headers = self._dialect.headers(key)
+                if self._tag_cells and (cell := current_cell()):
+                    headers = headers | {CELL_HEADER: cell}
                 with provider_call() as call:
-                    resp = await self._http.post(
-                        self._url, json=body, headers=self._dialect.headers(key)
-                    )
+                    resp = await self._http.post(self._url, json=body, headers=headers)
             except httpx.TransportError as exc:
                 raise Transient(f"{type(exc).__name__} talking to {self._url}") from None
             if call.cancelled_caught:

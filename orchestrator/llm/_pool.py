@@ -3,6 +3,9 @@
 An object the sweep opens once and hands to every cell (no process global), so the
 per-provider connection limit and the breaker are shared by all cells of a sweep and
 by nothing else. A `fake` provider is served from loopback for the life of the pool.
+With `cassettes`, every provider is reached through a cassette deck on loopback
+(`_cassette`) that records its exchanges per cell, or replays them without the provider
+(a `fake` one is then not started); the harness's clients and the gateway name the cell.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import httpx
 
 from ._anthropic import ANTHROPIC
 from ._breaker import Breaker
+from ._cassette import CassetteDeck, Cassettes
 from ._client import ChatClient
 from ._config import ProviderConfig
 from ._fake import FakeProvider
@@ -36,7 +40,10 @@ class ProviderPool:
         *,
         fake_tasks: Sequence[Path] = (),
         keys: Keys | None = None,
+        cassettes: Cassettes | None = None,
     ) -> None:
+        self._cassettes = cassettes
+        self._decks: dict[str, CassetteDeck] = {}
         self._configs = {c.name: c for c in configs}
         self.keys = keys or Keys()  # read at request time (`_keys`)
         self._fake_tasks = tuple(fake_tasks)
@@ -65,11 +72,23 @@ class ProviderPool:
 
     async def _open(self, cfg: ProviderConfig, stack: AsyncExitStack) -> ChatClient:
         base_url = cfg.base_url
-        if cfg.kind == "fake":
+        replay = self._cassettes is not None and self._cassettes.mode == "replay"
+        if cfg.kind == "fake" and not replay:
             fake = FakeProvider(
                 task_dirs=self._fake_tasks, latency_s=cfg.fake_latency_s, models=(cfg.model,)
             )
             base_url = (await stack.enter_async_context(fake)).base_url
+        if self._cassettes is not None:
+            deck = CassetteDeck(
+                self._cassettes.mode,
+                self._cassettes.directory,
+                upstream=base_url,
+                prefix=urlsplit(base_url).path if base_url else "/v1",
+                timeout_s=cfg.read_timeout_s,
+                connect_s=cfg.connect_timeout_s,
+            )
+            self._decks[cfg.name] = await stack.enter_async_context(deck)
+            base_url = deck.base_url
         self._base_urls[cfg.name] = base_url
         http = httpx.AsyncClient(
             limits=httpx.Limits(
@@ -99,7 +118,22 @@ class ProviderPool:
                 max_pause_s=cfg.outage_max_pause_s,
             ),
             keys=self.keys,
+            tag_cells=self._cassettes is not None,
         )
+
+    def begin_cell(self, cell: str) -> None:
+        """An attempt of `cell` starts: the cassette decks start its cassette over."""
+        for deck in self._decks.values():
+            deck.begin_cell(cell)
+
+    def tags_cells(self, name: str) -> bool:
+        """Whether requests to provider `name` name their cell (a cassette deck)."""
+        return name in self._decks
+
+    @property
+    def cassette_misses(self) -> list[str]:
+        """Requests a replay could not answer (`CassetteDeck.misses`)."""
+        return [m for deck in self._decks.values() for m in deck.misses]
 
     def base_url(self, name: str) -> str:
         """Where provider `name` is served (a fake one: its loopback URL, ending in /v1)."""

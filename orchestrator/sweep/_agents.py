@@ -27,6 +27,7 @@ async def open_gateway(cfg: BenchConfig, providers: ProviderPool) -> AsyncIterat
             base_url=providers.base_url(n),
             breaker=providers.client(n).breaker,  # outages pause agents and LLM cells alike
             keys=providers.keys,  # the sweep's (on a Ray node: its driver's, passed)
+            tag_cells=providers.tags_cells(n),  # behind a cassette deck
         )
         for n in names
     }

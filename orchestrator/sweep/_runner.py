@@ -35,7 +35,7 @@ from ..contract import TaskPackage
 from ..events import append_event
 from ..faults import classify, decisive, describe, format_traceback
 from ..gateway import Gateway
-from ..llm import Keys, ProviderOutage, ProviderPool, ProviderRefused
+from ..llm import Cassettes, Keys, ProviderOutage, ProviderPool, ProviderRefused, cassette_cell
 from ..records import InfraError, LlmError, Outage, TaskError, cell_dir_name
 from ..solvers import GatewayBinding, Solver, make_solver
 from ..verifier import BrowserPool, VerdictCache, Verifier, check_environment
@@ -100,7 +100,9 @@ class SweepResources:
                 # Its agent reaches its model through the sweep's gateway only.
                 raise RuntimeError("a scaffold solver needs the sweep's LLM gateway")
             in_cell = True
-            report = await run_cell(ctx, solver, job.template.arm)  # logs what ends it
+            self.providers.begin_cell(job.key)  # a cassette of this attempt alone
+            with cassette_cell(job.key):  # the cell's model calls name it to a cassette deck
+                report = await run_cell(ctx, solver, job.template.arm)  # logs what ends it
         except Exception as exc:
             if not in_cell:
                 _log(ctx, exc)
@@ -219,6 +221,16 @@ def _log(ctx: CellContext, exc: BaseException) -> None:
     append_event(ctx.cell_dir / "events.jsonl", error)
 
 
+def sweep_cassettes(cfg: BenchConfig, run_dir: Path) -> Cassettes | None:
+    """The sweep's cassettes (`[sweep] cassettes`), or None."""
+    sw = cfg.sweep
+    if sw.cassettes == "off":
+        return None
+    return Cassettes(
+        sw.cassettes, Path(sw.cassette_dir) if sw.cassette_dir else run_dir / "cassettes"
+    )
+
+
 @asynccontextmanager
 async def open_resources(
     cfg: BenchConfig,
@@ -230,7 +242,12 @@ async def open_resources(
 ) -> AsyncIterator[SweepResources]:
     """`keys`: the providers' keys (`llm.Keys`; a Ray node's come from its driver)."""
     async with (
-        ProviderPool(cfg.providers, fake_tasks=[t.root for t in tasks], keys=keys) as providers,
+        ProviderPool(
+            cfg.providers,
+            fake_tasks=[t.root for t in tasks],
+            keys=keys,
+            cassettes=sweep_cassettes(cfg, run_dir),
+        ) as providers,
         open_gateway(cfg, providers) as gateway,
         open_session(
             cfg.sweep.backend,

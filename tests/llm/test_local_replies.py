@@ -239,8 +239,14 @@ def test_bench_local_points_at_loopback_with_no_key_and_price_zero() -> None:
     assert local.api_key_env == "" and local.cost_usd(10**6, 10**6) == 0.0
     assert all(s.provider == "local" for s in cfg.solvers)
     agents = [s.name for s in cfg.solvers if s.kind == "scaffold"]
-    assert len(agents) >= 2 and set(cfg.sweep.arms) == {"staged", "full-spec"}
-    assert len(cfg.sweep.tasks) == 3
+    assert agents == ["aider", "mini-swe-agent"] and set(cfg.sweep.arms) == {"staged", "full-spec"}
+    # #56's run: 4 cells on one cheap task, one at a time, every exchange recorded.
+    assert cfg.sweep.tasks == ("hollin-ridge-sessions",) and cfg.sweep.repeats == 1
+    assert cfg.sweep.concurrency == 1 and cfg.sweep.cassettes == "record"
+    # Cells that end by themselves (a cell cut by the clock asks for more on replay).
+    (agent,) = [s for s in cfg.solvers if s.kind == "llm"]
+    assert local.max_output_tokens <= 128 and agent.options.max_steps_per_turn == 1
+    assert all(s.scaffold.wall_time_s <= 360 for s in cfg.solvers if s.scaffold)
     script = (root / "scripts" / "local-model").read_text()
     assert f"PWB_LOCAL_MODEL_PORT:-{local.base_url.rsplit(':', 1)[1].split('/')[0]}" in script
 
