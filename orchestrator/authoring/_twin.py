@@ -18,9 +18,6 @@ is written.
 
 from __future__ import annotations
 
-import html
-import json
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
@@ -40,80 +37,9 @@ from ..contract import (
 )
 from ._new import _slug
 from ._scratch import IGNORED, ScratchError, _git
+from ._starter import STACK_FILES, _made, _product
+from ._toml_lines import _array, _rewrite, _set_key, _set_request, _string
 
-# What the starter needs besides what the author keeps, from the source's R0 when there
-# (AUTHORING.md, "Serving by stack"): the build's configuration and lock files.
-STACK_FILES: dict[str, tuple[str, ...]] = {
-    "static": (),
-    "node": ("server.js", "package.json", "package-lock.json"),
-    "php": (),
-    "vite": ("package.json", "package-lock.json", ".gitignore"),
-    "react": ("package.json", "package-lock.json", ".gitignore"),
-    "svelte": ("package.json", "package-lock.json", ".gitignore"),
-    "hugo": ("hugo.toml", ".gitignore"),
-    "eleventy": ("eleventy.config.mjs", ".gitignore"),
-    "astro": ("astro.config.mjs", "src/env.d.ts", ".gitignore"),
-    "flask": (),
-}
-# The placeholder home page, by stack: where it goes, and the prefix that maps a kept
-# file's path to its URL (None: served from the repository's root as it is).
-HOME: dict[str, str] = {
-    "static": "index.html",
-    "node": "public/index.html",
-    "php": "public/index.php",
-    "vite": "index.html",
-    "react": "index.html",
-    "svelte": "index.html",
-    "hugo": "layouts/index.html",
-    "eleventy": "src/index.njk",
-    "astro": "src/pages/index.astro",
-    "flask": "templates/index.html",
-}
-SERVED_FROM: dict[str, str] = {
-    "node": "public/",
-    "php": "public/",
-    "vite": "public/",
-    "react": "public/",
-    "svelte": "public/",
-    "hugo": "static/",
-    "eleventy": "src/",
-    "astro": "public/",
-}
-PLACEHOLDER = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{name}</title>
-{links}</head>
-<body>
-<header>
-  <a class="brand" href="/">{name}</a>
-</header>
-<main>
-<h1>Our new website is on its way</h1>
-<p>Until it is ready, {name} is open as usual.</p>
-</main>
-</body>
-</html>
-"""
-ASTRO_FRONT = "---\n// A placeholder until the site is built: a whole page, no layout yet.\n---\n"
-VITE_CONFIG = """import { defineConfig } from 'vite';
-
-// The starter: one placeholder page (index.html) until the site is built.
-export default defineConfig({});
-"""
-FLASK_APP = '''"""{name}: the starter, one placeholder page until the site is built."""
-
-from flask import Flask, render_template
-
-app = Flask(__name__)
-
-
-@app.get("/")
-def home():
-    return render_template("{template}")
-'''
 REQUEST_TODO = (
     "TODO(twin): first ask for the site {source}'s R0 is (every page, its copy and "
     "pictures, the navigation; the starter's styles used as they are), then end with "
@@ -171,42 +97,6 @@ def _kept(repo: Path, patterns: Iterable[str]) -> list[str]:
             raise TwinError(f"--keep {pattern!r}: matches no file of {repo}")
         out |= {f.relative_to(repo).as_posix() for f in files}
     return sorted(out)
-
-
-def _product(title: str, fallback: str) -> str:
-    """The product's name: a source title reads `Product: what the task changes`."""
-    name = title.split(":", 1)[0].strip()
-    return name or " ".join(w.capitalize() for w in fallback.split("-"))
-
-
-def _url(stack: str, rel: str) -> str:
-    prefix = SERVED_FROM.get(stack)
-    if prefix and rel.startswith(prefix):
-        return "/" + rel.removeprefix(prefix)
-    return "/" + rel
-
-
-def _made(source: TaskPackage, kept: list[str]) -> dict[str, str]:
-    """The files the kit writes into the starter: the placeholder home page and what the
-    stack needs to serve it, unless the author kept a file of that name."""
-    c = source.contract
-    name = html.escape(_product(c.title, c.id))
-    links = "".join(
-        f'<link rel="stylesheet" href="{html.escape(_url(c.stack, rel))}">\n'
-        for rel in kept
-        if rel.endswith(".css")
-    )
-    home = HOME.get(c.stack, "index.html")
-    made: dict[str, str] = {}
-    if c.stack == "flask":
-        template = "home.html" if (source.repo / "templates/home.html").is_file() else "index.html"
-        home = f"templates/{template}"
-        made["app.py"] = FLASK_APP.format(name=_product(c.title, c.id), template=template)
-    if c.stack in ("vite", "react", "svelte"):
-        made["vite.config.js"] = VITE_CONFIG
-    page = PLACEHOLDER.format(name=name, links=links)
-    made[home] = ASTRO_FRONT + page if c.stack == "astro" else page
-    return {rel: text for rel, text in made.items() if rel not in kept}
 
 
 def _diff(starter: Path, target: Path, work: Path) -> bytes:
@@ -270,92 +160,6 @@ def _ends_on_source(
 
 
 # ---------------------------------------------------------------- task.toml as text
-
-_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-]+)\s*\]\]?\s*(#.*)?$")
-
-
-def _blocks(text: str) -> list[tuple[str, list[str]]]:
-    """The text cut at its table headers: (table name, lines), the top level first ("");
-    the comments and blank lines just above a header go with the header's block."""
-    blocks: list[tuple[str, list[str]]] = [("", [])]
-    quote = ""
-    for line in text.splitlines(keepends=True):
-        m = _HEADER.match(line) if not quote else None
-        if m:
-            lines = blocks[-1][1]
-            cut = len(lines)
-            while cut and (not lines[cut - 1].strip() or lines[cut - 1].lstrip().startswith("#")):
-                cut -= 1
-            blocks[-1] = (blocks[-1][0], lines[:cut])
-            blocks.append((m[1], [*lines[cut:], line]))
-            continue
-        blocks[-1][1].append(line)
-        for q in re.findall(r'"""|\'\'\'', line):
-            quote = "" if quote == q else (quote or q)
-    return blocks
-
-
-def _value_end(lines: list[str], i: int) -> int:
-    """The index after the last line of the value of the key on line `i`."""
-    rest = lines[i].split("=", 1)[1].strip()
-    for q in ('"""', "'''"):
-        if rest.startswith(q):
-            if rest.count(q) >= 2:
-                return i + 1
-            j = i + 1
-            while j < len(lines) and q not in lines[j]:
-                j += 1
-            return j + 1
-    if rest.startswith("["):
-        depth, j = 0, i
-        while j < len(lines):
-            text = lines[j].split("=", 1)[1] if j == i else lines[j]
-            depth += text.count("[") - text.count("]")
-            j += 1
-            if depth <= 0:
-                return j
-        return j
-    return i + 1
-
-
-def _set_key(lines: list[str], key: str, value: str, after: str | None = None) -> list[str]:
-    """`lines` with the key's value replaced (its whole value, over several lines too), or
-    the key inserted after the key `after` (else first)."""
-    pattern = re.compile(rf"^{re.escape(key)}\s*=")
-    new = f"{key} = {value}\n"
-    for i, line in enumerate(lines):
-        if pattern.match(line):
-            return [*lines[:i], new, *lines[_value_end(lines, i) :]]
-    at = 0
-    if after is not None:
-        anchor = re.compile(rf"^{re.escape(after)}\s*=")
-        at = next((_value_end(lines, i) for i, x in enumerate(lines) if anchor.match(x)), 0)
-    return [*lines[:at], new, *lines[at:]]
-
-
-def _set_request(lines: list[str], request: str) -> list[str]:
-    """The unit's request set to `request`: a multi-line string keeps the source's lines
-    below the TODO (its first line), anything else is replaced as a whole."""
-    opener = re.compile(r'^request\s*=\s*"""\s*$')
-    at = next((i for i, line in enumerate(lines) if opener.match(line)), None)
-    if at is None:
-        return _set_key(lines, "request", _string(request))
-    todo = request.split("\n", 1)[0]
-    return [*lines[: at + 1], todo + "\n", "\n", *lines[at + 1 :]]
-
-
-def _string(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _array(ids: Iterable[str]) -> str:
-    return "[\n" + "".join(f"  {_string(x)},\n" for x in ids) + "]"
-
-
-def _rewrite(text: str, edit: Callable[[list[tuple[str, list[str]]]], None]) -> str:
-    blocks = _blocks(text)
-    edit(blocks)
-    return "".join(line for _, lines in blocks for line in lines)
 
 
 def _checked(text: str, where: str, want: Contract) -> str:
