@@ -25,6 +25,7 @@ import json
 import shutil
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +196,70 @@ def record(tmp: Path, mp: pytest.MonkeyPatch) -> Path:
 def replay(tmp: Path, mp: pytest.MonkeyPatch, cassettes: Path) -> Path:
     """The same sweep answered from `cassettes`, no provider running."""
     return _sweep(bench(tmp, "replay", DEAD, DEAD, cassettes), tmp / "play", mp)
+
+
+LIVE_BENCH = """
+[sweep]
+name = "local-model-replay"
+runs_dir = "{runs}"
+tasks_dir = "{tasks}"
+tasks = {tasks_list}
+arms = {arms}
+repeats = 1
+concurrency = 1
+backend = "local"
+baseline = false
+infra_retries = 0
+cassettes = "replay"
+cassette_dir = "{cassette_dir}"
+
+[[providers]]
+name = "{provider}"
+kind = "openai"
+base_url = "{url}"
+model = "{model}"
+max_connections = 1
+max_output_tokens = {max_output_tokens}
+max_attempts = 1
+
+[[solvers]]
+name = "{solver}"
+kind = "llm"
+provider = "{provider}"
+options = {{ {options} }}
+"""
+
+
+def live_bench(tmp: Path, cassettes: Path, source: Path = ROOT / "bench-local.toml") -> Path:
+    """A replay of a live run of `source` (bench-local.toml): its tasks, arms, provider
+    and in-harness solver as recorded (the agent's system text must be the recording's
+    for a request to match), on the fakes, answered from `cassettes`."""
+    cfg = tomllib.loads(source.read_text())
+    (solver,) = [s for s in cfg["solvers"] if s["kind"] == "llm"]
+    (provider,) = [p for p in cfg["providers"] if p["name"] == solver["provider"]]
+    path = tmp / "bench-live-replay.toml"
+    path.write_text(
+        LIVE_BENCH.format(
+            runs=tmp / "runs",
+            tasks=ROOT / "tasks",
+            tasks_list=json.dumps(cfg["sweep"]["tasks"]),
+            arms=json.dumps(cfg["sweep"]["arms"]),
+            cassette_dir=cassettes,
+            provider=provider["name"],
+            url=DEAD,
+            model=provider["model"],
+            max_output_tokens=provider["max_output_tokens"],
+            solver=solver["name"],
+            options=", ".join(f"{k} = {json.dumps(v)}" for k, v in solver["options"].items()),
+        )
+    )
+    return path
+
+
+def replay_live(tmp: Path, mp: pytest.MonkeyPatch, cassettes: Path) -> Path:
+    """The in-harness cells of a live bench-local.toml run, answered from `cassettes`
+    on the fake sandbox and the oracle verifier, no model server running."""
+    return _sweep(live_bench(tmp, cassettes), tmp / "play", mp)
 
 
 def outcome(run_dir: Path) -> dict[str, Any]:

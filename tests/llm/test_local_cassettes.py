@@ -1,0 +1,152 @@
+"""A live run of the real local model, kept as cassettes and replayed (#56).
+
+`fixtures/cassettes/local-model/` holds every exchange of bench-local.toml's 4 cells
+with Gemma 3 270M behind `scripts/local-model` (llama.cpp's server), recorded by
+`[sweep] cassettes = "record"` and kept by `python -m tests.llm.cassettes keep RUN
+local-model`, with `expected.json`: each row's class and result and each slip event, as
+the live run decided them (`tests/perf/results/local-model-2026-12-06-live.md` explains
+every row).
+
+Replayed here without the model server, nothing listening at the provider's base_url:
+- the in-harness agent's two cells end to end, through the real client, the cassette
+  deck, the fake sandbox and the oracle verifier (`tests.llm.cassettes.replay`): each
+  row's class, each unit's turns and every slip of the model's (text where a call was
+  expected, a reply cut at max_output_tokens or at the window, ...) must be the live
+  run's. The oracle verifier is not the browser's, so the final gates are not compared;
+  the units are, since the model cleared none either way.
+- the CLI agents' exchanges (aider, mini-swe-agent), through the real gateway to a
+  replaying deck, one by one: the same answers, metered as the server counted them.
+  Their prompts carry the date and the workspace listing, so the agents themselves are
+  not re-run; their rows' classes are the live run's, checked by hand in the note.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from orchestrator.budget import Ledger
+from orchestrator.gateway import Gateway, Upstream
+from orchestrator.llm import CassetteDeck, ProviderConfig, read_cassette
+
+from .cassettes import CASSETTES, outcome, replay_live
+
+LIVE = CASSETTES / "local-model"
+TASK = "hollin-ridge-sessions"
+IN_HARNESS = (f"{TASK}/local-llm/staged/0", f"{TASK}/local-llm/full-spec/0")
+CLI = (f"{TASK}/aider/full-spec/0", f"{TASK}/mini-swe-agent/full-spec/0")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def expected() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((LIVE / "expected.json").read_text())
+    return data
+
+
+def _units(result: dict[str, Any] | None) -> list[tuple[str, bool, bool, int]]:
+    assert result is not None
+    return [(u["id"], u["cleared"], u["capped"], u["turns"]) for u in result["units"]]
+
+
+def test_the_live_recording_is_whole_and_holds_no_secret() -> None:
+    want = expected()
+    assert set(want) == set(IN_HARNESS + CLI)
+    # Every row is `ok`: the model's mess is scored, a CLI agent cut by its wall time
+    # too (the note explains each row).
+    assert {c: v["status"] for c, v in want.items()} == dict.fromkeys(want, "ok")
+    for path in LIVE.glob("*.jsonl"):
+        text = path.read_text()
+        assert "authorization" not in text.lower()
+        for ex in read_cassette(text, str(path)):
+            assert set(ex.request["headers"]) <= {"content-type"}, ex.request["headers"]
+            assert ex.response["status"] in (200, 400), (path.name, ex.seq)
+    staged = want[IN_HARNESS[0]]
+    assert len(staged["slips"]) > 0 and {"no_call", "truncated"} <= {
+        s["what"] for s in staged["slips"]
+    }
+
+
+def test_the_in_harness_cells_replay_as_the_live_run_decided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Class, units and every slip of the model's, cell by cell, from the cassettes
+    alone; a replay that asked for more than was recorded ends `llm_error`, not `ok`."""
+    got = outcome(replay_live(tmp_path, monkeypatch, LIVE))
+    want = expected()
+    assert set(got) == set(IN_HARNESS)
+    for cell in IN_HARNESS:
+        assert got[cell]["status"] == want[cell]["status"], (cell, got[cell]["status"])
+        assert _units(got[cell]["result"]) == _units(want[cell]["result"]), cell
+        assert got[cell]["slips"] == want[cell]["slips"], cell
+
+
+def _config(url: str) -> ProviderConfig:
+    return ProviderConfig(
+        name="local", kind="openai", model="gemma-3-270m", base_url=url, max_attempts=1
+    )
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("cell", CLI)
+async def test_cli_agent_exchanges_replay_through_the_gateway(cell: str, tmp_path: Path) -> None:
+    """Each recorded request of the CLI agent, sent again through the real gateway to a
+    replaying deck: the recorded answer (a stream's events, or JSON), and the tokens
+    metered as llama.cpp counted them."""
+    cassette = LIVE / f"{cell.replace('/', '__')}.jsonl"
+    shutil.copy(cassette, tmp_path)
+    recorded = read_cassette(cassette.read_text(), str(cassette))
+    assert recorded, cell
+    async with CassetteDeck("replay", tmp_path) as deck:
+        up = Upstream(
+            provider=_config("http://127.0.0.1:9/v1"), base_url=deck.base_url, tag_cells=True
+        )
+        async with Gateway({"local": up}) as gw, httpx.AsyncClient(timeout=30) as http:
+            acct = gw.open_account(cell, "local", Ledger())
+            for ex in recorded:
+                resp = await http.post(
+                    gw.url() + ex.request["path"],
+                    json=ex.request["body"],
+                    headers={"authorization": f"Bearer {acct.token}"},
+                )
+                assert resp.status_code == ex.response["status"]
+                if "events" in ex.response:
+                    datas = [
+                        json.loads(line[6:])
+                        for line in resp.text.splitlines()
+                        if line.startswith("data: {")
+                    ]
+                    assert datas == [
+                        e["data"] for e in ex.response["events"] if e["data"] != "[DONE]"
+                    ]
+                else:
+                    assert resp.json() == ex.response["body"]
+    assert deck.misses == []
+    assert [r.status for r in acct.log] == [ex.response["status"] for ex in recorded]
+    for ex, metered in zip(recorded, acct.log, strict=True):
+        usage = _usage(ex.response)
+        assert (metered.input_tokens, metered.output_tokens) == (
+            usage["prompt_tokens"],
+            usage["completion_tokens"],
+        ), (cell, ex.seq)
+
+
+def _usage(response: dict[str, Any]) -> dict[str, int]:
+    """The server's own count: the JSON body's `usage`, or a stream's last chunk's."""
+    if "body" in response:
+        usage: dict[str, int] = response["body"]["usage"]
+        return usage
+    for event in reversed(response["events"]):
+        data = event["data"]
+        if isinstance(data, dict) and data.get("usage"):
+            found: dict[str, int] = data["usage"]
+            return found
+    raise AssertionError("a recorded stream without usage")
