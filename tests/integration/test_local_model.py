@@ -76,9 +76,11 @@ class _Recorder(BaseHTTPRequestHandler):
             method=self.command,
             headers={"content-type": "application/json"},
         )
+        kind = "application/json"
         try:
             with urllib.request.urlopen(req, timeout=900) as resp:
                 status, data = resp.status, resp.read()
+                kind = resp.headers.get("content-type", kind)  # a stream stays a stream
         except urllib.error.HTTPError as exc:
             status, data = exc.code, exc.read()
         except OSError as exc:  # the server is down: a gateway's 502, as the client sees it
@@ -89,7 +91,7 @@ class _Recorder(BaseHTTPRequestHandler):
             except ValueError:
                 self.answers.append({"status": status, "text": data[:400].decode(errors="replace")})
         self.send_response(status)
-        self.send_header("content-type", "application/json")
+        self.send_header("content-type", kind)
         self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
