@@ -227,16 +227,59 @@ name = "{solver}"
 kind = "llm"
 provider = "{provider}"
 options = {{ {options} }}
+{scaffolds}"""
+
+# A CLI agent of the live run, replayed: a stand-in under the agent's name that sends
+# the recorded requests of its cell again, in order, through the sweep's gateway, and
+# exits 0 as the real one did (the real agents' prompts carry the date and the
+# workspace listing, so they are not re-run; the harness around them is).
+RESENDER = r"""
+import json, os, urllib.error, urllib.request
+for line in open(os.environ["CASSETTE"]):
+    ex = json.loads(line)
+    req = urllib.request.Request(os.environ["BASE"] + ex["request"]["path"][len("/v1"):],
+        data=json.dumps(ex["request"]["body"]).encode(), headers={"authorization":
+        "Bearer " + os.environ["TOKEN"], "content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            print(ex["seq"], resp.status, len(resp.read()), flush=True)
+    except urllib.error.HTTPError as err:
+        print(ex["seq"], err.code, flush=True)
+"""
+
+RESENDER_SOLVER = """
+[[solvers]]
+name = "{name}"
+kind = "scaffold"
+provider = "{provider}"
+arms = {arms}
+[solvers.scaffold]
+command = ["python3", "-c", '''{agent}''']
+env = {{ BASE = "{{openai_base_url}}", TOKEN = "{{token}}", CASSETTE = "{cassette}" }}
+wall_time_s = 60
 """
 
 
 def live_bench(tmp: Path, cassettes: Path, source: Path = ROOT / "bench-local.toml") -> Path:
     """A replay of a live run of `source` (bench-local.toml): its tasks, arms, provider
     and in-harness solver as recorded (the agent's system text must be the recording's
-    for a request to match), on the fakes, answered from `cassettes`."""
+    for a request to match), its CLI agents as `RESENDER`s, on the fakes, answered from
+    `cassettes`."""
     cfg = tomllib.loads(source.read_text())
     (solver,) = [s for s in cfg["solvers"] if s["kind"] == "llm"]
     (provider,) = [p for p in cfg["providers"] if p["name"] == solver["provider"]]
+    task = cfg["sweep"]["tasks"][0]
+    scaffolds = "".join(
+        RESENDER_SOLVER.format(
+            name=s["name"],
+            provider=s["provider"],
+            arms=json.dumps(s["arms"]),
+            agent=RESENDER,
+            cassette=cassettes / f"{task}__{s['name']}__{s['arms'][0]}__0.jsonl",
+        )
+        for s in cfg["solvers"]
+        if s["kind"] == "scaffold"
+    )
     path = tmp / "bench-live-replay.toml"
     path.write_text(
         LIVE_BENCH.format(
@@ -251,14 +294,16 @@ def live_bench(tmp: Path, cassettes: Path, source: Path = ROOT / "bench-local.to
             max_output_tokens=provider["max_output_tokens"],
             solver=solver["name"],
             options=", ".join(f"{k} = {json.dumps(v)}" for k, v in solver["options"].items()),
+            scaffolds=scaffolds,
         )
     )
     return path
 
 
 def replay_live(tmp: Path, mp: pytest.MonkeyPatch, cassettes: Path) -> Path:
-    """The in-harness cells of a live bench-local.toml run, answered from `cassettes`
-    on the fake sandbox and the oracle verifier, no model server running."""
+    """A live bench-local.toml run's cells, answered from `cassettes` on the fake
+    sandbox and the oracle verifier, no model server running: the in-harness agent as
+    configured, each CLI agent as a `RESENDER` of its recorded requests."""
     return _sweep(live_bench(tmp, cassettes), tmp / "play", mp)
 
 

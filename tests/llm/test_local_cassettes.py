@@ -7,17 +7,20 @@ local-model`, with `expected.json`: each row's class and result and each slip ev
 the live run decided them (`tests/perf/results/local-model-2026-12-06-live.md` explains
 every row).
 
-Replayed here without the model server, nothing listening at the provider's base_url:
-- the in-harness agent's two cells end to end, through the real client, the cassette
-  deck, the fake sandbox and the oracle verifier (`tests.llm.cassettes.replay`): each
-  row's class, each unit's turns and every slip of the model's (text where a call was
-  expected, a reply cut at max_output_tokens or at the window, ...) must be the live
-  run's. The oracle verifier is not the browser's, so the final gates are not compared;
-  the units are, since the model cleared none either way.
-- the CLI agents' exchanges (aider, mini-swe-agent), through the real gateway to a
-  replaying deck, one by one: the same answers, metered as the server counted them.
-  Their prompts carry the date and the workspace listing, so the agents themselves are
-  not re-run; their rows' classes are the live run's, checked by hand in the note.
+Replayed here without the model server, nothing listening at the provider's base_url,
+as one sweep on the fake sandbox and the oracle verifier (`tests.llm.cassettes.replay_live`):
+- the in-harness agent's two cells end to end, through the real client and the cassette
+  deck: each row's class, each unit's turns and every slip of the model's (text where a
+  call was expected, a reply cut at max_output_tokens, ...) must be the live run's. The
+  oracle verifier is not the browser's, so the final gates are not compared; the units
+  are, since the model cleared none either way.
+- the CLI agents' cells (aider, mini-swe-agent) through the real gateway: a stand-in
+  under each agent's name sends its cell's recorded requests again, in order, and exits
+  0 as the agent did; each row's class, each request's status and the tokens metered
+  must be the live run's. The agents themselves are not re-run: their prompts carry the
+  date and the workspace listing, so a replay would ask another conversation.
+Each CLI exchange is also sent through a bare gateway and compared answer by answer
+(aider's 3093-event stream included).
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ from typing import Any
 import httpx
 import pytest
 
+from orchestrator import events as ev
 from orchestrator.budget import Ledger
+from orchestrator.events import read_events
 from orchestrator.gateway import Gateway, Upstream
 from orchestrator.llm import CassetteDeck, ProviderConfig, read_cassette
 
@@ -75,18 +80,31 @@ def test_the_live_recording_is_whole_and_holds_no_secret() -> None:
     }
 
 
-def test_the_in_harness_cells_replay_as_the_live_run_decided(
+def test_every_cell_replays_as_the_live_run_decided(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Class, units and every slip of the model's, cell by cell, from the cassettes
-    alone; a replay that asked for more than was recorded ends `llm_error`, not `ok`."""
-    got = outcome(replay_live(tmp_path, monkeypatch, LIVE))
+    """The whole sweep from the cassettes alone: every row's class; for the in-harness
+    cells each unit's turns and every slip of the model's (a replay that asked for more
+    than was recorded would end `llm_error`); for the CLI agents, each recorded request
+    answered through the gateway as recorded and metered as the server counted it."""
+    run = replay_live(tmp_path, monkeypatch, LIVE)
+    got = outcome(run)
     want = expected()
-    assert set(got) == set(IN_HARNESS)
-    for cell in IN_HARNESS:
+    assert set(got) == set(want)
+    for cell in want:
         assert got[cell]["status"] == want[cell]["status"], (cell, got[cell]["status"])
+    for cell in IN_HARNESS:
         assert _units(got[cell]["result"]) == _units(want[cell]["result"]), cell
         assert got[cell]["slips"] == want[cell]["slips"], cell
+    for cell in CLI:
+        recorded = read_cassette((LIVE / f"{cell.replace('/', '__')}.jsonl").read_text(), cell)
+        events = read_events(run / "cells" / cell.replace("/", "__") / "events.jsonl")
+        (agent,) = [e.run for e in events if isinstance(e, ev.Agent)]
+        assert agent.exit_code == 0, agent.output[-10:]
+        assert [r.status for r in agent.requests] == [ex.response["status"] for ex in recorded]
+        assert [(r.input_tokens, r.output_tokens) for r in agent.requests] == [
+            _tokens(ex.response) for ex in recorded
+        ], cell
 
 
 def _config(url: str) -> ProviderConfig:
@@ -132,21 +150,18 @@ async def test_cli_agent_exchanges_replay_through_the_gateway(cell: str, tmp_pat
     assert deck.misses == []
     assert [r.status for r in acct.log] == [ex.response["status"] for ex in recorded]
     for ex, metered in zip(recorded, acct.log, strict=True):
-        usage = _usage(ex.response)
-        assert (metered.input_tokens, metered.output_tokens) == (
-            usage["prompt_tokens"],
-            usage["completion_tokens"],
-        ), (cell, ex.seq)
+        assert (metered.input_tokens, metered.output_tokens) == _tokens(ex.response), (cell, ex.seq)
 
 
-def _usage(response: dict[str, Any]) -> dict[str, int]:
-    """The server's own count: the JSON body's `usage`, or a stream's last chunk's."""
+def _tokens(response: dict[str, Any]) -> tuple[int, int]:
+    """The server's own count (prompt, completion): the JSON body's `usage`, or a
+    stream's last chunk's; an error answer counts none."""
+    usage: dict[str, int] = {"prompt_tokens": 0, "completion_tokens": 0}
     if "body" in response:
-        usage: dict[str, int] = response["body"]["usage"]
-        return usage
-    for event in reversed(response["events"]):
+        usage = response["body"].get("usage") or usage
+    for event in reversed(response.get("events", ())):
         data = event["data"]
         if isinstance(data, dict) and data.get("usage"):
-            found: dict[str, int] = data["usage"]
-            return found
-    raise AssertionError("a recorded stream without usage")
+            usage = data["usage"]
+            break
+    return usage["prompt_tokens"], usage["completion_tokens"]
