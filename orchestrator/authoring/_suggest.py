@@ -46,6 +46,9 @@ class _Proposals:
     taken: set[str]  # check ids the task has, or that were proposed
     out: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    # (route, tag, property, token) a token check was proposed for: one rule of the
+    # stylesheet, read once a page, not on every repeated heading nor at each viewport.
+    tokens: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
 
     def add(self, cid: str, gate: str, state: str, describe: str, assertion: str) -> None:
         if cid in self.taken:
@@ -81,7 +84,7 @@ def suggest(task: TaskPackage) -> tuple[str, list[str]]:
         _headings(props, sid, ev, ref)
         _boxes(props, sid, ev, ref)
         _navs(props, sid, ev, ref)
-        _tokens(props, sid, ev, ref)
+        _tokens(props, sid, state.route, ev, ref)
     return "\n".join(props.out), props.skipped
 
 
@@ -157,8 +160,12 @@ def _navs(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> No
             break  # `nav` matches the first one only
 
 
-def _tokens(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
-    """The anchors' colours that follow a design token the reference keeps."""
+def _tokens(
+    props: _Proposals, sid: str, route: str, ev: Evidence, ref: Evidence | None
+) -> None:
+    """The anchors' colours that follow a design token the reference keeps: one check a
+    route, tag, property and token (the first state and anchor that shows it); the
+    repeats are skipped and named."""
     anchors: list[dict[str, Any]] = ev["anchors"]
     ref_tokens = [
         (r["tag"], r["id"], r["property"], r["token"]) for r in (ref or ev).get("tokens", [])
@@ -172,6 +179,14 @@ def _tokens(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> 
         a = anchors[t["index"]]
         sel = _anchor_selector(a, anchors)
         prop = t["property"]
+        rule = (route, t["tag"], prop, t["token"])
+        if rule in props.tokens:
+            props.skipped.append(
+                f"{sid}: {sel} {prop} follows {t['token']}: proposed once for {route}"
+                f" ({props.tokens[rule]})"
+            )
+            continue
+        props.tokens[rule] = f"{sid} {sel}"
         props.add(
             f"keep-token-{sid}-{a['tag']}{t['index']}-{prop}",
             "design_tokens",

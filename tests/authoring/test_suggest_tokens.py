@@ -1,0 +1,70 @@
+"""`suggest` proposes a design-token check once a page, not once per repeated element or
+viewport (#54: it proposed 58 token checks for a 4-page site, the same colour rule on
+every h2 at every state)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from orchestrator.authoring import scaffold, suggest
+from orchestrator.contract import CANARY, load_task
+
+
+def _anchor(tag: str, index: int) -> dict[str, Any]:
+    box = {"x": 0, "y": 40 * index, "width": 300, "height": 30}
+    return {"tag": tag, "id": "", "index": index, "text": f"{tag} {index}", "box": box}
+
+
+def _evidence(root: Path, side: str, sid: str, tokens: list[tuple[int, str, str, str]]) -> None:
+    anchors = [_anchor("header", 0), _anchor("h2", 1), _anchor("h2", 2), _anchor("h2", 3)]
+    data = {
+        "canary": CANARY,
+        "state": sid,
+        "anchors": anchors,
+        "navs": [],
+        "lives": [],
+        "tokens": [
+            {"index": i, "tag": tag, "id": "", "property": prop, "token": token}
+            for i, tag, prop, token in tokens
+        ],
+    }
+    path = root / "evidence" / side / f"{sid}.anchors.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+def test_a_token_rule_is_proposed_once_a_page(tmp_path: Path) -> None:
+    root = tmp_path / "demo"
+    scaffold(root, "demo", "static")
+    states = {s.id: s for s in load_task(root).contract.states}
+    assert states["home_d"].route == states["home_m"].route  # one page, two viewports
+    every = [
+        (0, "header", "background-color", "--ink"),
+        (1, "h2", "color", "--accent"),
+        (2, "h2", "color", "--accent"),  # the same rule on the next h2
+        (3, "h2", "color", "--muted"),  # another token: another rule
+    ]
+    for sid in states:
+        _evidence(root, "r0", sid, every)
+        _evidence(root, "reference", sid, every)
+    toml, skipped = suggest(load_task(root))
+    tokens = [c for c in toml.split("[[checks]]") if 'kind = "token"' in c]
+    assert [
+        (c.split('state = "')[1].split('"')[0], c.split("selector = ")[1].split(",")[0])
+        for c in tokens
+    ] == [
+        ("home_d", '"header"'),
+        ("home_d", '"h2 >> nth=0"'),
+        ("home_d", '"h2 >> nth=2"'),
+    ], toml
+    repeats = [s for s in skipped if "proposed once for /" in s]
+    assert (
+        "home_d: h2 >> nth=1 color follows --accent: proposed once for / (home_d h2 >> nth=0)"
+        in repeats
+    )
+    assert len(repeats) == 1 + 4  # the second h2 at home_d, all four at home_m
+    # What it proposes loads as a contract.
+    (root / "task.toml").write_text((root / "task.toml").read_text() + "\n" + toml)
+    assert len([c for c in load_task(root).contract.checks if c.id.startswith("keep-token")]) == 3
