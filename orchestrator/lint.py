@@ -21,7 +21,11 @@ Each finding is a `warning` (the package measures badly: `lint` exits 1) or a `n
   `regex` or `checked`) passes trivially;
 - a unit whose request is still a placeholder (starts with `TODO`, as `new` and `twin`
   leave it);
-- a unit no negative exercises: no negative's `expect_fail` holds a gate of its checks.
+- a unit no negative exercises: no negative's `expect_fail` holds a gate of its checks;
+- `evidence/a11y.json` captured for other checks than task.toml's: it records, state by
+  state, the element each check's selector read (the live-region rule compares against
+  it), so a check removed, moved to another state or given another selector since the
+  capture makes it stale until `capture` runs again.
 """
 
 from __future__ import annotations
@@ -242,7 +246,35 @@ def _warnings(task: TaskPackage) -> list[str]:
     for u in c.units:
         if not exercised & {gates[cid] for cid in u.checks if cid in gates}:
             out.append(f"unit {u.id}: no negative expects a gate of its checks to fail")
+    out += _stale_a11y(task)
     return out
+
+
+def _stale_a11y(task: TaskPackage) -> list[str]:
+    """Where `evidence/a11y.json` read a check that task.toml no longer has at that state
+    with that selector (one line for the file, naming the first few)."""
+    path = Path(task.evidence) / "a11y.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []  # none, or malformed: `capture`, `verify` and `admit` say so
+    now = {(k.state, k.id): getattr(k.assert_, "selector", None) for k in task.contract.checks}
+    stale: list[str] = []
+    for side in ("r0", "reference"):
+        states = data.get(side) if isinstance(data, dict) else None
+        for sid, snap in (states or {}).items():
+            for read in (snap or {}).get("live") or ():
+                key, sel = (sid, read.get("check")), read.get("selector")
+                if key not in now:
+                    stale.append(f"{side}/{sid}: check {key[1]} is gone")
+                elif now[key] != sel:
+                    stale.append(f"{side}/{sid}: check {key[1]} read {sel!r}, now {now[key]!r}")
+    if not stale:
+        return []
+    unique = list(dict.fromkeys(stale))
+    more = f"; {len(unique) - 3} more" if len(unique) > 3 else ""
+    shown = "; ".join(unique[:3])
+    return [f"evidence/a11y.json: captured for other checks ({shown}{more}): run capture again"]
 
 
 def evidence_missing(task: TaskPackage) -> bool:

@@ -258,3 +258,33 @@ def test_evidence_agrees_with_what_twin_authors_moved(source: str) -> None:
     assert {c for c, v in judged.items() if v is False} <= moved
     assert not {c for c, v in judged.items() if v is True} & moved
     assert sum(v is not None for v in judged.values()) >= len(judged) / 4
+
+
+def test_a11y_evidence_captured_for_other_checks_is_named(tmp_path: Path) -> None:
+    """evidence/a11y.json records what each check's selector read at its state; a check
+    given another selector, moved or removed since the capture makes it stale (the
+    live-region rule would compare against the old reading)."""
+    root = tmp_path / "demo"
+    scaffold(root, "demo", "static")
+    (root / "task.toml").write_text((root / "task.toml").read_text() + EXTRA)
+    path = root / "evidence" / "a11y.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def captured(*reads: tuple[str, str, str]) -> list[str]:
+        snap: dict[str, dict[str, list[dict[str, str]]]] = {
+            sid: {"live": []} for sid in ("home_d", "home_m")
+        }
+        for sid, check, sel in reads:
+            snap[sid]["live"].append({"check": check, "selector": sel, "live": "", "text": ""})
+        path.write_text(json.dumps({"canary": CANARY, "r0": snap, "reference": snap}))
+        return [f.text for f in lint(load_task(root)) if "a11y.json" in f.text]
+
+    assert captured(("home_d", "keep-h1-box", "h1"), ("home_m", "keep-order", "h2")) == []
+    (stale,) = captured(("home_d", "keep-h1-box", "h2"))
+    assert "r0/home_d: check keep-h1-box read 'h2', now 'h1'" in stale
+    assert stale.endswith(": run capture again")
+    (moved,) = captured(("home_d", "keep-order", "h2"), ("home_d", "old-check", "p"))
+    assert "r0/home_d: check keep-order is gone" in moved  # it reads home_m now
+    assert "check old-check is gone" in moved and "; 1 more" in moved
+    path.write_text(f'{{"canary": "{CANARY}", not json')  # `capture` and `admit` say so
+    assert not [f for f in lint(load_task(root)) if "a11y.json" in f.text]
