@@ -160,9 +160,7 @@ def _navs(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> No
             break  # `nav` matches the first one only
 
 
-def _tokens(
-    props: _Proposals, sid: str, route: str, ev: Evidence, ref: Evidence | None
-) -> None:
+def _tokens(props: _Proposals, sid: str, route: str, ev: Evidence, ref: Evidence | None) -> None:
     """The anchors' colours that follow a design token the reference keeps: one check a
     route, tag, property and token (the first state and anchor that shows it); the
     repeats are skipped and named."""
