@@ -262,8 +262,11 @@ def _stale_a11y(task: TaskPackage) -> list[str]:
     stale: list[str] = []
     for side in ("r0", "reference"):
         states = data.get(side) if isinstance(data, dict) else None
-        for sid, snap in (states or {}).items():
-            for read in (snap or {}).get("live") or ():
+        for sid, snap in (states if isinstance(states, dict) else {}).items():
+            reads = snap.get("live") if isinstance(snap, dict) else None
+            for read in reads if isinstance(reads, list) else ():
+                if not isinstance(read, dict):
+                    continue  # not a reading: `admit` and `verify` reject the file
                 key, sel = (sid, read.get("check")), read.get("selector")
                 if key not in now:
                     stale.append(f"{side}/{sid}: check {key[1]} is gone")

@@ -288,3 +288,5 @@ def test_a11y_evidence_captured_for_other_checks_is_named(tmp_path: Path) -> Non
     assert "check old-check is gone" in moved and "; 1 more" in moved
     path.write_text(f'{{"canary": "{CANARY}", not json')  # `capture` and `admit` say so
     assert not [f for f in lint(load_task(root)) if "a11y.json" in f.text]
+    path.write_text(json.dumps({"canary": CANARY, "r0": {"home_d": [1]}, "reference": 2}))
+    assert not [f for f in lint(load_task(root)) if "a11y.json" in f.text]
