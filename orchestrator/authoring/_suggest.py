@@ -46,7 +46,7 @@ class _Proposals:
     taken: set[str]  # check ids the task has, or that were proposed
     out: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
-    # (route, tag, property, token) a token check was proposed for: one rule of the
+    # (route, tag#id, property, token) a token check was proposed for: one rule of the
     # stylesheet, read once a page, not on every repeated heading nor at each viewport.
     tokens: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
 
@@ -177,7 +177,7 @@ def _tokens(props: _Proposals, sid: str, route: str, ev: Evidence, ref: Evidence
         a = anchors[t["index"]]
         sel = _anchor_selector(a, anchors)
         prop = t["property"]
-        rule = (route, t["tag"], prop, t["token"])
+        rule = (route, f"{t['tag']}#{t['id']}", prop, t["token"])  # an id: its own rule
         if rule in props.tokens:
             props.skipped.append(
                 f"{sid}: {sel} {prop} follows {t['token']}: proposed once for {route}"
