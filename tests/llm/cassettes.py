@@ -29,13 +29,16 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import httpx
 import msgspec
 import pytest
 
 from orchestrator import events as ev
+from orchestrator.budget import Ledger
 from orchestrator.cli import main
 from orchestrator.events import read_events
-from orchestrator.llm import FakeProvider, Fault
+from orchestrator.gateway import Gateway, Upstream
+from orchestrator.llm import CassetteDeck, FakeProvider, Fault, ProviderConfig, read_cassette
 from orchestrator.records import read_rows
 from tests.fakesweep import fake_engine, serving
 from tests.oracle import OracleVerifier
@@ -349,3 +352,41 @@ def main_record(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main_record(sys.argv[1:])
+
+
+async def resend(
+    cassette: Path, cell: str, tmp: Path
+) -> tuple[list[Any], list[Any], Any, list[str]]:
+    """Each recorded request of `cassette`, sent again through the real gateway to a
+    deck replaying it: (the exchanges, the gateway's responses, its request log, the
+    deck's misses)."""
+    shutil.copy(cassette, tmp)
+    recorded = read_cassette(cassette.read_text(), str(cassette))
+    cfg = ProviderConfig(
+        name="local", kind="openai", model="gemma-3-270m", base_url=DEAD, max_attempts=1
+    )
+    answers: list[Any] = []
+    async with CassetteDeck("replay", tmp) as deck:
+        up = Upstream(provider=cfg, base_url=deck.base_url, tag_cells=True)
+        async with Gateway({"local": up}) as gw, httpx.AsyncClient(timeout=30) as http:
+            acct = gw.open_account(cell, "local", Ledger())
+            for ex in recorded:
+                answers.append(
+                    await http.post(
+                        gw.url() + ex.request["path"],
+                        json=ex.request["body"],
+                        headers={"authorization": f"Bearer {acct.token}"},
+                    )
+                )
+    return recorded, answers, acct.log, list(deck.misses)
+
+
+def same_answer(ex: Any, resp: Any) -> bool:
+    """The gateway's response is the recorded one: a stream's events, or the JSON body."""
+    if resp.status_code != ex.response["status"]:
+        return False
+    if "events" not in ex.response:
+        return bool(resp.json() == ex.response["body"])
+    datas = [json.loads(line[6:]) for line in resp.text.splitlines() if line.startswith("data: {")]
+    events = [e["data"] for e in ex.response["events"] if e["data"] != "[DONE]"]
+    return datas == events and "data: [DONE]" in resp.text

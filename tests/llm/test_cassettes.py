@@ -18,15 +18,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from orchestrator.budget import Ledger
 from orchestrator.config import ConfigError, load_config
-from orchestrator.gateway import Gateway, Upstream
 from orchestrator.llm import (
     AssistantMsg,
-    CassetteDeck,
     Cassettes,
     ChatRequest,
     FakeProvider,
@@ -40,7 +36,7 @@ from orchestrator.llm import (
     read_cassette,
 )
 
-from .cassettes import CASSETTES, outcome, replay
+from .cassettes import CASSETTES, outcome, replay, resend, same_answer
 
 pytestmark = pytest.mark.anyio
 FAKE_SWEEP = CASSETTES / "fake-sweep"
@@ -122,35 +118,15 @@ async def test_recorded_gateway_exchanges_replay_through_the_gateway(tmp_path: P
     """The stand-in CLI agent's requests, sent again through the real gateway to a
     replaying deck: the same answers (a stream, then JSON), metered as recorded."""
     cassette = FAKE_SWEEP / f"{STANDIN.replace('/', '__')}.jsonl"
-    shutil.copy(cassette, tmp_path)
-    recorded = read_cassette(cassette.read_text(), str(cassette))
-    cfg = _deck_config("http://127.0.0.1:9/v1")
-    async with CassetteDeck("replay", tmp_path) as deck:
-        up = Upstream(provider=cfg, base_url=deck.base_url, tag_cells=True)
-        async with Gateway({"local": up}) as gw, httpx.AsyncClient() as http:
-            acct = gw.open_account(STANDIN, "local", Ledger())
-            for ex in recorded:
-                resp = await http.post(
-                    gw.url() + ex.request["path"],
-                    json=ex.request["body"],
-                    headers={"authorization": f"Bearer {acct.token}"},
-                )
-                assert resp.status_code == ex.response["status"] == 200
-                if "events" in ex.response:
-                    datas = [
-                        json.loads(line[6:])
-                        for line in resp.text.splitlines()
-                        if line.startswith("data: {")
-                    ]
-                    assert datas == [e["data"] for e in ex.response["events"][: len(datas)]]
-                    assert "data: [DONE]" in resp.text
-                else:
-                    assert resp.json() == ex.response["body"]
-    assert deck.misses == []
-    assert [r.status for r in acct.log] == [200, 200] and not any(r.error for r in acct.log)
+    recorded, answers, log, misses = await resend(cassette, STANDIN, tmp_path)
+    for ex, resp in zip(recorded, answers, strict=True):
+        assert resp.status_code == ex.response["status"] == 200
+        assert same_answer(ex, resp), ex.seq
+    assert misses == []
+    assert [r.status for r in log] == [200, 200] and not any(r.error for r in log)
     usage = recorded[1].response["body"]["usage"]
-    assert acct.log[1].input_tokens == usage["prompt_tokens"] > 0
-    assert acct.log[1].output_tokens == usage["completion_tokens"]
+    assert log[1].input_tokens == usage["prompt_tokens"] > 0
+    assert log[1].output_tokens == usage["completion_tokens"]
 
 
 async def test_recording_scrubs_the_key_and_files_each_cell(

@@ -26,20 +26,16 @@ Each CLI exchange is also sent through a bare gateway and compared answer by ans
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from orchestrator import events as ev
-from orchestrator.budget import Ledger
 from orchestrator.events import read_events
-from orchestrator.gateway import Gateway, Upstream
-from orchestrator.llm import CassetteDeck, ProviderConfig, read_cassette
+from orchestrator.llm import read_cassette
 
-from .cassettes import CASSETTES, outcome, replay_live
+from .cassettes import CASSETTES, outcome, replay_live, resend, same_answer
 
 LIVE = CASSETTES / "local-model"
 TASK = "hollin-ridge-sessions"
@@ -107,49 +103,20 @@ def test_every_cell_replays_as_the_live_run_decided(
         ], cell
 
 
-def _config(url: str) -> ProviderConfig:
-    return ProviderConfig(
-        name="local", kind="openai", model="gemma-3-270m", base_url=url, max_attempts=1
-    )
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("cell", CLI)
 async def test_cli_agent_exchanges_replay_through_the_gateway(cell: str, tmp_path: Path) -> None:
     """Each recorded request of the CLI agent, sent again through the real gateway to a
     replaying deck: the recorded answer (a stream's events, or JSON), and the tokens
     metered as llama.cpp counted them."""
-    cassette = LIVE / f"{cell.replace('/', '__')}.jsonl"
-    shutil.copy(cassette, tmp_path)
-    recorded = read_cassette(cassette.read_text(), str(cassette))
-    assert recorded, cell
-    async with CassetteDeck("replay", tmp_path) as deck:
-        up = Upstream(
-            provider=_config("http://127.0.0.1:9/v1"), base_url=deck.base_url, tag_cells=True
-        )
-        async with Gateway({"local": up}) as gw, httpx.AsyncClient(timeout=30) as http:
-            acct = gw.open_account(cell, "local", Ledger())
-            for ex in recorded:
-                resp = await http.post(
-                    gw.url() + ex.request["path"],
-                    json=ex.request["body"],
-                    headers={"authorization": f"Bearer {acct.token}"},
-                )
-                assert resp.status_code == ex.response["status"]
-                if "events" in ex.response:
-                    datas = [
-                        json.loads(line[6:])
-                        for line in resp.text.splitlines()
-                        if line.startswith("data: {")
-                    ]
-                    assert datas == [
-                        e["data"] for e in ex.response["events"] if e["data"] != "[DONE]"
-                    ]
-                else:
-                    assert resp.json() == ex.response["body"]
-    assert deck.misses == []
-    assert [r.status for r in acct.log] == [ex.response["status"] for ex in recorded]
-    for ex, metered in zip(recorded, acct.log, strict=True):
+    recorded, answers, log, misses = await resend(
+        LIVE / f"{cell.replace('/', '__')}.jsonl", cell, tmp_path
+    )
+    assert recorded and misses == [], cell
+    for ex, resp in zip(recorded, answers, strict=True):
+        assert same_answer(ex, resp), (cell, ex.seq)
+    assert [r.status for r in log] == [ex.response["status"] for ex in recorded]
+    for ex, metered in zip(recorded, log, strict=True):
         assert (metered.input_tokens, metered.output_tokens) == _tokens(ex.response), (cell, ex.seq)
 
 
