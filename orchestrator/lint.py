@@ -22,6 +22,9 @@ Each finding is a `warning` (the package measures badly: `lint` exits 1) or a `n
 - a unit whose request is still a placeholder (starts with `TODO`, as `new` and `twin`
   leave it);
 - a unit no negative exercises: no negative's `expect_fail` holds a gate of its checks;
+- a state where the captured reference's layout shift (`evidence/a11y.json`) is past
+  `perf-layout-shift`'s bar over R0's at the same state: `admit` would refuse the
+  reference;
 - `evidence/a11y.json` captured for other checks than task.toml's: it records, state by
   state, the element each check's selector read (the live-region rule compares against
   it), so a check removed, moved to another state or given another selector since the
@@ -52,6 +55,7 @@ from .contract import (
     Value,
     resolve_viewport,
 )
+from .verifier import SHIFT_ALLOWANCE, SHIFT_POOR
 
 Level = Literal["warning", "note"]
 
@@ -247,6 +251,41 @@ def _warnings(task: TaskPackage) -> list[str]:
         if not exercised & {gates[cid] for cid in u.checks if cid in gates}:
             out.append(f"unit {u.id}: no negative expects a gate of its checks to fail")
     out += _stale_a11y(task)
+    out += _shifting_reference(task)
+    return out
+
+
+def _a11y_states(task: TaskPackage, side: str) -> dict[str, Any]:
+    """`evidence/a11y.json`'s snapshots of one side, by state ({} when none or malformed)."""
+    try:
+        data = json.loads((Path(task.evidence) / "a11y.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    states = data.get(side) if isinstance(data, dict) else None
+    return states if isinstance(states, dict) else {}
+
+
+def _shift(snap: Any) -> float | None:
+    value = snap.get("layout_shift") if isinstance(snap, dict) else None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _shifting_reference(task: TaskPackage) -> list[str]:
+    """A state where the captured reference shifts its layout past `perf-layout-shift`'s
+    bar over R0's: `admit` would refuse the reference (a list filtered after the first
+    paint, an image without its size), after a full run."""
+    r0 = _a11y_states(task, "r0")
+    out = []
+    for sid, snap in _a11y_states(task, "reference").items():
+        ref, base = _shift(snap), _shift(r0.get(sid))
+        if ref is None or base is None:
+            continue
+        if ref > SHIFT_POOR and ref - base > SHIFT_ALLOWANCE:
+            out.append(
+                f"state {sid}: the reference's captured layout shift is {ref:.2f}, R0's"
+                f" {base:.2f}: admit fails perf-layout-shift@{sid} (render the content"
+                " before the first paint, give images their size)"
+            )
     return out
 
 

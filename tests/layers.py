@@ -15,9 +15,9 @@ LAYERS: list[set[str]] = [
     {"cell", "report"},  # one cell; the report over a run's rows
     {"solvers", "solver_cards"},
     {"config", "faults"},
-    {"checkpoint", "events", "scoring"},
+    {"checkpoint", "events", "lint", "scoring"},  # lint reads the verifier's bars
     {"gateway", "persona", "verifier"},
-    {"authoring", "cluster_ledger", "lint", "llm", "records", "workspace"},
+    {"authoring", "cluster_ledger", "llm", "records", "workspace"},
     # The bottom: the contract and the sandbox import neither `orchestrator` nor each other.
     {"budget", "contract", "cpu", "interrupts", "private_dir", "sandbox", "usage"},
 ]

@@ -14,6 +14,7 @@ from ._scratch import ScratchError as ScratchError
 from ._scratch import default_dir as default_dir
 from ._scratch import open_scratch as open_scratch
 from ._scratch import save_scratch as save_scratch
+from ._suggest import EXISTS as EXISTS
 from ._suggest import suggest as suggest
 from ._twin import DerivedTwin as DerivedTwin
 from ._twin import Settled as Settled
@@ -23,6 +24,7 @@ from ._twin import repatch_twin as repatch_twin
 from ._twin import settle_twin as settle_twin
 
 __all__ = [
+    "EXISTS",
     "NPM_DEPS",
     "R0",
     "SERVE",

@@ -9,6 +9,9 @@ from typing import Any
 
 from ..contract import CANARY, TaskPackage
 
+# How `suggest` says a proposal was dropped because task.toml has its check already.
+EXISTS = "a check with this id exists"
+
 
 def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
@@ -52,7 +55,7 @@ class _Proposals:
 
     def add(self, cid: str, gate: str, state: str, describe: str, assertion: str) -> None:
         if cid in self.taken:
-            self.skipped.append(f"{cid}: a check with this id exists")
+            self.skipped.append(f"{cid}: {EXISTS}")
             return
         self.taken.add(cid)
         self.out.append(_check(cid, gate, state, describe, assertion))

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..authoring import suggest, suggest_negatives
+from ..authoring import EXISTS, suggest, suggest_negatives
 from ..contract import ContractError, TaskPackage, load_task
 from ._task import task_root
 
@@ -36,11 +36,23 @@ def run(args: argparse.Namespace) -> int:
     for line in skipped:
         print(f"# skipped: {line}", file=sys.stderr)
     if not text:
-        print(f"{task.root}: nothing to suggest (capture R0 first)", file=sys.stderr)
+        print(f"{task.root}: {_why_nothing(task, skipped)}", file=sys.stderr)
         return 1
     print("# Preservation checks proposed from evidence/r0 — review, then paste into task.toml")
     print(text)
     return 0
+
+
+def _why_nothing(task: TaskPackage, skipped: list[str]) -> str:
+    """Why `suggest` proposed nothing: no evidence yet, or every check already pasted."""
+    if not any((task.evidence / "r0").glob("*.anchors.json")):
+        return "nothing to suggest: no evidence/r0 (run capture first)"
+    present = sum(line.endswith(EXISTS) for line in skipped)
+    if present:
+        return (
+            f"nothing new to suggest: the {present} check(s) it proposes are in task.toml already"
+        )
+    return "nothing to suggest: the evidence holds nothing a preservation check would keep"
 
 
 def _negatives(task: TaskPackage) -> int:

@@ -290,3 +290,29 @@ def test_a11y_evidence_captured_for_other_checks_is_named(tmp_path: Path) -> Non
     assert not [f for f in lint(load_task(root)) if "a11y.json" in f.text]
     path.write_text(json.dumps({"canary": CANARY, "r0": {"home_d": [1]}, "reference": 2}))
     assert not [f for f in lint(load_task(root)) if "a11y.json" in f.text]
+
+
+def test_a_reference_that_shifts_past_the_bar_is_named(tmp_path: Path) -> None:
+    """A reference whose captured layout shift is poor and above R0's by more than the
+    allowance is named before `admit` refuses it (session 29: a list filtered after the
+    first paint, found only by a 9 min admission)."""
+    root = tmp_path / "demo"
+    scaffold(root, "demo", "static")
+    path = root / "evidence" / "a11y.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def shifts(r0: object, ref: object) -> list[str]:
+        sides = {
+            side: {"home_m": {"layout_shift": v}} for side, v in (("r0", r0), ("reference", ref))
+        }
+        path.write_text(json.dumps({"canary": CANARY, **sides}))
+        return [f.text for f in lint(load_task(root)) if "layout shift" in f.text]
+
+    (named,) = shifts(0.0, 0.35)
+    assert named.startswith("state home_m: the reference's captured layout shift is 0.35")
+    assert "R0's 0.00" in named and "perf-layout-shift@home_m" in named
+    assert shifts(0.0, 0.25) == []  # at the bar: passes, as the gate says (> 0.25)
+    assert shifts(0.2, 0.3) == []  # within 0.1 of R0's: R0's debt
+    assert shifts(0.15, 0.3) != []
+    assert shifts(None, 0.9) == []  # R0 not measured: nothing to compare
+    assert shifts(0.0, "0.9") == []  # not a figure: `admit` rejects the file
