@@ -12,6 +12,7 @@ from ._scratch import R0 as R0
 from ._scratch import SavedNegative as SavedNegative
 from ._scratch import ScratchError as ScratchError
 from ._scratch import default_dir as default_dir
+from ._scratch import load_for_negative as load_for_negative
 from ._scratch import open_scratch as open_scratch
 from ._scratch import save_scratch as save_scratch
 from ._suggest import EXISTS as EXISTS
@@ -36,6 +37,7 @@ __all__ = [
     "TwinError",
     "default_dir",
     "derive_twin",
+    "load_for_negative",
     "open_scratch",
     "repatch_twin",
     "save_scratch",

@@ -15,13 +15,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..contract import CANARY_LINE, GATES, TaskPackage
+import msgspec
+
+from ..contract import (
+    CANARY_LINE,
+    GATES,
+    ContractError,
+    TaskPackage,
+    contract_hash,
+    decode_contract,
+    load_task,
+)
 
 # What a scratch copy of `repo/` leaves out: a package's repository holds no such folder,
 # but an author's R0 may have been built in place.
@@ -73,6 +84,32 @@ def _units_through(task: TaskPackage, after: str) -> list[str]:
     if after not in ids:
         raise ScratchError(f"{task.root}: --after {after!r}: expected r0 or one of {ids}")
     return ids[: ids.index(after) + 1]
+
+
+# `load_task`'s problem for a negative listed in task.toml whose patch is not written yet.
+_UNWRITTEN = re.compile(
+    r":negatives\[\d+\]\.name: expected a patch file negatives/[a-z0-9-]+\.patch,"
+    r" got 'missing file'$"
+)
+
+
+def load_for_negative(root: Path) -> TaskPackage:
+    """The package as `negative` needs it. An author who listed the negatives in task.toml
+    before making their patches gets the package without those entries; any other
+    problem is `load_task`'s `ContractError`, as it is."""
+    try:
+        return load_task(root)
+    except ContractError as exc:
+        if not all(_UNWRITTEN.search(p) for p in exc.problems):
+            raise
+    root = root.resolve()
+    toml = root / "task.toml"
+    contract = decode_contract(toml.read_text(encoding="utf-8"), str(toml))
+    written = tuple(
+        n for n in contract.negatives if (root / "negatives" / f"{n.name}.patch").is_file()
+    )
+    contract = msgspec.structs.replace(contract, negatives=written)
+    return TaskPackage(root=root, contract=contract, contract_hash=contract_hash(root, contract))
 
 
 def check_name(task: TaskPackage, name: str) -> None:

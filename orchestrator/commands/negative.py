@@ -7,8 +7,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..authoring import R0, ScratchError, default_dir, open_scratch, save_scratch
-from ..contract import ContractError, load_task
+from ..authoring import (
+    R0,
+    ScratchError,
+    default_dir,
+    load_for_negative,
+    open_scratch,
+    save_scratch,
+)
+from ..contract import ContractError
 from ._task import task_root
 
 HELP = "scaffold a negative: a scratch tree of the reference to break, then --save its patch"
@@ -31,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        task = load_task(task_root(args.task, args.tasks_dir))
+        task = load_for_negative(task_root(args.task, args.tasks_dir))
     except ContractError as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -169,3 +169,27 @@ def test_a_name_that_escapes_the_folder_is_refused(
     assert main(["negative", str(task.root), "../escape"]) == 2
     assert "expected" in capsys.readouterr().err
     assert not (task.root / "escape.patch").exists()
+
+
+def test_negatives_listed_before_their_patches_are_made_one_by_one(
+    task: TaskPackage, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An author who wrote task.toml's [[negatives]] first can still make each patch with
+    `negative` (session 29: it refused the package until the block was cut out)."""
+    listed = [n.name for n in task.contract.negatives]
+    for name in listed[:2]:
+        task.negative_patch(name).unlink()
+    with pytest.raises(Exception, match="missing file"):
+        load_task(task.root)  # what every other command still says
+    name = listed[0]
+    assert main(["negative", str(task.root), name]) == 0
+    tree = Path(capsys.readouterr().out.split(":")[0])
+    with (tree / STYLESHEET).open("a") as css:
+        css.write(".places { white-space: nowrap; }\n")
+    assert main(["negative", str(task.root), name, "--save", "--expect", "layout_overflow"]) == 0
+    assert task.negative_patch(name).is_file() and not task.negative_patch(listed[1]).exists()
+    # Any other problem is refused as before, in one line naming it.
+    task.reference_patch("u2").unlink()
+    capsys.readouterr()
+    assert main(["negative", str(task.root), "another"]) == 2
+    assert "reference/u2.patch" in capsys.readouterr().err
