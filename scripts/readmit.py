@@ -17,6 +17,11 @@ keeps its evidence out of the commit (`git checkout`), its results stay in its
 directory, and it is named at the end. Run it alone on the machine: captures and
 admissions measure the page's main thread, and load moves that figure.
 
+Each admitted task's results are also kept in the user's store for this grader
+(`admit --cache`'s, which the full tier's whole-suite admission reads), so that tier does
+not admit it again on this machine; `--to-store` keeps every current admission already
+under `runs/readmit` there.
+
 New tasks wait in `drafts/` (`drafts/README.md`): `--tasks-dir drafts` admits them in
 place, recorded in `drafts/ADMISSION.json` (a contract hash does not depend on where the
 package sits). `--promote` moves admitted drafts into `tasks/` with their record rows, in
@@ -41,14 +46,18 @@ sys.path.insert(0, str(ROOT))
 
 from orchestrator.admission import (  # noqa: E402
     AdmissionRecord,
+    admission_lock,
+    admission_store,
     admission_work,
+    common_fingerprint,
     current,
+    kept_admission,
     load_record,
     record_path,
     task_grader,
     write_record,
 )
-from orchestrator.contract import discover_tasks, load_task  # noqa: E402
+from orchestrator.contract import TaskPackage, discover_tasks, load_task  # noqa: E402
 
 OUT = ROOT / "runs" / "readmit"
 LOCK = OUT / ".record.lock"
@@ -85,6 +94,26 @@ def promote(ids: list[str], drafts: Path, tasks: Path) -> list[str]:
     write_record(record_path(tasks), AdmissionRecord(tasks={**shipped.tasks, **rows}))
     write_record(record_path(drafts), AdmissionRecord(tasks=rest))
     return sorted(rows)
+
+
+def _out(task: TaskPackage) -> Path:
+    return OUT / task.contract.id / "admission"
+
+
+def to_store(out: Path, task: TaskPackage, store: Path) -> bool:
+    """An admitted task's `--repeat 3` results (in `out`, an `admit --out` directory)
+    kept in the user's store for this grader, where `admit --cache` and the full tier's
+    whole-suite admission look first: a verdict paid for once. False, and nothing
+    copied, for a verdict that is not a current admission of the task."""
+    kept = kept_admission(out, task, 3, task_grader)
+    if kept is None or not kept.admitted:
+        return False
+    with admission_lock(store):
+        dst = store / task.contract.id
+        if dst.exists():
+            shutil.rmtree(dst)
+        shutil.copytree(out / task.contract.id, dst, symlinks=True)  # a workspace link stays one
+    return True
 
 
 def sh(argv: list[str], log: Path) -> int:
@@ -128,6 +157,8 @@ def one(task: str, tasks_dir: str = "tasks") -> str:
             f"({wall:.0f} s; scripts/readmit.py)"
         )
         subprocess.run(["git", "commit", "-qm", msg, "--", *files], cwd=ROOT)
+    store = admission_store(common_fingerprint())
+    to_store(adm, load_task(ROOT / tasks_dir / task), store)
     return f"{task}: admitted and committed, {wall:.0f} s"
 
 
@@ -138,7 +169,20 @@ def main() -> int:
     p.add_argument("--dry-run", action="store_true", help="print the tasks it would admit")
     p.add_argument("--tasks-dir", default="tasks", help="tasks/ (default) or drafts/")
     p.add_argument("--promote", action="store_true", help="move admitted drafts to tasks/")
+    p.add_argument(
+        "--to-store",
+        action="store_true",
+        help="keep every current admission under runs/readmit in the user's store",
+    )
     args = p.parse_args()
+    if args.to_store:
+        store = admission_store(common_fingerprint())
+        tasks = [load_task(r) for r in discover_tasks(ROOT / args.tasks_dir)]
+        kept = [
+            t.contract.id for t in tasks if to_store(OUT / t.contract.id / "admission", t, store)
+        ]
+        print(f"{store}: {len(kept)} of {len(tasks)} task(s) kept: {' '.join(kept)}")
+        return 0
     if args.promote:
         try:
             moved = promote(args.tasks, ROOT / "drafts", ROOT / "tasks")

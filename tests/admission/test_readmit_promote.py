@@ -7,11 +7,13 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
+import msgspec
 import pytest
 
 from orchestrator.admission import (
     AdmissionRecord,
     RecordedAdmission,
+    TaskAdmission,
     load_record,
     record_path,
     task_grader,
@@ -78,3 +80,37 @@ def test_a_draft_without_a_current_admission_is_refused(
         readmit().promote(["kiln-a"], drafts, tasks)
     assert (drafts / "kiln-a").is_dir() and not (tasks / "kiln-a").exists()
     assert load_record(record_path(tasks)).tasks == {}
+
+
+@pytest.mark.parametrize("planted", ["", "grader", "contract", "repeat", "refused"])
+def test_an_admission_is_kept_in_the_store_only_when_current(tmp_path: Path, planted: str) -> None:
+    """`to_store` copies a task's current `--repeat 3` admission into the user's store
+    (where the full tier's whole-suite admission looks first), replacing what the store
+    held; a verdict from another grader, contract or repeat, or a refusal, is not kept."""
+    task = load_task(make_tiny_task(tmp_path / "tasks", "kiln-a"))
+    out, store = tmp_path / "out", tmp_path / "store"
+    verdict = TaskAdmission(
+        task="kiln-a",
+        contract_hash="0" * 64 if planted == "contract" else task.contract_hash,
+        admitted=planted != "refused",
+        controls=(),
+        repeat=1 if planted == "repeat" else 3,
+        grader="f" * 64 if planted == "grader" else task_grader(task),
+    )
+    (out / "kiln-a" / "reference-0").mkdir(parents=True)
+    (out / "kiln-a" / "admission.json").write_bytes(msgspec.json.encode(verdict))
+    (out / "kiln-a" / "reference-0" / "shot.png").write_bytes(b"png")
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "node_modules.bin").write_bytes(b"x" * 4096)
+    (out / "kiln-a" / "reference-0" / "workspace").symlink_to(tmp_path / "tree")
+    (store / "kiln-a").mkdir(parents=True)
+    (store / "kiln-a" / "old.json").write_text("an earlier admission")
+    kept = readmit().to_store(out, task, store)
+    assert kept is (planted == "")
+    if kept:
+        assert (store / "kiln-a" / "reference-0" / "shot.png").read_bytes() == b"png"
+        assert not (store / "kiln-a" / "old.json").exists()
+        # the run's link to its work tree is kept as a link, not the tree copied through it
+        assert (store / "kiln-a" / "reference-0" / "workspace").is_symlink()
+    else:
+        assert sorted(p.name for p in (store / "kiln-a").iterdir()) == ["old.json"]
