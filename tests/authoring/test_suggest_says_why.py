@@ -12,7 +12,7 @@ import pytest
 from orchestrator.authoring import scaffold, suggest
 from orchestrator.commands import suggest as command
 from orchestrator.contract import load_task
-from tests.authoring.test_suggest_tokens import _evidence
+from tests.authoring.evidence import token_evidence
 
 
 def _run(root: Path) -> int:
@@ -35,7 +35,7 @@ def test_once_its_checks_are_pasted_it_says_so(
     root = tmp_path / "demo"
     scaffold(root, "demo", "static")
     for s in load_task(root).contract.states:
-        _evidence(root, "r0", s.id, [(1, "h2", "color", "--accent")])
+        token_evidence(root, "r0", s.id, [(1, "h2", "color", "--accent")])
     toml, _ = suggest(load_task(root))
     proposed = toml.count("[[checks]]")
     assert proposed > 0

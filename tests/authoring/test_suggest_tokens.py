@@ -4,35 +4,11 @@ every h2 at every state)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from orchestrator.authoring import scaffold, suggest
-from orchestrator.contract import CANARY, load_task
-
-
-def _anchor(tag: str, index: int) -> dict[str, Any]:
-    box = {"x": 0, "y": 40 * index, "width": 300, "height": 30}
-    return {"tag": tag, "id": "", "index": index, "text": f"{tag} {index}", "box": box}
-
-
-def _evidence(root: Path, side: str, sid: str, tokens: list[tuple[int, str, str, str]]) -> None:
-    anchors = [_anchor("header", 0), _anchor("h2", 1), _anchor("h2", 2), _anchor("h2", 3)]
-    data = {
-        "canary": CANARY,
-        "state": sid,
-        "anchors": anchors,
-        "navs": [],
-        "lives": [],
-        "tokens": [
-            {"index": i, "tag": tag, "id": "", "property": prop, "token": token}
-            for i, tag, prop, token in tokens
-        ],
-    }
-    path = root / "evidence" / side / f"{sid}.anchors.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data))
+from orchestrator.contract import load_task
+from tests.authoring.evidence import token_evidence
 
 
 def test_a_token_rule_is_proposed_once_a_page(tmp_path: Path) -> None:
@@ -47,8 +23,8 @@ def test_a_token_rule_is_proposed_once_a_page(tmp_path: Path) -> None:
         (3, "h2", "color", "--muted"),  # another token: another rule
     ]
     for sid in states:
-        _evidence(root, "r0", sid, every)
-        _evidence(root, "reference", sid, every)
+        token_evidence(root, "r0", sid, every)
+        token_evidence(root, "reference", sid, every)
     toml, skipped = suggest(load_task(root))
     tokens = [c for c in toml.split("[[checks]]") if 'kind = "token"' in c]
     assert [
