@@ -70,10 +70,13 @@ async def test_an_outage_past_the_bound_is_a_latched_provider_outage(api_key: st
 
 
 async def test_the_pause_is_not_charged_to_the_cells_wall_time(api_key: str) -> None:
-    storm = Fault(kind="status", status=500, for_s=2.5)
+    # The request cannot succeed before the storm ends, so a charged pause costs the cell
+    # at least `for_s`; its own attempts take about a second idle, and more under load
+    # (it failed at a fixed 1.5 s deadline at load 18: `bound` stretches it, below 4 s).
+    storm = Fault(kind="status", status=500, for_s=4.0)
     async with FakeProvider(faults=[storm]) as fake:
         async with open_client(fake, **PAUSE, outage_max_pause_s=30.0) as client:
-            with cell_deadline(1.5):  # raises BudgetExceeded if the pause were charged
+            with cell_deadline(bound(1.5, wrong=storm.for_s)):  # BudgetExceeded if charged
                 done = await client.complete(REQ)
     assert done.attempts >= 3
 
