@@ -316,3 +316,28 @@ def test_a_reference_that_shifts_past_the_bar_is_named(tmp_path: Path) -> None:
     assert shifts(0.15, 0.3) != []
     assert shifts(None, 0.9) == []  # R0 not measured: nothing to compare
     assert shifts(0.0, "0.9") == []  # not a figure: `admit` rejects the file
+
+
+def test_a_unit_text_order_in_one_element_is_not_called_held_on_r0(tmp_path: Path) -> None:
+    """The page's text in order says nothing of one element's (session 29: a unit check on
+    the home page's box was "passes on R0 already" because R0's list elsewhere on the page
+    named the same walks in the same order); on `body` it is the page's, and warned."""
+    root = tmp_path / "demo"
+    scaffold(root, "demo", "static")
+    toml = (root / "task.toml").read_text()
+    unit = 'checks = ["'
+    assert toml.count(unit) == 1
+    for selector, warned in (("article", False), ("body", True)):
+        check = f"""
+[[checks]]
+id = "walks-in-order"
+gate = "text"
+state = "home_d"
+describe = "The walks, in order."
+assert = {{ kind = "text_order", selector = "{selector}", values = ["Mill pond", "Fen edge"] }}
+"""
+        (root / "task.toml").write_text(toml.replace(unit, unit + 'walks-in-order", "') + check)
+        _evidence(root, "r0", 90, "Walks Mill pond Fen edge")
+        got = [f.text for f in lint(load_task(root)) if "walks-in-order" in f.text]
+        said = "check walks-in-order: passes on R0 already (evidence/r0): cannot fail"
+        assert (said in got) is warned, (selector, got)
