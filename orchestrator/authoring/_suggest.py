@@ -61,7 +61,7 @@ class _Proposals:
         self.out.append(_check(cid, gate, state, describe, assertion))
 
 
-def suggest(task: TaskPackage) -> tuple[str, list[str]]:
+def suggest(task: TaskPackage, *, nav_boxes: bool = False) -> tuple[str, list[str]]:
     """Preservation checks proposed from R0's evidence, as TOML; and what was skipped.
 
     A preservation check must hold on R0 and on the finished reference, so when
@@ -69,7 +69,9 @@ def suggest(task: TaskPackage) -> tuple[str, list[str]]:
     in the same order, anchor boxes within the tolerance, identical navigation entries,
     colours that still follow the same token, live regions announced the same way (at
     every state, those reached by actions too: evidence captured before live regions
-    were recorded proposes none, and says so).
+    were recorded proposes none, and says so). A navigation's box only with `nav_boxes`:
+    its entries are checked already, and a negative that drops one would fail
+    `visual_anchors` through the box too (every author so far deleted them by hand).
     """
     c = task.contract
     props = _Proposals(taken={k.id for k in c.checks})
@@ -85,7 +87,7 @@ def suggest(task: TaskPackage) -> tuple[str, list[str]]:
         if state.actions or state.from_:
             continue  # the rest is read on loaded pages; actions are the units' business
         _headings(props, sid, ev, ref)
-        _boxes(props, sid, ev, ref)
+        _boxes(props, sid, ev, ref, nav_boxes)
         _navs(props, sid, ev, ref)
         _tokens(props, sid, state.route, ev, ref)
     return "\n".join(props.out), props.skipped
@@ -116,12 +118,16 @@ def _headings(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -
         )
 
 
-def _boxes(props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None) -> None:
-    """The boxes of the page's landmarks (h1, header, nav, footer) the reference keeps."""
+def _boxes(
+    props: _Proposals, sid: str, ev: Evidence, ref: Evidence | None, nav_boxes: bool
+) -> None:
+    """The boxes of the page's landmarks (h1, header, footer; nav with `nav_boxes`) the
+    reference keeps."""
     anchors: list[dict[str, Any]] = ev["anchors"]
     ref_anchors: list[dict[str, Any]] = ref["anchors"] if ref else anchors
+    tags = ("h1", "header", "nav", "footer") if nav_boxes else ("h1", "header", "footer")
     for a in anchors:
-        if a["tag"] not in ("h1", "header", "nav", "footer") or a["box"]["width"] < 1:
+        if a["tag"] not in tags or a["box"]["width"] < 1:
             continue
         b = a["box"]
         sel = _anchor_selector(a, anchors)

@@ -17,6 +17,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("task", help="task id or directory")
     p.add_argument("--tasks-dir", type=Path, default=Path("tasks"))
     p.add_argument(
+        "--nav-boxes",
+        action="store_true",
+        help="propose navigations' boxes too (their entries are checked already; a negative"
+        " that drops an entry then fails visual_anchors as well)",
+    )
+    p.add_argument(
         "--negatives",
         action="store_true",
         help="propose negatives instead (a live region silenced): writes negatives/<name>.patch"
@@ -32,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.negatives:
         return _negatives(task)
-    text, skipped = suggest(task)
+    text, skipped = suggest(task, nav_boxes=args.nav_boxes)
     for line in skipped:
         print(f"# skipped: {line}", file=sys.stderr)
     if not text:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,16 @@ def _anchor(tag: str, index: int) -> dict[str, Any]:
 
 
 def token_evidence(
-    root: Path, side: str, sid: str, tokens: list[tuple[int, str, str, str]]
+    root: Path,
+    side: str,
+    sid: str,
+    tokens: list[tuple[int, str, str, str]],
+    extra: Sequence[tuple[str, int]] = (),
 ) -> None:
     """A state's `*.anchors.json` on `side`: a header and three h2s, with `tokens`
-    (index, tag, property, token) read on them."""
+    (index, tag, property, token) read on them, and the `extra` (tag, index) anchors."""
     anchors = [_anchor("header", 0), _anchor("h2", 1), _anchor("h2", 2), _anchor("h2", 3)]
+    anchors += [_anchor(tag, index) for tag, index in extra]
     data = {
         "canary": CANARY,
         "state": sid,

@@ -16,7 +16,9 @@ from tests.authoring.evidence import token_evidence
 
 
 def _run(root: Path) -> int:
-    args = argparse.Namespace(task=str(root), tasks_dir=root.parent, negatives=False)
+    args = argparse.Namespace(
+        task=str(root), tasks_dir=root.parent, negatives=False, nav_boxes=False
+    )
     return command.run(args)
 
 

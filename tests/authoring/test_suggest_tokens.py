@@ -44,3 +44,19 @@ def test_a_token_rule_is_proposed_once_a_page(tmp_path: Path) -> None:
     # What it proposes loads as a contract.
     (root / "task.toml").write_text((root / "task.toml").read_text() + "\n" + toml)
     assert len([c for c in load_task(root).contract.checks if c.id.startswith("keep-token")]) == 3
+
+
+def test_a_navigation_box_is_proposed_only_when_asked(tmp_path: Path) -> None:
+    """A navigation's entries are checked by `links`; its box only with `nav_boxes`, since
+    a negative dropping an entry would otherwise fail `visual_anchors` too."""
+    root = tmp_path / "demo"
+    scaffold(root, "demo", "static")
+    for sid in ("home_d", "home_m"):
+        for side in ("r0", "reference"):
+            token_evidence(root, side, sid, [], extra=[("nav", 4)])
+    task = load_task(root)
+    plain, _ = suggest(task)
+    asked, _ = suggest(task, nav_boxes=True)
+    assert "keep-header-box-home_d" in plain and "keep-header-box-home_d" in asked
+    assert "keep-nav-box" not in plain
+    assert 'keep-nav-box-home_d-4"' in asked and 'selector = "nav"' in asked
