@@ -263,7 +263,8 @@ def _warnings(task: TaskPackage) -> list[str]:
 
 
 def _a11y_states(task: TaskPackage, side: str) -> dict[str, Any]:
-    """`evidence/a11y.json`'s snapshots of one side, by state ({} when none or malformed)."""
+    """`evidence/a11y.json`'s snapshots of one side, by state ({} when there is none or it
+    is malformed: `capture`, `verify` and `admit` say so)."""
     try:
         data = json.loads((Path(task.evidence) / "a11y.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -274,7 +275,9 @@ def _a11y_states(task: TaskPackage, side: str) -> dict[str, Any]:
 
 def _shift(snap: Any) -> float | None:
     value = snap.get("layout_shift") if isinstance(snap, dict) else None
-    return float(value) if isinstance(value, (int, float)) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
 
 
 def _shifting_reference(task: TaskPackage) -> list[str]:
@@ -299,16 +302,10 @@ def _shifting_reference(task: TaskPackage) -> list[str]:
 def _stale_a11y(task: TaskPackage) -> list[str]:
     """Where `evidence/a11y.json` read a check that task.toml no longer has at that state
     with that selector (one line for the file, naming the first few)."""
-    path = Path(task.evidence) / "a11y.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []  # none, or malformed: `capture`, `verify` and `admit` say so
     now = {(k.state, k.id): getattr(k.assert_, "selector", None) for k in task.contract.checks}
     stale: list[str] = []
     for side in ("r0", "reference"):
-        states = data.get(side) if isinstance(data, dict) else None
-        for sid, snap in (states if isinstance(states, dict) else {}).items():
+        for sid, snap in _a11y_states(task, side).items():
             reads = snap.get("live") if isinstance(snap, dict) else None
             for read in reads if isinstance(reads, list) else ():
                 if not isinstance(read, dict):

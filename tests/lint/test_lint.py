@@ -315,7 +315,7 @@ def test_a_reference_that_shifts_past_the_bar_is_named(tmp_path: Path) -> None:
     assert shifts(0.2, 0.3) == []  # within 0.1 of R0's: R0's debt
     assert shifts(0.15, 0.3) != []
     assert shifts(None, 0.9) == []  # R0 not measured: nothing to compare
-    assert shifts(0.0, "0.9") == []  # not a figure: `admit` rejects the file
+    assert shifts(0.0, "0.9") == [] and shifts(0.0, True) == []  # not figures: `admit` rejects them
 
 
 def test_a_unit_text_order_in_one_element_is_not_called_held_on_r0(tmp_path: Path) -> None:
