@@ -45,6 +45,7 @@ ROOT = Path.cwd()  # the checkout whose tasks are re-admitted (and whose code gr
 sys.path.insert(0, str(ROOT))
 
 from orchestrator.admission import (  # noqa: E402
+    AdmissionBusy,
     AdmissionRecord,
     admission_lock,
     admission_store,
@@ -157,8 +158,10 @@ def one(task: str, tasks_dir: str = "tasks") -> str:
             f"({wall:.0f} s; scripts/readmit.py)"
         )
         subprocess.run(["git", "commit", "-qm", msg, "--", *files], cwd=ROOT)
-    store = admission_store(common_fingerprint())
-    to_store(adm, load_task(ROOT / tasks_dir / task), store)
+    try:
+        to_store(adm, load_task(ROOT / tasks_dir / task), admission_store(common_fingerprint()))
+    except AdmissionBusy as exc:  # the full tier admits into it now: `--to-store` later
+        return f"{task}: admitted and committed, {wall:.0f} s; not in the store: {exc}"
     return f"{task}: admitted and committed, {wall:.0f} s"
 
 
@@ -178,9 +181,7 @@ def main() -> int:
     if args.to_store:
         store = admission_store(common_fingerprint())
         tasks = [load_task(r) for r in discover_tasks(ROOT / args.tasks_dir)]
-        kept = [
-            t.contract.id for t in tasks if to_store(OUT / t.contract.id / "admission", t, store)
-        ]
+        kept = [t.contract.id for t in tasks if to_store(_out(t), t, store)]
         print(f"{store}: {len(kept)} of {len(tasks)} task(s) kept: {' '.join(kept)}")
         return 0
     if args.promote:
