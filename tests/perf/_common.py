@@ -33,17 +33,23 @@ def pct(xs: list[float], q: float) -> float:
     return s[k]
 
 
-def host_busy_cpu_s() -> float:
-    """CPU-seconds every core of the host has spent busy since boot (from /proc/stat).
-
-    Counts user, nice, system, irq and softirq time, not idle, iowait or steal. On an
-    otherwise idle host the delta over a run is that run's CPU: the orchestrator and
-    every process it started, including grandchildren (Chromium's renderers) that
-    `RUSAGE_CHILDREN` never sees because nobody in our tree reaps them.
+def host_cpu_s() -> tuple[float, float, float]:
+    """Busy, stolen and total CPU-seconds of every core of the host since boot
+    (`/proc/stat`). Busy counts user, nice, system, irq and softirq time, not idle, iowait
+    or steal. On an otherwise idle host the busy delta over a run is that run's CPU: the
+    orchestrator and every process it started, including grandchildren (Chromium's
+    renderers) that `RUSAGE_CHILDREN` never sees because nobody in our tree reaps them.
     """
     fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    user, nice, system, _idle, _iowait, irq, softirq = (int(x) for x in fields[:7])
-    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+    user, nice, system, idle, iowait, irq, softirq, steal = (int(x) for x in [*fields, "0"][:8])
+    tick = os.sysconf("SC_CLK_TCK")
+    busy = user + nice + system + irq + softirq
+    return busy / tick, steal / tick, (busy + idle + iowait + steal) / tick
+
+
+def host_busy_cpu_s() -> float:
+    """`host_cpu_s`'s busy CPU-seconds."""
+    return host_cpu_s()[0]
 
 
 def _cmd(argv: list[str]) -> str:

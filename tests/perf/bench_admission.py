@@ -31,30 +31,21 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests.perf._common import RESULTS_DIR, ROOT, LoadSampler, machine
+from tests.perf._common import RESULTS_DIR, ROOT, LoadSampler, host_cpu_s, machine
 
 RESULTS = RESULTS_DIR / "admission.json"
 # Recorded before #51 (tests/perf/results/tiers-s17.md): CI's admission sample.
 SAMPLE_BEFORE_S = 3066.0
 
 
-def _cpu() -> tuple[float, float, float]:
-    """Busy, stolen and total CPU-seconds of the host since boot (`/proc/stat`)."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    user, nice, system, idle, iowait, irq, softirq, steal = fields
-    tick = os.sysconf("SC_CLK_TCK")
-    busy = user + nice + system + irq + softirq
-    return busy / tick, steal / tick, (busy + idle + iowait + steal) / tick
-
-
 def _timed(argv: list[str], env: dict[str, str]) -> dict[str, Any]:
     print(f"$ {' '.join(argv)}", file=sys.stderr, flush=True)
-    busy0, steal0, total0 = _cpu()
+    busy0, steal0, total0 = host_cpu_s()
     t0 = time.monotonic()
     with LoadSampler() as load:
         rc = subprocess.call(argv, cwd=ROOT, env=env)
     wall = time.monotonic() - t0
-    busy1, steal1, total1 = _cpu()
+    busy1, steal1, total1 = host_cpu_s()
     total = max(total1 - total0, 1e-9)
     return {
         "argv": argv,
